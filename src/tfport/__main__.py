@@ -1,0 +1,5 @@
+import sys
+
+from tfport.cli import main
+
+sys.exit(main())

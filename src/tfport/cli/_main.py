@@ -1,0 +1,89 @@
+"""Entry point of the `tfport` command: `tfport <area> <verb> ...`.
+
+Every area lives in its own module exposing ``add_parser(subparsers, parents)``
+which registers a sub-parser whose ``func(args) -> int`` does the work. Area
+modules import TensorFlow only inside ``func``, so `tfport --help` stays fast.
+Exit codes: 0 ok, 1 the operation failed, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+from tfport import __version__
+from tfport._src.errors import TfportError
+
+_AREAS = (
+    "tfport.cli._run",
+    "tfport.cli._ckpt",
+    "tfport.cli._graph",
+    "tfport.cli._upgrade",
+)
+
+
+def _common_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show tracebacks and TensorFlow logs",
+    )
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Returns the full `tfport` argument parser (imports no TensorFlow).
+
+    Example:
+        >>> build_parser().prog
+        'tfport'
+    """
+    parent = _common_parent()
+    parser = argparse.ArgumentParser(
+        prog="tfport",
+        description="Run legacy TensorFlow Estimator code on TF 2.21 and migrate its artifacts.",
+        parents=[parent],
+    )
+    parser.add_argument("--version", action="version", version=f"tfport {__version__}")
+    sub = parser.add_subparsers(dest="area", metavar="AREA", required=True)
+    for name in _AREAS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as err:
+            if err.name != name:
+                raise
+            continue
+        module.add_parser(sub, [parent])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs the `tfport` command and returns its exit code.
+
+    Example:
+        >>> main(["--version"])  # doctest: +SKIP
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False)) or bool(os.environ.get("TFPORT_DEBUG"))
+    if debug:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0")
+    try:
+        return int(args.func(args) or 0)
+    except TfportError as err:
+        if debug:
+            traceback.print_exc()
+        print(f"tfport: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("tfport: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
