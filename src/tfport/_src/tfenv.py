@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
+import tempfile
 from types import ModuleType
+
+# Start-up chatter TensorFlow's C++ side prints before absl logging is set up,
+# whatever TF_CPP_MIN_LOG_LEVEL says (info lines, the CPU-feature notice).
+_NOISE = re.compile(
+    r"^(I\d{4} \S+ +\d+ \S+\] .*"
+    r"|WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    r"|To enable the following instructions: .* compiler flags\.)$"
+)
 
 
 def prepare_environment() -> None:
@@ -34,9 +44,31 @@ def import_tf() -> ModuleType:
         True
     """
     prepare_environment()
-    import tensorflow as tf
-
+    if "tensorflow" in sys.modules or os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0":
+        import tensorflow as tf
+    else:
+        tf = _import_filtered()
     _quiet_absl()
+    return tf
+
+
+def _import_filtered() -> ModuleType:
+    """Imports TensorFlow with fd 2 captured, then replays all but the start-up chatter."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            import tensorflow as tf
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            text = captured.read().decode("utf-8", "replace")
+            kept = [line for line in text.splitlines(True) if not _NOISE.match(line.rstrip())]
+            if kept:
+                sys.stderr.write("".join(kept))
+                sys.stderr.flush()
     return tf
 
 

@@ -1,0 +1,1 @@
+"""The graph engine behind `tfport.estimator`: sessions, hooks, loops, export."""

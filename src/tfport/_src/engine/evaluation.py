@@ -1,0 +1,143 @@
+"""Evaluation: metrics over an input_fn from a checkpoint, with legacy eval summaries."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from tfport._src.engine import graphs
+from tfport._src.engine.spec import ModeKeys, check_hooks
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+log = logging.getLogger("tfport")
+LOSS_KEY = "loss"
+GLOBAL_STEP_KEY = "global_step"
+
+
+def evaluate(est: Any, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: Any,
+             name: Any) -> dict:
+    """Evaluates `est` as the legacy `Estimator.evaluate` did; returns the metrics dict.
+
+    Example:
+        >>> evaluate(est, eval_input_fn, None, None, None, None)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if steps is not None and (not isinstance(steps, int) or steps <= 0):
+        raise TfportInputError(
+            message("evaluate(steps) must be a positive int or None", "Fix it", steps=steps)
+        )
+    hooks = list(check_hooks(tf, hooks, "evaluate(hooks)"))
+    checkpoint_path = resolve_checkpoint(est, checkpoint_path, "evaluate")
+    built = graphs.build(est, input_fn, ModeKeys.EVAL)
+    with built.graph.as_default():
+        update_op, eval_dict = _metric_ops(tf, built)
+        all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
+        if checkpoint_path:
+            graphs.check_checkpoint_covers_graph(checkpoint_path)
+        results = _evaluate_once(tf, built, checkpoint_path, update_op, eval_dict, all_hooks,
+                                 steps, est.config.session_config)
+    _write_summaries(tf, est, results, checkpoint_path, name)
+    return results
+
+
+def resolve_checkpoint(est: Any, checkpoint_path: Any, what: str) -> str | None:
+    """Returns the checkpoint to use (given or latest), or None to initialize fresh."""
+    tf = import_tf()
+    if checkpoint_path:
+        if tf.io.gfile.isdir(checkpoint_path):
+            checkpoint_path = tf.train.latest_checkpoint(checkpoint_path)
+        elif not tf.io.gfile.glob(str(checkpoint_path) + ".index"):
+            raise TfportInputError(
+                message(
+                    f"{what}: checkpoint_path names no checkpoint",
+                    "Pass a checkpoint prefix such as model_dir/model.ckpt-40",
+                    checkpoint_path=checkpoint_path,
+                )
+            )
+        return checkpoint_path
+    latest = tf.train.latest_checkpoint(est.model_dir)
+    if not latest:
+        log.info("Could not find trained model in model_dir: %s, running initialization to %s.",
+                 est.model_dir, what)
+    return latest
+
+
+def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
+    v1 = tf.compat.v1
+    ops = dict(built.spec.eval_metric_ops)
+    if LOSS_KEY in ops:
+        raise TfportInputError(
+            message(
+                "eval_metric_ops must not contain the key 'loss' (the Estimator adds it)",
+                "Rename your metric",
+                eval_metric_ops=sorted(ops),
+            )
+        )
+    ops[LOSS_KEY] = v1.metrics.mean(built.spec.loss)
+    updates, values = [], {}
+    for key, metric in ops.items():
+        if hasattr(metric, "result") and hasattr(metric, "update_state"):
+            values[key] = metric.result()
+            updates.extend(getattr(metric, "updates", []) or [])
+        else:
+            values[key], update = metric
+            updates.append(update)
+    values[GLOBAL_STEP_KEY] = built.global_step
+    return (tf.group(*updates) if updates else None), values
+
+
+def _evaluate_once(tf: Any, built: Any, checkpoint_path: Any, update_op: Any, eval_dict: dict,
+                   hooks: list, steps: Any, session_config: Any) -> dict:
+    v1 = tf.compat.v1
+    from tensorflow.python.training import evaluation as tf_evaluation
+
+    eval_step = tf_evaluation._get_or_create_eval_step()
+    increment = v1.assign_add(eval_step, 1)
+    update_op = tf.group(update_op, increment) if update_op is not None else increment
+    final = tf_evaluation._StopAfterNEvalsHook(steps) if steps else None
+    final_hook = v1.train.FinalOpsHook(eval_dict)
+    all_hooks = hooks + ([final] if final else []) + [final_hook]
+    scaffold = built.spec.scaffold
+    creator = v1.train.ChiefSessionCreator(
+        scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, config=session_config
+    )
+    with v1.train.MonitoredSession(session_creator=creator, hooks=all_hooks) as session:
+        while not session.should_stop():
+            session.run(update_op)
+    return dict(final_hook.final_ops_values)
+
+
+def eval_dir(est: Any, name: Any) -> str:
+    """`model_dir/eval` or `model_dir/eval_<name>`, as the legacy Estimator used."""
+    return os.path.join(est.model_dir, "eval" if not name else "eval_" + name)
+
+
+def _write_summaries(tf: Any, est: Any, results: dict, checkpoint_path: Any, name: Any) -> None:
+    import numpy as np
+
+    step = int(results[GLOBAL_STEP_KEY])
+    v1 = tf.compat.v1
+    from tensorflow.core.framework import summary_pb2
+
+    summary = summary_pb2.Summary()
+    for key, value in results.items():
+        if key == GLOBAL_STEP_KEY:
+            continue
+        arr = np.asarray(value)
+        if arr.size == 1 and np.issubdtype(arr.dtype, np.number):
+            summary.value.add(tag=key, simple_value=float(arr))
+    folder = eval_dir(est, name)
+    with tf.Graph().as_default():
+        writer = v1.summary.FileWriterCache.get(folder)
+    writer.add_summary(summary, step)
+    if checkpoint_path:
+        path_summary = summary_pb2.Summary()
+        tensor = tf.make_tensor_proto(str(checkpoint_path).encode())
+        path_summary.value.add(tag="checkpoint_path", tensor=tensor,
+                               metadata=summary_pb2.SummaryMetadata(
+                                   plugin_data=summary_pb2.SummaryMetadata.PluginData(
+                                       plugin_name="text")))
+        writer.add_summary(path_summary, step)
+    writer.flush()

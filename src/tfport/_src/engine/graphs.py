@@ -1,0 +1,132 @@
+"""Builds one mode's graph: seed, global step, input pipeline, model_fn."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from typing import Any
+
+from tfport._src.engine import calls
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+
+@dataclasses.dataclass
+class Built:
+    """A mode's graph and what the loops need from it."""
+
+    graph: Any
+    spec: Any
+    input_hooks: list
+    global_step: Any
+    features: Any = None
+    labels: Any = None
+    train_loop: Any = None
+
+
+def build(est: Any, input_fn: Any, mode: str) -> Built:
+    """Builds the graph of `mode` for Estimator `est` (legacy op order).
+
+    Example:
+        >>> built = build(est, input_fn, ModeKeys.TRAIN)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    graph = tf.Graph()
+    with graph.as_default(), graph.device(est.config.device_fn):
+        if est.config.tf_random_seed is not None:
+            tf.compat.v1.set_random_seed(est.config.tf_random_seed)
+        global_step = tf.compat.v1.train.create_global_step(graph)
+        result = calls.call_input_fn(input_fn, mode, est.params_for_input(), est.config)
+        features, labels, hooks = calls.parse_input_result(result, mode)
+        spec = est.call_model_fn(features, labels, mode)
+        global_step = tf.compat.v1.train.get_global_step(graph)
+    return Built(graph, spec, hooks, global_step, features, labels)
+
+
+def global_step_in_dir(model_dir: str) -> int:
+    """Returns the global step of the latest checkpoint in `model_dir` (0 if none).
+
+    Example:
+        >>> global_step_in_dir("/nonexistent")
+        0
+    """
+    tf = import_tf()
+    latest = tf.train.latest_checkpoint(model_dir)
+    if not latest:
+        return 0
+    try:
+        return int(tf.train.load_variable(latest, "global_step"))
+    except (tf.errors.NotFoundError, ValueError):
+        name = os.path.basename(latest)
+        return int(name.rsplit("-", 1)[-1]) if "-" in name else 0
+
+
+def ensure_writable_dir(model_dir: str) -> None:
+    """Creates `model_dir` if needed and checks it is writable, with a clear error.
+
+    Example:
+        >>> ensure_writable_dir(tempfile.mkdtemp())
+    """
+    try:
+        os.makedirs(model_dir, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=model_dir, prefix=".tfport-probe-"):
+            pass
+    except OSError as err:
+        raise TfportInputError(
+            message(
+                f"model_dir {model_dir} is not writable ({err.strerror})",
+                "Pass a model_dir you can write to (RunConfig(model_dir=...))",
+                model_dir=model_dir,
+            )
+        ) from None
+
+
+def maybe_warm_start(est: Any) -> None:
+    """Applies the Estimator's WarmStartSettings in the current graph, if any.
+
+    Example:
+        >>> maybe_warm_start(est)  # doctest: +SKIP
+    """
+    settings = est.warm_start_settings
+    if settings is None:
+        return
+    tf = import_tf()
+    ckpt = settings.ckpt_to_initialize_from
+    if tf.io.gfile.isdir(ckpt):
+        ckpt = tf.train.latest_checkpoint(ckpt) or ckpt
+    tf.compat.v1.train.warm_start(
+        ckpt_to_initialize_from=ckpt,
+        vars_to_warm_start=settings.vars_to_warm_start,
+        var_name_to_vocab_info=settings.var_name_to_vocab_info,
+        var_name_to_prev_var_name=settings.var_name_to_prev_var_name,
+    )
+
+
+def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
+    """Raises a clear error when the checkpoint lacks variables of the current graph.
+
+    Example:
+        >>> check_checkpoint_covers_graph("/m/model.ckpt-40")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    v1 = tf.compat.v1
+    have = dict(tf.train.list_variables(checkpoint_path))
+    missing, mismatched = [], []
+    for var in v1.global_variables():
+        name = var.op.name
+        if name not in have:
+            missing.append(name)
+        elif list(have[name]) != var.shape.as_list():
+            mismatched.append(f"{name} {have[name]} vs {var.shape.as_list()}")
+    if missing or mismatched:
+        raise TfportInputError(
+            message(
+                f"Checkpoint {checkpoint_path} does not match the model_fn's graph: "
+                f"{len(missing)} variable(s) missing, {len(mismatched)} of another shape",
+                "Use the model_dir the model was trained in, or port the checkpoint with "
+                "`tfport ckpt` / WarmStartSettings(var_name_to_prev_var_name=...)",
+                missing=missing[:10],
+                mismatched=mismatched[:10],
+            )
+        )

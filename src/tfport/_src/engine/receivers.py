@@ -1,0 +1,119 @@
+"""Serving input receivers: what an exported SavedModel takes as input."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+SINGLE_FEATURE_KEY = "feature"
+SINGLE_RECEIVER_KEY = "input"
+DEFAULT_EXAMPLES_KEY = "examples"
+
+
+def _wrap(value: Any, key: str, what: str) -> dict:
+    tf = import_tf()
+    if value is None:
+        raise TfportInputError(message(f"{what} must not be None", "Pass tensors", **{what: None}))
+    if not isinstance(value, dict):
+        value = {key: value}
+    for name, tensor in value.items():
+        if not isinstance(name, str):
+            raise TfportInputError(message(f"{what} keys must be strings", "Fix the keys",
+                                           key=name))
+        if not isinstance(tensor, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
+            raise TfportInputError(
+                message(f"{what}[{name!r}] must be a tensor", "Pass placeholders or tensors",
+                        value=tensor)
+            )
+    return value
+
+
+class ServingInputReceiver(
+    collections.namedtuple(
+        "ServingInputReceiver", ["features", "receiver_tensors", "receiver_tensors_alternatives"]
+    )
+):
+    """Features for model_fn and the tensors a served model receives.
+
+    Example:
+        >>> x = tf.compat.v1.placeholder(tf.float32, [None, 4])  # doctest: +SKIP
+        >>> ServingInputReceiver({"x": x}, {"x": x})  # doctest: +SKIP
+    """
+
+    def __new__(cls, features: Any, receiver_tensors: Any,
+                receiver_tensors_alternatives: Any = None) -> ServingInputReceiver:
+        features = _wrap(features, SINGLE_FEATURE_KEY, "features")
+        receiver_tensors = _wrap(receiver_tensors, SINGLE_RECEIVER_KEY, "receiver_tensors")
+        if receiver_tensors_alternatives is not None:
+            receiver_tensors_alternatives = {
+                k: _wrap(v, SINGLE_RECEIVER_KEY, "receiver_tensors_alternatives")
+                for k, v in receiver_tensors_alternatives.items()
+            }
+        return super().__new__(cls, features, receiver_tensors, receiver_tensors_alternatives)
+
+
+class TensorServingInputReceiver(
+    collections.namedtuple(
+        "TensorServingInputReceiver",
+        ["features", "receiver_tensors", "receiver_tensors_alternatives"],
+    )
+):
+    """Like ServingInputReceiver, but model_fn gets `features` as a single tensor.
+
+    Example:
+        >>> TensorServingInputReceiver(x, {"x": x})  # doctest: +SKIP
+    """
+
+    def __new__(cls, features: Any, receiver_tensors: Any,
+                receiver_tensors_alternatives: Any = None) -> TensorServingInputReceiver:
+        tf = import_tf()
+        if not isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
+            raise TfportInputError(
+                message("TensorServingInputReceiver.features must be a single tensor",
+                        "Use ServingInputReceiver for dicts", features=features)
+            )
+        receiver = ServingInputReceiver({SINGLE_FEATURE_KEY: features}, receiver_tensors,
+                                        receiver_tensors_alternatives)
+        return super().__new__(cls, features, receiver.receiver_tensors,
+                               receiver.receiver_tensors_alternatives)
+
+
+def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: Any = None):
+    """Returns a receiver_fn that parses serialized `tf.Example`s with `feature_spec`.
+
+    Example:
+        >>> fn = build_parsing_serving_input_receiver_fn(
+        ...     {"x": tf.io.FixedLenFeature([4], tf.float32)})  # doctest: +SKIP
+    """
+
+    def serving_input_receiver_fn() -> ServingInputReceiver:
+        tf = import_tf()
+        serialized = tf.compat.v1.placeholder(
+            dtype=tf.string, shape=[default_batch_size], name="input_example_tensor"
+        )
+        features = tf.compat.v1.io.parse_example(serialized, feature_spec)
+        return ServingInputReceiver(features, {DEFAULT_EXAMPLES_KEY: serialized})
+
+    return serving_input_receiver_fn
+
+
+def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: Any = None):
+    """Returns a receiver_fn that feeds placeholders shaped like `features` to model_fn.
+
+    Example:
+        >>> fn = build_raw_serving_input_receiver_fn({"x": tf.zeros([1, 4])})  # doctest: +SKIP
+    """
+
+    def serving_input_receiver_fn() -> ServingInputReceiver:
+        tf = import_tf()
+        receivers = {}
+        for name, tensor in features.items():
+            shape = [default_batch_size] + list(tensor.shape[1:])
+            receivers[name] = tf.compat.v1.placeholder(dtype=tensor.dtype, shape=shape,
+                                                       name=name)
+        return ServingInputReceiver(receivers, dict(receivers))
+
+    return serving_input_receiver_fn

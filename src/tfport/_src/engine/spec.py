@@ -1,0 +1,255 @@
+"""`ModeKeys` and `EstimatorSpec`, validated as the legacy Estimator validated them."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+
+class ModeKeys:
+    """Standard names for Estimator modes (the legacy string values).
+
+    Example:
+        >>> ModeKeys.PREDICT
+        'infer'
+    """
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+
+_FIELDS = (
+    "mode",
+    "predictions",
+    "loss",
+    "train_op",
+    "eval_metric_ops",
+    "export_outputs",
+    "training_chief_hooks",
+    "training_hooks",
+    "scaffold",
+    "evaluation_hooks",
+    "prediction_hooks",
+)
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
+    """What a `model_fn` returns: the ops and objects of one mode.
+
+    TRAIN needs `loss` and `train_op`, EVAL needs `loss`, PREDICT needs
+    `predictions`. Errors name the field and the received value.
+
+    Example:
+        >>> spec = EstimatorSpec(ModeKeys.PREDICT, predictions={"y": y})  # doctest: +SKIP
+    """
+
+    def __new__(
+        cls,
+        mode: str,
+        predictions: Any = None,
+        loss: Any = None,
+        train_op: Any = None,
+        eval_metric_ops: dict | None = None,
+        export_outputs: dict | None = None,
+        training_chief_hooks: Any = None,
+        training_hooks: Any = None,
+        scaffold: Any = None,
+        evaluation_hooks: Any = None,
+        prediction_hooks: Any = None,
+    ) -> EstimatorSpec:
+        tf = import_tf()
+        _check_mode(mode)
+        predictions = _check_predictions(tf, mode, predictions)
+        loss = _check_loss(tf, mode, loss)
+        if mode == ModeKeys.TRAIN and train_op is None:
+            raise TfportInputError(
+                message(
+                    "EstimatorSpec for mode TRAIN has no train_op",
+                    "Return the op that applies the gradients, e.g. optimizer.minimize(loss, "
+                    "global_step=tf.compat.v1.train.get_global_step())",
+                    train_op=train_op,
+                )
+            )
+        if train_op is not None and not isinstance(train_op, (tf.Operation, tf.Tensor)):
+            if hasattr(train_op, "op"):
+                train_op = train_op.op
+            else:
+                raise TfportInputError(
+                    message(
+                        "EstimatorSpec.train_op must be a tf.Operation or tf.Tensor",
+                        "Return the result of optimizer.minimize(...) or tf.group(...)",
+                        train_op=train_op,
+                    )
+                )
+        eval_metric_ops = _check_metric_ops(tf, eval_metric_ops)
+        export_outputs = _check_export_outputs(export_outputs)
+        scaffold = scaffold or tf.compat.v1.train.Scaffold()
+        hooks = {}
+        for name, value in (
+            ("training_chief_hooks", training_chief_hooks),
+            ("training_hooks", training_hooks),
+            ("evaluation_hooks", evaluation_hooks),
+            ("prediction_hooks", prediction_hooks),
+        ):
+            hooks[name] = check_hooks(tf, value, f"EstimatorSpec.{name}")
+        return super().__new__(
+            cls,
+            mode=mode,
+            predictions=predictions,
+            loss=loss,
+            train_op=train_op,
+            eval_metric_ops=eval_metric_ops,
+            export_outputs=export_outputs,
+            scaffold=scaffold,
+            **hooks,
+        )
+
+    def _replace(self, **kwargs: Any) -> EstimatorSpec:
+        fields = self._asdict()
+        fields.update(kwargs)
+        return EstimatorSpec(**fields)
+
+
+def _check_mode(mode: Any) -> None:
+    if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+        raise TfportInputError(
+            message(
+                "EstimatorSpec.mode must be one of ModeKeys.TRAIN, EVAL or PREDICT",
+                "Pass the `mode` argument your model_fn received",
+                mode=mode,
+            )
+        )
+
+
+def _is_tensorlike(tf: Any, value: Any) -> bool:
+    return isinstance(value, (tf.Tensor, tf.SparseTensor, tf.Variable)) or hasattr(value, "op")
+
+
+def _check_predictions(tf: Any, mode: str, predictions: Any) -> Any:
+    if predictions is None:
+        if mode == ModeKeys.PREDICT:
+            raise TfportInputError(
+                message(
+                    "EstimatorSpec for mode PREDICT has no predictions",
+                    "Return a tensor or a dict of tensors as `predictions`",
+                    predictions=predictions,
+                )
+            )
+        return {}
+    items = predictions.items() if isinstance(predictions, dict) else [("predictions", predictions)]
+    for key, value in items:
+        if not _is_tensorlike(tf, value):
+            raise TfportInputError(
+                message(
+                    f"EstimatorSpec.predictions[{key!r}] must be a tensor",
+                    "Return tensors built inside model_fn",
+                    predictions=value,
+                )
+            )
+    return predictions
+
+
+def _check_loss(tf: Any, mode: str, loss: Any) -> Any:
+    if loss is None:
+        if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+            raise TfportInputError(
+                message(
+                    f"EstimatorSpec for mode {mode.upper()} has no loss",
+                    "Return a scalar loss tensor as `loss`",
+                    loss=loss,
+                )
+            )
+        return None
+    if not _is_tensorlike(tf, loss):
+        raise TfportInputError(
+            message("EstimatorSpec.loss must be a scalar tensor", "Return a tensor", loss=loss)
+        )
+    shape = loss.shape
+    if shape.rank is not None and shape.num_elements() not in (None, 1):
+        raise TfportInputError(
+            message(
+                "EstimatorSpec.loss must be a scalar",
+                "Reduce it, e.g. tf.reduce_mean(per_example_loss)",
+                loss_shape=str(shape),
+            )
+        )
+    if shape.rank not in (None, 0):
+        loss = tf.reshape(loss, [])
+    return loss
+
+
+def _check_metric_ops(tf: Any, metric_ops: Any) -> dict:
+    if metric_ops is None:
+        return {}
+    if not isinstance(metric_ops, dict):
+        raise TfportInputError(
+            message(
+                "EstimatorSpec.eval_metric_ops must be a dict of name -> (value_op, update_op) "
+                "or Keras Metric",
+                "Return e.g. {'accuracy': tf.compat.v1.metrics.accuracy(labels, classes)}",
+                eval_metric_ops=metric_ops,
+            )
+        )
+    for key, value in metric_ops.items():
+        is_metric = hasattr(value, "result") and hasattr(value, "update_state")
+        if not is_metric and not (isinstance(value, tuple) and len(value) == 2):
+            raise TfportInputError(
+                message(
+                    f"EstimatorSpec.eval_metric_ops[{key!r}] must be a (value_op, update_op) "
+                    "pair or a Keras Metric",
+                    "Use tf.compat.v1.metrics.* or a tf.keras.metrics.Metric object",
+                    value=value,
+                )
+            )
+    return dict(metric_ops)
+
+
+def _check_export_outputs(export_outputs: Any) -> Any:
+    if export_outputs is None:
+        return None
+    if not isinstance(export_outputs, dict):
+        raise TfportInputError(
+            message(
+                "EstimatorSpec.export_outputs must be a dict of signature name -> ExportOutput",
+                "Use tfport.estimator.export.PredictOutput(...) etc.",
+                export_outputs=export_outputs,
+            )
+        )
+    from tensorflow.python.saved_model.model_utils import export_output
+
+    for key, value in export_outputs.items():
+        if not isinstance(key, str) or not isinstance(value, export_output.ExportOutput):
+            raise TfportInputError(
+                message(
+                    "EstimatorSpec.export_outputs entries must be str -> ExportOutput",
+                    "Use tfport.estimator.export.PredictOutput / ClassificationOutput / "
+                    "RegressionOutput",
+                    key=key,
+                    value=value,
+                )
+            )
+    return dict(export_outputs)
+
+
+def check_hooks(tf: Any, hooks: Any, where: str) -> tuple:
+    """Returns `hooks` as a tuple, checking each is a `SessionRunHook`.
+
+    Example:
+        >>> check_hooks(tf, None, "train(hooks)")  # doctest: +SKIP
+        ()
+    """
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+            raise TfportInputError(
+                message(
+                    f"{where} must hold tf.compat.v1.train.SessionRunHook objects",
+                    "Subclass SessionRunHook or pass tfport.estimator hooks",
+                    hook=hook,
+                )
+            )
+    return hooks

@@ -1,0 +1,137 @@
+"""`tfport graph {inspect,convert}`: frozen GraphDefs and TF1 SavedModels.
+
+`inspect` never imports TensorFlow; `convert` imports it only after every input check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+
+
+def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    """Registers `tfport graph` and its verbs."""
+    parser = subparsers.add_parser(
+        "graph",
+        parents=parents,
+        help="inspect / convert frozen GraphDefs (.pb, .pbtxt) and TF1 SavedModels",
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+    inspect = verbs.add_parser(
+        "inspect",
+        parents=parents,
+        help="describe a graph and list unsafe ops, without executing or importing TensorFlow",
+    )
+    inspect.add_argument("path", help="a .pb/.pbtxt GraphDef or a SavedModel folder")
+    _safety_flags(inspect)
+    inspect.add_argument("--json", action="store_true", help="machine output on stdout")
+    inspect.set_defaults(func=_inspect)
+
+    convert = verbs.add_parser(
+        "convert", parents=parents, help="convert to a TF2 SavedModel (serving signatures)"
+    )
+    convert.add_argument("path", help="a .pb/.pbtxt frozen graph or a TF1 SavedModel folder")
+    convert.add_argument("out_dir", help="the TF2 SavedModel folder to write")
+    convert.add_argument("--inputs", help="input tensors, e.g. a:0,b:0 (default: placeholders)")
+    convert.add_argument("--outputs", help="output tensors, e.g. x:0,y:0 (default: sink nodes)")
+    convert.add_argument("--tags", help="MetaGraph tags, e.g. serve (default: the only one)")
+    _safety_flags(convert)
+    convert.add_argument("--verify", action="store_true", help="compare with a v1 Session run")
+    convert.add_argument("--atol", type=float, default=1e-6, help="max abs difference (1e-6)")
+    convert.add_argument(
+        "--sample-input",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="inputs for --verify (default: random of the right dtype and shape)",
+    )
+    convert.add_argument("--overwrite", action="store_true", help="replace an existing out_dir")
+    convert.add_argument("--json", action="store_true", help="machine output on stdout")
+    convert.set_defaults(func=_convert)
+
+
+def _safety_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-ops", default="", help="more op types to accept: OP,OP,...")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="accept every op and let TensorFlow run a SavedModel's main_op/init ops",
+    )
+
+
+def _split(value: str | None) -> list[str]:
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from tfport.graph._inspect import inspect_graph
+
+    report = inspect_graph(args.path, _split(args.allow_ops), args.trust)
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        from tfport.graph._render import render_inspect
+
+        render_inspect(report)
+    blocking = report["blocking"]
+    if blocking:
+        ops = sorted({u["op"] for u in blocking})
+        nodes = ", ".join(f"{u['where']}/{u['node']} ({u['op']})" for u in blocking[:10])
+        raise TfportInputError(
+            message(
+                f"{args.path} is refused: {len(blocking)} node(s) use ops outside the safe "
+                f"list: {nodes}",
+                f"If you trust it, pass --allow-ops {','.join(ops)} (or --trust)",
+                unsafe_ops=ops,
+            )
+        )
+    return 0
+
+
+def _samples(values: list[str]) -> dict[str, str]:
+    result = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise TfportInputError(
+                message("--sample-input takes NAME=FILE.npy", "e.g. input=x.npy", value=value)
+            )
+        result[name] = path
+    return result
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from tfport.graph._convert import convert
+
+    print(f"tfport: converting {args.path} -> {args.out_dir}", file=sys.stderr)
+    report = convert(
+        args.path,
+        args.out_dir,
+        inputs=_split(args.inputs) or None,
+        outputs=_split(args.outputs) or None,
+        allow_ops=_split(args.allow_ops),
+        trust=args.trust,
+        tags=_split(args.tags) or None,
+        overwrite=args.overwrite,
+        verify=args.verify,
+        atol=args.atol,
+        sample_inputs=_samples(args.sample_input),
+    )
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"Wrote TF2 SavedModel {report['output']}")
+    for key, sig in report["signatures"].items():
+        ins = ", ".join(f"{k}={v}" for k, v in sig["inputs"].items())
+        outs = ", ".join(f"{k}={v}" for k, v in sig["outputs"].items())
+        print(f"  signature {key}: inputs [{ins}] -> outputs [{outs}]")
+    if "verify" in report:
+        for key, diffs in report["verify"]["max_abs_diff"].items():
+            shown = ", ".join(f"{k}: {v:.3g}" for k, v in diffs.items())
+            print(f"  verify {key}: max abs diff {shown} (atol {args.atol:g}) ok")
+    return 0

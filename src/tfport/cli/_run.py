@@ -1,0 +1,63 @@
+"""`tfport run [--strategy SPEC] SCRIPT [ARGS...]`: run a legacy Estimator script unmodified."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+
+STRATEGY_HELP = (
+    "put every RunConfig the script makes on this strategy unless it set its own: default, "
+    "mirrored, mirrored:N, multi-worker, parameter-server, tpu, tpu:ADDRESS, auto"
+)
+
+
+def add_parser(subparsers: Any, parents: list) -> None:
+    """Registers `tfport run`."""
+    p = subparsers.add_parser(
+        "run",
+        parents=parents,
+        help="run a legacy tf.estimator script unmodified on TF 2.21",
+        description="Runs SCRIPT as __main__ with tf.estimator, tf.compat.v1.estimator and "
+        "tf.keras.estimator provided by tfport. sys.argv is [SCRIPT, ARGS...]; the exit "
+        "code is the script's.",
+    )
+    p.add_argument("--strategy", default=None, metavar="SPEC", help=STRATEGY_HELP)
+    p.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                   help="arguments passed to the script")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs the script; returns its exit code."""
+    script = args.script
+    if not os.path.isfile(script):
+        raise TfportInputError(
+            message(f"Script {script} does not exist or is not a file",
+                    "Pass the path of a Python script", script=script)
+        )
+    import tfport
+
+    if args.strategy:
+        from tfport._src.engine.strategies import set_default_strategy
+
+        set_default_strategy(args.strategy)
+    tfport.install()
+    sys.argv = [script, *args.args]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as done:
+        code = done.code
+        if code is None:
+            return 0
+        if isinstance(code, int):
+            return code
+        print(code, file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,52 @@
+"""`tfport.estimator`: a drop-in for `tf.estimator` on TensorFlow 2.21.
+
+Example:
+    >>> import tfport.estimator as est_lib
+    >>> est = est_lib.Estimator(model_fn, config=est_lib.RunConfig(model_dir="/tmp/m"))
+    ... # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.engine.estimator import Estimator
+from tfport._src.engine.hooks import (
+    make_early_stopping_hook,
+    read_eval_metrics,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
+from tfport._src.engine.run_config import RunConfig
+from tfport._src.engine.spec import EstimatorSpec, ModeKeys
+from tfport._src.engine.train_and_evaluate import (
+    BestExporter,
+    EvalSpec,
+    Exporter,
+    FinalExporter,
+    LatestExporter,
+    TrainSpec,
+    train_and_evaluate,
+)
+from tfport._src.engine.warm_start import WarmStartSettings
+from tfport.estimator import export
+
+__all__ = [
+    "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
+    "train_and_evaluate", "WarmStartSettings", "Exporter", "LatestExporter", "FinalExporter",
+    "BestExporter", "export", "make_early_stopping_hook", "read_eval_metrics",
+    "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook", "VocabInfo",
+]
+
+
+def __getattr__(name: str) -> Any:
+    from tfport._src.engine import hooks
+
+    if name in hooks.TF_HOOKS:
+        return hooks.tf_hook(name)
+    if name == "VocabInfo":
+        return hooks.tf_hook("VocabInfo")
+    raise AttributeError(f"module 'tfport.estimator' has no attribute {name!r}")

@@ -1,0 +1,36 @@
+"""`tfport.estimator.export`: serving receivers and export outputs (as `tf.estimator.export`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.engine.receivers import (
+    ServingInputReceiver,
+    TensorServingInputReceiver,
+    build_parsing_serving_input_receiver_fn,
+    build_raw_serving_input_receiver_fn,
+)
+
+__all__ = [
+    "ServingInputReceiver",
+    "TensorServingInputReceiver",
+    "build_parsing_serving_input_receiver_fn",
+    "build_raw_serving_input_receiver_fn",
+    "ExportOutput",
+    "PredictOutput",
+    "ClassificationOutput",
+    "RegressionOutput",
+]
+
+_OUTPUTS = ("ExportOutput", "PredictOutput", "ClassificationOutput", "RegressionOutput")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OUTPUTS:
+        from tfport._src.tfenv import import_tf
+
+        import_tf()
+        from tensorflow.python.saved_model.model_utils import export_output
+
+        return getattr(export_output, name)
+    raise AttributeError(f"module 'tfport.estimator.export' has no attribute {name!r}")

@@ -1,0 +1,17 @@
+"""Frozen GraphDefs and TF1 SavedModels: inspect without executing, convert to TF2, refuse unsafe ops.
+
+Example:
+    >>> from tfport import graph
+    >>> report = graph.inspect_graph("frozen.pb")  # no TensorFlow import  # doctest: +SKIP
+    >>> graph.convert("frozen.pb", "/tmp/saved_model", verify=True)  # doctest: +SKIP
+    >>> fn = graph.load_frozen("frozen.pb")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from tfport.graph._convert import convert, load_frozen
+from tfport.graph._inspect import inspect_graph
+from tfport.graph._ops import SAFE_OPS
+from tfport.graph._plan import sanitize as signature_key
+
+__all__ = ["SAFE_OPS", "convert", "inspect_graph", "load_frozen", "signature_key"]

@@ -1,0 +1,212 @@
+"""`convert`: frozen GraphDefs and TF1 SavedModels to TF2 SavedModels (TensorFlow side).
+
+A frozen graph is imported inside `tf.compat.v1.wrap_function` and pruned to a
+concrete function per signature. A TF1 SavedModel is rebuilt the same way from
+its MetaGraph: variable nodes become placeholders mapped onto TF2 variables whose
+values are read from ``variables/`` — so its ``main_op``/init ops never run. Only
+with ``trust`` does TensorFlow's own loader (which runs them) take over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tfport._src import atomic
+from tfport._src.errors import TfportInputError, TfportOperationError, message
+from tfport._src.tfenv import import_tf
+from tfport.graph import _parse, _plan, _verify
+
+_CAPTURE_SCOPE = "_tfport_variables"
+
+
+def convert(
+    path: str,
+    out_dir: str,
+    *,
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    allow_ops: Iterable[str] = (),
+    trust: bool = False,
+    tags: Sequence[str] | None = None,
+    overwrite: bool = False,
+    verify: bool = False,
+    atol: float = 1e-6,
+    sample_inputs: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Converts a frozen GraphDef or a TF1 SavedModel to a TF2 SavedModel in `out_dir`.
+
+    Args:
+        path: a `.pb`/`.pbtxt` GraphDef or a TF1 SavedModel folder.
+        out_dir: the SavedModel to write (atomically; refused if it exists unless `overwrite`).
+        inputs: frozen graphs only: input tensor names (default: the placeholders needed).
+        outputs: frozen graphs only: output tensor names (default: the sink nodes).
+        allow_ops: op types to accept besides the safe list.
+        trust: accept every op and let TensorFlow run a SavedModel's main_op/init ops.
+        tags: the MetaGraph's tags (default: the only one, or ["serve"]).
+        overwrite: replace an existing `out_dir`.
+        verify: compare the original (tf.compat.v1.Session) and the converted model.
+        atol: the largest absolute difference `verify` accepts.
+        sample_inputs: {input key or tensor name: .npy path} for `verify`.
+
+    Returns:
+        A JSON-ready report: signatures (input/output keys) and, with `verify`, the max
+        absolute difference per output.
+
+    Raises:
+        TfportInputError: bad input, unsafe ops, unknown tensor names, existing output.
+        TfportOperationError: TensorFlow failed, or `verify` found a difference over `atol`.
+
+    Example:
+        >>> convert("frozen.pb", "/tmp/sm", verify=True)  # doctest: +SKIP
+    """
+    art = _parse.read(path)
+    if art.kind == "graph_def":
+        plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
+    else:
+        if inputs or outputs:
+            raise TfportInputError(
+                message(
+                    "--inputs/--outputs apply to frozen graphs; a SavedModel keeps its signatures",
+                    "Drop them",
+                    path=path,
+                )
+            )
+        plan = _plan.plan_saved_model(art, tags, allow_ops, trust)
+    atomic.refuse_existing(out_dir, overwrite)
+    feeds = _verify.make_inputs(plan, sample_inputs or {}) if verify else None
+    report: dict[str, Any] = {"source": path, "output": out_dir, "kind": plan.kind}
+    with atomic.atomic_dir(out_dir, overwrite) as tmp:
+        report["signatures"] = save(plan, tmp)
+        if feeds is not None:
+            report["verify"] = _verify.verify(plan, tmp, feeds, atol)
+    return report
+
+
+def load_frozen(
+    path: str,
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    allow_ops: Iterable[str] = (),
+    trust: bool = False,
+) -> Any:
+    """Returns a frozen GraphDef as a TF2 concrete function (keyword inputs, dict outputs).
+
+    Keys are the tensor names without ':0', other characters than [A-Za-z0-9_] as '_'.
+
+    Example:
+        >>> fn = load_frozen("frozen.pb")  # doctest: +SKIP
+        >>> fn(input=x)["probabilities"]
+    """
+    art = _parse.read(path)
+    if art.kind != "graph_def":
+        raise TfportInputError(
+            message(f"{path} is not a GraphDef file", "Pass a .pb or .pbtxt file", path=path)
+        )
+    plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
+    tf = import_tf()
+    wrapped = _wrap(tf, plan, {})
+    return _serving_function(tf, wrapped, plan.signatures["serving_default"])
+
+
+def save(plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
+    """Builds the TF2 functions of `plan` and saves them as a SavedModel in `out_dir`."""
+    tf = import_tf()
+    if plan.kind == "saved_model" and plan.trust:
+        return _save_trusted(tf, plan, out_dir)
+    module = tf.Module()
+    variables = _variables(tf, plan)
+    module.tfport_variables = list(variables.values())
+    wrapped = _wrap(tf, plan, variables)
+    functions = {k: _serving_function(tf, wrapped, s) for k, s in plan.signatures.items()}
+    try:
+        tf.saved_model.save(module, out_dir, signatures=functions)
+    except (ValueError, TypeError, tf.errors.OpError) as err:
+        raise TfportOperationError(
+            message(f"Saving the TF2 SavedModel failed: {_line(err)}", source=plan.source)
+        ) from err
+    return _describe(plan)
+
+
+def _describe(plan: _plan.Plan) -> dict[str, Any]:
+    return {
+        key: {"inputs": {t.key: t.name for t in s.inputs}, "outputs": {t.key: t.name for t in s.outputs}}
+        for key, s in plan.signatures.items()
+    }
+
+
+def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
+    if not plan.variables:
+        return {}
+    reader = tf.train.load_checkpoint(plan.checkpoint)
+    stored = reader.get_variable_to_shape_map()
+    missing = sorted(set(plan.variables) - set(stored))
+    if missing:
+        raise TfportInputError(
+            message(
+                f"Variables {missing[:5]} of {plan.source} are not in its variables/ checkpoint",
+                "Pass --trust to let TensorFlow's loader restore them",
+                missing=len(missing),
+            )
+        )
+    return {name: tf.Variable(reader.get_tensor(name), name=name) for name in plan.variables}
+
+
+def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
+    graph_def = tf.compat.v1.GraphDef.FromString(plan.graph_def.SerializeToString())
+
+    def imports() -> None:
+        input_map = {}
+        with tf.name_scope(_CAPTURE_SCOPE):
+            for name, op in plan.variables.items():
+                var = variables[name]
+                input_map[name + ":0"] = (
+                    tf.identity(var.handle) if op == "VarHandleOp" else var.read_value()
+                )
+        tf.compat.v1.import_graph_def(graph_def, name="", input_map=input_map)
+
+    try:
+        return tf.compat.v1.wrap_function(imports, [])
+    except (ValueError, TypeError, tf.errors.OpError) as err:
+        raise TfportOperationError(
+            message(f"TensorFlow could not import the graph: {_line(err)}", source=plan.source)
+        ) from err
+
+
+def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
+    graph = wrapped.graph
+    try:
+        feeds = [graph.get_tensor_by_name(t.name) for t in sig.inputs]
+        fetches = {t.key: graph.get_tensor_by_name(t.name) for t in sig.outputs}
+    except (KeyError, ValueError) as err:
+        raise TfportInputError(
+            message(f"A signature tensor is not in the graph: {_line(err)}", "Check the names")
+        ) from None
+    pruned = wrapped.prune(feeds=feeds, fetches=fetches)
+    specs = [
+        tf.TensorSpec(f.shape, f.dtype, name=t.key) for f, t in zip(feeds, sig.inputs, strict=True)
+    ]
+
+    def serve(*args: Any) -> Any:
+        return pruned(*args)
+
+    return tf.function(serve, input_signature=specs).get_concrete_function()
+
+
+def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
+    """--trust: TensorFlow's loader (runs main_op/init ops), then a TF2 save."""
+    try:
+        loaded = tf.saved_model.load(plan.source, tags=plan.tags)
+        signatures = {k: loaded.signatures[k] for k in plan.signatures}
+        tf.saved_model.save(loaded, out_dir, signatures=signatures)
+    except (ValueError, TypeError, KeyError, tf.errors.OpError) as err:
+        raise TfportOperationError(
+            message(f"Loading or saving with TensorFlow failed: {_line(err)}", source=plan.source)
+        ) from err
+    return _describe(plan)
+
+
+def _line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0][:300]
+

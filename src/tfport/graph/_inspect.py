@@ -1,0 +1,126 @@
+"""`inspect`: what a GraphDef or SavedModel holds, read without TensorFlow."""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from tfport.graph import _index, _ops, _parse, _protos, _safety, _savedmodel
+
+
+def inspect_graph(
+    path: str, allow_ops: Iterable[str] = (), trust: bool = False
+) -> dict[str, Any]:
+    """Describes a frozen GraphDef (.pb/.pbtxt) or a SavedModel folder, never executing it.
+
+    Args:
+        path: a GraphDef file or a SavedModel folder.
+        allow_ops: op types to accept besides the safe list.
+        trust: accept every op (unsafe ops are still listed, none blocks).
+
+    Returns:
+        A JSON-ready dict: format, bytes, graphs (inputs, outputs, op histogram, functions,
+        unsafe ops...), and for SavedModels the tags, signatures, variables and init ops.
+        ``report["blocking"]`` lists the unsafe nodes that would stop a conversion.
+
+    Raises:
+        TfportInputError: unreadable input, recursive or absurdly nested graphs.
+
+    Example:
+        >>> report = inspect_graph("frozen.pb")  # doctest: +SKIP
+        >>> report["graphs"][0]["inputs"]
+        [{'name': 'input:0', 'dtype': 'float32', 'shape': [None, 4]}]
+    """
+    art = _parse.read(path)
+    return describe(art, allow_ops, trust)
+
+
+def describe(art: _parse.Artifact, allow_ops: Iterable[str] = (), trust: bool = False) -> dict:
+    """Like :func:`inspect_graph` for an already parsed artifact."""
+    allow = tuple(allow_ops)
+    report: dict[str, Any] = {
+        "path": art.path,
+        "format": ("saved_model" if art.kind == "saved_model" else "graph_def")
+        + ("_text" if art.text else ""),
+        "bytes": art.size,
+    }
+    if art.kind == "graph_def":
+        report["graphs"] = [_graph_report(art.graph_def, allow, trust)]
+    else:
+        report["saved_model_version"] = art.saved_model.saved_model_schema_version
+        report["graphs"] = [_meta_report(m, allow, trust) for m in art.saved_model.meta_graphs]
+        report["assets"] = _assets(art.path)
+    report["blocking"] = [u for g in report["graphs"] for u in g["unsafe"] if u["blocking"]]
+    return report
+
+
+def _graph_report(
+    graph_def: Any, allow: tuple[str, ...], trust: bool, roles: dict[str, str] | None = None
+) -> dict[str, Any]:
+    result = _safety.scan(graph_def, allow, roles, trust)
+    histogram = collections.Counter(node.op for node in graph_def.node)
+    return {
+        "nodes": len(graph_def.node),
+        "bytes": graph_def.ByteSize(),
+        "producer": graph_def.versions.producer,
+        "inputs": [_placeholder(n) for n in _index.placeholders(graph_def)],
+        "outputs": [n.name + ":0" for n in _index.sinks(graph_def, _ops.NO_OUTPUT_OPS)],
+        "op_histogram": dict(histogram.most_common()),
+        "functions": [_function(f, result.via) for f in graph_def.library.function],
+        "unsafe": [dataclasses.asdict(f) for f in result.findings],
+    }
+
+
+def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool) -> dict[str, Any]:
+    report = {
+        "tags": list(meta.meta_info_def.tags),
+        "tf2_object_graph": _savedmodel.is_tf2(meta),
+        "signatures": {
+            key: _savedmodel.describe_signature(sig)
+            for key, sig in sorted(_savedmodel.signatures(meta).items())
+        },
+        "variables": _savedmodel.variables(meta.graph_def),
+        "init_ops": _savedmodel.init_ops(meta),
+        "saver": {
+            "restore_op": meta.saver_def.restore_op_name or None,
+            "save_tensor": meta.saver_def.save_tensor_name or None,
+        },
+    }
+    graph = _graph_report(meta.graph_def, allow, trust, _savedmodel.roles(meta))
+    graph["outputs"] = sorted(
+        {t["name"] for sig in report["signatures"].values() for t in sig["outputs"].values()}
+    )
+    return {**report, **graph}
+
+
+def _placeholder(node: Any) -> dict[str, Any]:
+    shape = node.attr["shape"].shape if "shape" in node.attr else None
+    return {
+        "name": node.name + ":0",
+        "dtype": _protos.dtype_name(node.attr["dtype"].type),
+        "shape": _index.shape_of(shape) if shape is not None else None,
+    }
+
+
+def _function(function: Any, via: dict[str, str]) -> dict[str, Any]:
+    return {
+        "name": function.signature.name,
+        "nodes": len(function.node_def),
+        "inputs": [a.name for a in function.signature.input_arg],
+        "outputs": [a.name for a in function.signature.output_arg],
+        "used_by": via.get(function.signature.name),
+    }
+
+
+def _assets(path: str) -> list[str]:
+    folder = os.path.join(path, "assets")
+    if not os.path.isdir(folder):
+        return []
+    return sorted(
+        os.path.relpath(os.path.join(root, name), folder)
+        for root, _, names in os.walk(folder)
+        for name in names
+    )

@@ -1,0 +1,187 @@
+"""Reads frozen GraphDefs (.pb/.pbtxt) and SavedModels with protobuf alone (no TensorFlow).
+
+Every failure is a one-line :class:`TfportInputError`: a missing path, a file too
+large, bytes that are no GraphDef, a truncated file, a text-format syntax error,
+a folder that is no SavedModel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any
+
+from google.protobuf import message as pb_message
+from google.protobuf import text_format
+from google.protobuf.unknown_fields import UnknownFieldSet
+
+from tfport._src.errors import TfportInputError, message
+from tfport.graph import _index, _protos
+
+# Protobuf cannot hold a message of 2 GiB or more.
+MAX_BYTES = 2**31 - 1
+TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".txt", ".prototxt")
+SAVED_MODEL_FILES = ("saved_model.pb", "saved_model.pbtxt")
+
+
+@dataclasses.dataclass
+class Artifact:
+    """A parsed input: a frozen GraphDef or a SavedModel.
+
+    Attributes:
+        path: the path given.
+        kind: "graph_def" or "saved_model".
+        text: whether it was read from protobuf text format.
+        size: bytes read.
+        graph_def: the GraphDef (kind "graph_def").
+        saved_model: the SavedModel message (kind "saved_model").
+    """
+
+    path: str
+    kind: str
+    text: bool
+    size: int
+    graph_def: Any = None
+    saved_model: Any = None
+
+
+def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
+    """Parses a `.pb`/`.pbtxt` GraphDef or a SavedModel folder without TensorFlow.
+
+    Args:
+        path: a GraphDef file or a SavedModel folder.
+        max_bytes: larger files are refused before they are read.
+
+    Returns:
+        The parsed :class:`Artifact`.
+
+    Raises:
+        TfportInputError: the path is missing, too large or not a valid GraphDef/SavedModel.
+
+    Example:
+        >>> art = read("frozen.pb")  # doctest: +SKIP
+        >>> art.kind
+        'graph_def'
+    """
+    if not os.path.exists(path):
+        raise TfportInputError(
+            message(f"{path} does not exist", "Pass a .pb/.pbtxt file or a SavedModel folder", path=path)
+        )
+    if os.path.isdir(path):
+        return _read_saved_model(path, max_bytes)
+    text = path.lower().endswith(TEXT_SUFFIXES)
+    graph_def = _parse(path, _protos.graph_def_class(), text, max_bytes, "GraphDef")
+    _check_graph_def(graph_def, path)
+    return Artifact(path, "graph_def", text, os.path.getsize(path), graph_def=graph_def)
+
+
+def _read_saved_model(path: str, max_bytes: int) -> Artifact:
+    for name in SAVED_MODEL_FILES:
+        file = os.path.join(path, name)
+        if os.path.isfile(file):
+            break
+    else:
+        raise TfportInputError(
+            message(
+                f"Folder {path} is not a SavedModel (it has no saved_model.pb or saved_model.pbtxt)",
+                "Pass the SavedModel folder itself (often a numbered export folder) or a .pb file",
+                path=path,
+            )
+        )
+    text = file.endswith(".pbtxt")
+    saved = _parse(file, _protos.saved_model_class(), text, max_bytes, "SavedModel")
+    if not saved.meta_graphs:
+        raise TfportInputError(
+            message(f"{file} holds no MetaGraph", "Re-export the SavedModel", path=file)
+        )
+    for meta in saved.meta_graphs:
+        _check_graph_def(meta.graph_def, file)
+    return Artifact(path, "saved_model", text, os.path.getsize(file), saved_model=saved)
+
+
+def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> Any:
+    size = os.path.getsize(file)
+    if size > max_bytes:
+        raise TfportInputError(
+            message(
+                f"{file} is {size} bytes, over the limit of {max_bytes}",
+                "Pass a smaller file or raise the limit (max_bytes)",
+                path=file,
+            )
+        )
+    with open(file, "rb") as f:
+        data = f.read()
+    return _parse_text(data, cls, file, what) if text else _parse_binary(data, cls, file, what)
+
+
+def _parse_binary(data: bytes, cls: Any, file: str, what: str) -> Any:
+    try:
+        msg = cls.FromString(data)
+    except (pb_message.DecodeError, RecursionError, ValueError) as err:
+        raise TfportInputError(
+            message(
+                f"{file} is not a valid binary {what} (truncated or corrupt): {_first_line(err)}",
+                "Pass an intact binary GraphDef (.pb) or a text one named .pbtxt",
+                path=file,
+            )
+        ) from None
+    if len(UnknownFieldSet(msg)):
+        raise TfportInputError(
+            message(
+                f"{file} is not a binary {what} (it holds fields a {what} does not have)",
+                "Pass a frozen GraphDef (.pb/.pbtxt) or a SavedModel folder",
+                path=file,
+            )
+        )
+    return msg
+
+
+def _parse_text(data: bytes, cls: Any, file: str, what: str) -> Any:
+    msg = cls()
+    try:
+        text_format.Parse(data.decode("utf-8"), msg, descriptor_pool=msg.DESCRIPTOR.file.pool)
+    except UnicodeDecodeError as err:
+        raise TfportInputError(
+            message(
+                f"{file} is not UTF-8 text, so not a text-format {what}: {err.reason}",
+                "Binary GraphDefs must be named .pb",
+                path=file,
+            )
+        ) from None
+    except (text_format.ParseError, RecursionError) as err:
+        raise TfportInputError(
+            message(
+                f"{file} is not a valid text-format {what}: {_first_line(err)}",
+                "Fix the syntax at the line:column shown",
+                path=file,
+            )
+        ) from None
+    return msg
+
+
+def _check_graph_def(graph_def: Any, file: str) -> None:
+    if not graph_def.node and not graph_def.library.function:
+        raise TfportInputError(
+            message(f"{file} holds an empty graph (no nodes)", "Pass a frozen graph", path=file)
+        )
+    names = _index.node_map(graph_def)
+    for node in graph_def.node:
+        if not node.name or not node.op:
+            raise TfportInputError(
+                message(f"{file} holds a node without name or op", "Pass an intact graph", path=file)
+            )
+        for inp in node.input:
+            if _index.input_node(inp) not in names:
+                raise TfportInputError(
+                    message(
+                        f"{file} is incomplete: node {node.name!r} reads {inp!r}, which is not"
+                        " in the graph (truncated file?)",
+                        "Pass an intact graph",
+                        path=file,
+                    )
+                )
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0][:200]

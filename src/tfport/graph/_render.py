@@ -1,0 +1,57 @@
+"""Human-readable `inspect` output (rich tables on a terminal, plain text otherwise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def render_inspect(report: dict[str, Any], console: Console | None = None) -> None:
+    """Prints an `inspect_graph` report for people.
+
+    Example:
+        >>> render_inspect(inspect_graph("frozen.pb"))  # doctest: +SKIP
+    """
+    console = console or Console(highlight=False, soft_wrap=True, markup=False)
+    console.print(f"{report['path']}: {report['format']}, {report['bytes']} bytes")
+    for index, graph in enumerate(report["graphs"]):
+        if "tags" in graph:
+            console.print(f"MetaGraph {index}: tags {graph['tags']}")
+            _saved_model_parts(console, graph)
+        console.print(f"nodes: {graph['nodes']}, graph bytes: {graph['bytes']}")
+        for t in graph["inputs"]:
+            console.print(f"input  {t['name']}  {t['dtype']}  {t['shape']}")
+        for name in graph["outputs"]:
+            console.print(f"output {name}")
+        ops = ", ".join(f"{op} {n}" for op, n in graph["op_histogram"].items())
+        console.print(f"ops: {ops}")
+        for fn in graph["functions"]:
+            console.print(f"function {fn['name']} ({fn['nodes']} nodes) used by {fn['used_by']}")
+        _unsafe(console, graph["unsafe"])
+
+
+def _saved_model_parts(console: Console, graph: dict[str, Any]) -> None:
+    for key, sig in graph["signatures"].items():
+        ins = ", ".join(f"{k}={v['name']}" for k, v in sig["inputs"].items())
+        outs = ", ".join(f"{k}={v['name']}" for k, v in sig["outputs"].items())
+        console.print(f"signature {key} ({sig['method_name']}): [{ins}] -> [{outs}]")
+    for var in graph["variables"]:
+        console.print(f"variable {var['name']}  {var['dtype']}  {var['shape']}  ({var['op']})")
+    for key, ops in graph["init_ops"].items():
+        console.print(f"init ({key}): {', '.join(ops)}  (never run without --trust)")
+
+
+def _unsafe(console: Console, unsafe: list[dict[str, Any]]) -> None:
+    if not unsafe:
+        console.print("unsafe ops: none")
+        return
+    table = Table(title="ops outside the safe list")
+    for column in ("op", "node", "where", "via", "role", "blocks"):
+        table.add_column(column)
+    for u in unsafe:
+        table.add_row(
+            u["op"], u["node"], u["where"], u["via"] or "-", u["role"], "yes" if u["blocking"] else "no"
+        )
+    console.print(table)

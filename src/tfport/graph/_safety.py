@@ -1,0 +1,230 @@
+"""Finds unsafe ops anywhere in a graph: main graph, function library, loop/cond bodies.
+
+Every function of the library is scanned, reachable or not. A function is
+reached through a node whose op is the function's name or through a function
+attribute (``While.body``, ``If.then_branch``, ``PartitionedCall.f``, nested
+``NameAttrList``s...). Recursive functions, over-deep call chains, over-deep
+attributes and oversized graphs are refused; the walk is iterative, so the time
+and memory it takes are linear in the size of the graph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport.graph import _ops
+
+MAX_CALL_DEPTH = 64
+MAX_ATTR_DEPTH = 32
+MAX_NODES = 50_000_000
+GRAPH = "graph"
+
+
+@dataclasses.dataclass(frozen=True)
+class Finding:
+    """An op that is not on the allow-list.
+
+    Attributes:
+        node: the node's name.
+        op: its op type.
+        where: "graph" or "function:<name>".
+        via: how that function is reached, e.g. "graph/while (While.body)"; None when unused.
+        role: for SavedModels, what runs the node: "signature", "saver", "init" or "other".
+        blocking: whether it stops conversion (init ops never run; saver ops are expected).
+    """
+
+    node: str
+    op: str
+    where: str
+    via: str | None
+    role: str
+    blocking: bool
+
+
+@dataclasses.dataclass
+class Scan:
+    """Result of :func:`scan`: findings and the function library's call structure."""
+
+    findings: list[Finding]
+    calls: dict[str, list[tuple[str, str, str]]]  # referrer -> [(node, attr, function)]
+    via: dict[str, str]
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.blocking]
+
+
+def scan(
+    graph_def: Any,
+    allow: Iterable[str] = (),
+    roles: dict[str, str] | None = None,
+    trust: bool = False,
+) -> Scan:
+    """Lists every op of `graph_def` (and its function library) that is not allowed.
+
+    Args:
+        graph_def: a GraphDef message (TF's or tfport's TF-free class).
+        allow: more op types to accept.
+        roles: node name -> role for SavedModels ("signature", "saver", "init", "other").
+        trust: accept everything (findings are still listed, none blocks).
+
+    Returns:
+        A :class:`Scan`.
+
+    Raises:
+        TfportInputError: recursive functions, nesting or sizes over the limits.
+
+    Example:
+        >>> scan(graph_def).blocking  # doctest: +SKIP
+        []
+    """
+    allowed = _ops.SAFE_OPS | frozenset(allow)
+    library = {f.signature.name: f for f in graph_def.library.function}
+    _check_size(graph_def)
+    calls = _call_graph(graph_def, library)
+    _check_recursion(calls)
+    via = _first_referrers(calls)
+    fn_roles = _function_roles(calls, roles or {})
+    findings = []
+    for where, node in _all_nodes(graph_def):
+        if node.op in allowed or node.op in library:
+            continue
+        fname = where[len("function:") :] if where != GRAPH else None
+        role = (roles or {}).get(node.name, "other") if fname is None else fn_roles[fname]
+        blocking = not trust and _blocks(role, node.op)
+        findings.append(Finding(node.name, node.op, where, via.get(fname or ""), role, blocking))
+    return Scan(findings, calls, via)
+
+
+def _blocks(role: str, op: str) -> bool:
+    if role == "init":
+        return False
+    return not (role == "saver" and op in _ops.SAVER_OPS)
+
+
+def _check_size(graph_def: Any) -> None:
+    total = len(graph_def.node) + sum(len(f.node_def) for f in graph_def.library.function)
+    if total > MAX_NODES:
+        raise TfportInputError(
+            message(
+                f"The graph has {total} nodes, over the limit of {MAX_NODES}",
+                "Split the model or inspect a smaller graph",
+                nodes=total,
+            )
+        )
+
+
+def _all_nodes(graph_def: Any) -> Iterator[tuple[str, Any]]:
+    for node in graph_def.node:
+        yield GRAPH, node
+    for function in graph_def.library.function:
+        where = "function:" + function.signature.name
+        for node in function.node_def:
+            yield where, node
+
+
+def _call_graph(graph_def: Any, library: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
+    calls: dict[str, list[tuple[str, str, str]]] = {GRAPH: []}
+    for name in library:
+        calls[name] = []
+    if not library:
+        return calls
+    for where, node in _all_nodes(graph_def):
+        referrer = GRAPH if where == GRAPH else where[len("function:") :]
+        calls[referrer].extend(_node_refs(node, library))
+    for grad in graph_def.library.gradient:
+        if grad.function_name in library and grad.gradient_func in library:
+            calls[grad.function_name].append(("(gradient)", "gradient", grad.gradient_func))
+    return calls
+
+
+def _node_refs(node: Any, library: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+    if node.op in library:
+        yield node.name, "op", node.op
+    stack = [(key, value, 1) for key, value in node.attr.items()]
+    while stack:
+        key, value, depth = stack.pop()
+        if depth > MAX_ATTR_DEPTH:
+            raise TfportInputError(
+                message(
+                    f"Node {node.name!r} nests function attributes deeper than {MAX_ATTR_DEPTH}",
+                    "tfport refuses absurdly nested graphs",
+                    node=node.name,
+                )
+            )
+        kind = value.WhichOneof("value")
+        funcs = [value.func] if kind == "func" else list(value.list.func) if kind == "list" else []
+        for func in funcs:
+            if func.name in library:
+                yield node.name, f"{node.op}.{key}", func.name
+            stack.extend((key, v, depth + 1) for v in func.attr.values())
+
+
+def _check_recursion(calls: dict[str, list[tuple[str, str, str]]]) -> None:
+    """Refuses call cycles and call chains deeper than MAX_CALL_DEPTH (iterative DFS)."""
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    for root in calls:
+        if state.get(root):
+            continue
+        path = [root]
+        iters = [iter(calls[root])]
+        state[root] = 1
+        while iters:
+            step = next(iters[-1], None)
+            if step is None:
+                state[path.pop()] = 2
+                iters.pop()
+                continue
+            callee = step[2]
+            if state.get(callee) == 1:
+                cycle = path[path.index(callee) :] + [callee]
+                raise TfportInputError(
+                    message(
+                        "The function library is recursive: " + " -> ".join(cycle),
+                        "tfport refuses recursive functions (they may never terminate)",
+                        function=callee,
+                    )
+                )
+            if state.get(callee) == 2:
+                continue
+            if len(path) >= MAX_CALL_DEPTH:
+                raise TfportInputError(
+                    message(
+                        f"Functions call each other more than {MAX_CALL_DEPTH} levels deep",
+                        "tfport refuses absurdly nested graphs",
+                        function=callee,
+                    )
+                )
+            state[callee] = 1
+            path.append(callee)
+            iters.append(iter(calls[callee]))
+
+
+def _first_referrers(calls: dict[str, list[tuple[str, str, str]]]) -> dict[str, str]:
+    via: dict[str, str] = {}
+    for referrer, refs in calls.items():
+        for node, attr, callee in refs:
+            via.setdefault(callee, f"{referrer}/{node} ({attr})")
+    return via
+
+
+def _function_roles(
+    calls: dict[str, list[tuple[str, str, str]]], roles: dict[str, str]
+) -> dict[str, str]:
+    """A function takes the most important role of the nodes that reach it."""
+    order = ("signature", "other", "saver", "init")
+    result: dict[str, str] = {}
+    for role in order:
+        stack = [callee for node, _, callee in calls[GRAPH] if roles.get(node, "other") == role]
+        while stack:
+            name = stack.pop()
+            if name in result:
+                continue
+            result[name] = role
+            stack.extend(callee for _, _, callee in calls[name])
+    for name in calls:
+        result.setdefault(name, "other")
+    return result

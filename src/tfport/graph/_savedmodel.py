@@ -1,0 +1,94 @@
+"""TF1 SavedModel structure read from the MetaGraphDef alone: signatures, variables, init ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport.graph import _index, _ops, _protos
+
+# Collections and signature keys whose ops run when TensorFlow loads a SavedModel.
+INIT_COLLECTIONS = ("saved_model_main_op", "legacy_init_op", "table_initializer", "main_op")
+INIT_SIGNATURE = "__saved_model_init_op"
+
+
+def init_ops(meta: Any) -> dict[str, list[str]]:
+    """Returns {collection or signature key: [op names]} of what a TF loader would run.
+
+    Example:
+        >>> init_ops(meta)  # doctest: +SKIP
+        {'saved_model_main_op': ['main_op']}
+    """
+    found: dict[str, list[str]] = {}
+    for key in INIT_COLLECTIONS:
+        if key in meta.collection_def:
+            names = list(meta.collection_def[key].node_list.value)
+            if names:
+                found[key] = names
+    if INIT_SIGNATURE in meta.signature_def:
+        outs = meta.signature_def[INIT_SIGNATURE].outputs.values()
+        found[INIT_SIGNATURE] = [t.name for t in outs]
+    return found
+
+
+def signatures(meta: Any) -> dict[str, Any]:
+    """Returns the serving signatures (the init-op pseudo-signature left out)."""
+    return {k: v for k, v in meta.signature_def.items() if k != INIT_SIGNATURE}
+
+
+def describe_signature(sig: Any) -> dict[str, Any]:
+    """Returns a JSON-ready description of a SignatureDef."""
+
+    def tensors(mapping: Any) -> dict[str, Any]:
+        return {
+            key: {
+                "name": info.name,
+                "dtype": _protos.dtype_name(info.dtype),
+                "shape": _index.shape_of(info.tensor_shape),
+            }
+            for key, info in sorted(mapping.items())
+        }
+
+    return {
+        "method_name": sig.method_name,
+        "inputs": tensors(sig.inputs),
+        "outputs": tensors(sig.outputs),
+    }
+
+
+def variables(graph_def: Any) -> list[dict[str, Any]]:
+    """Returns the variable nodes (VarHandleOp, VariableV2) with dtype and shape."""
+    result = []
+    for node in graph_def.node:
+        if node.op in _ops.VARIABLE_OPS:
+            result.append(
+                {
+                    "name": node.name,
+                    "op": node.op,
+                    "dtype": _protos.dtype_name(node.attr["dtype"].type),
+                    "shape": _index.shape_of(node.attr["shape"].shape),
+                }
+            )
+    return result
+
+
+def roles(meta: Any) -> dict[str, str]:
+    """Maps each node to what runs it: "signature", "saver", "init" or "other" (first wins)."""
+    nodes = _index.node_map(meta.graph_def)
+    sig_seeds = [
+        t.name for sig in signatures(meta).values() for t in sig.outputs.values()
+    ]
+    saver = meta.saver_def
+    saver_seeds = [s for s in (saver.restore_op_name, saver.save_tensor_name) if s]
+    init_seeds = [name for names in init_ops(meta).values() for name in names]
+    result: dict[str, str] = {}
+    for role, seeds in (("signature", sig_seeds), ("saver", saver_seeds), ("init", init_seeds)):
+        for name in _index.closure(nodes, seeds):
+            result.setdefault(name, role)
+    for name in nodes:
+        result.setdefault(name, "other")
+    return result
+
+
+def is_tf2(meta: Any) -> bool:
+    """Whether the MetaGraph was written by TF2's `tf.saved_model.save` (has an object graph)."""
+    return len(meta.object_graph_def.nodes) > 0

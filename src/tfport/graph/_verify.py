@@ -1,0 +1,157 @@
+"""`--verify`: the original graph in a `tf.compat.v1.Session` vs the converted SavedModel."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from tfport._src.errors import TfportInputError, TfportOperationError, message
+from tfport._src.tfenv import import_tf
+from tfport.graph import _plan, _protos
+
+Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
+_UNKNOWN_DIM = 2
+
+
+def make_inputs(plan: _plan.Plan, samples: Mapping[str, str], seed: int = 0) -> Feeds:
+    """Returns the verification inputs: the given .npy files, else random of the right dtype/shape.
+
+    `samples` maps an input key or tensor name ('input', 'input:0') to a .npy file.
+    """
+    rng = np.random.default_rng(seed)
+    known = {t.key for s in plan.signatures.values() for t in s.inputs}
+    known |= {t.name for s in plan.signatures.values() for t in s.inputs}
+    for name in samples:
+        if name not in known and name + ":0" not in known:
+            raise TfportInputError(
+                message(
+                    f"--sample-input {name!r} names no signature input",
+                    f"Use one of {sorted(known)}",
+                    name=name,
+                )
+            )
+    loaded = {name: _load_npy(path) for name, path in samples.items()}
+    feeds: Feeds = {}
+    for key, sig in plan.signatures.items():
+        feeds[key] = {}
+        for t in sig.inputs:
+            value = next(
+                (loaded[n] for n in (t.key, t.name, t.name[:-2]) if n in loaded), None
+            )
+            feeds[key][t.key] = _random(rng, t) if value is None else _cast(value, t)
+    return feeds
+
+
+def _load_npy(path: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise TfportInputError(
+            message(f"Cannot read sample input {path}: {err}", "Pass a .npy file", path=path)
+        ) from None
+
+
+def _cast(value: np.ndarray, t: _plan.Tensor) -> np.ndarray:
+    name = _protos.dtype_name(t.dtype)
+    try:
+        return value.astype(np.dtype(name)) if value.dtype.kind in "biuf" else value
+    except TypeError:
+        return value
+
+
+def _random(rng: np.random.Generator, t: _plan.Tensor) -> np.ndarray:
+    name = _protos.dtype_name(t.dtype)
+    shape = [_UNKNOWN_DIM if d is None else d for d in (t.shape if t.shape is not None else [])]
+    if name.startswith(("float", "bfloat", "half")):
+        return rng.standard_normal(shape).astype(name if name != "bfloat16" else "float32")
+    if name.startswith(("int", "uint")):
+        return rng.integers(0, 5, size=shape).astype(name)
+    if name == "bool":
+        return rng.random(shape) < 0.5
+    raise TfportInputError(
+        message(
+            f"Cannot make a random value for input {t.key!r} of dtype {name}",
+            f"Pass --sample-input {t.key}=FILE.npy",
+            input=t.name,
+        )
+    )
+
+
+def verify(plan: _plan.Plan, saved_dir: str, feeds: Feeds, atol: float) -> dict[str, Any]:
+    """Runs both models on `feeds`; returns {signature: {output: max abs diff}}.
+
+    Raises:
+        TfportOperationError: a difference is over `atol`.
+    """
+    reference = session_outputs(plan, feeds)
+    converted = saved_model_outputs(saved_dir, feeds)
+    diffs = {
+        key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
+        for key in reference
+    }
+    worst = max((d for sig in diffs.values() for d in sig.values()), default=0.0)
+    if worst > atol:
+        raise TfportOperationError(
+            message(
+                f"Verification failed: the converted model differs by up to {worst:.3g}",
+                "Inspect the graph for ops that behave differently in TF2, or raise --atol",
+                diffs=diffs,
+                atol=atol,
+            )
+        )
+    return {"atol": atol, "max_abs_diff": diffs, "passed": True}
+
+
+def _max_diff(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return float("inf")
+    if a.size == 0:
+        return 0.0
+    if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+        return float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))))
+    return 0.0 if np.array_equal(a, b) else float("inf")
+
+
+def session_outputs(plan: _plan.Plan, feeds: Feeds) -> dict[str, dict[str, np.ndarray]]:
+    """The original graph, run in a tf.compat.v1.Session (variables restored by its saver)."""
+    tf = import_tf()
+    graph = tf.Graph()
+    config = tf.compat.v1.ConfigProto(allow_soft_placement=True)
+    with graph.as_default(), tf.compat.v1.Session(graph=graph, config=config) as sess:
+        if plan.kind == "saved_model" and plan.trust:
+            tf.compat.v1.saved_model.loader.load(sess, plan.tags, plan.source)
+        else:
+            original = tf.compat.v1.GraphDef.FromString(plan.original.SerializeToString())
+            tf.compat.v1.import_graph_def(original, name="")
+            if plan.checkpoint and plan.restore:
+                restore_op, filename = plan.restore
+                sess.run(restore_op, {filename: plan.checkpoint})
+        return {
+            key: dict(
+                zip(
+                    [t.key for t in sig.outputs],
+                    sess.run(
+                        [t.name for t in sig.outputs],
+                        {t.name: feeds[key][t.key] for t in sig.inputs},
+                    ),
+                    strict=True,
+                )
+            )
+            for key, sig in plan.signatures.items()
+        }
+
+
+def saved_model_outputs(saved_dir: str, feeds: Feeds) -> dict[str, dict[str, np.ndarray]]:
+    """The converted SavedModel, loaded with tf.saved_model.load, on the same inputs."""
+    tf = import_tf()
+    loaded = tf.saved_model.load(os.fspath(saved_dir))
+    result = {}
+    for key, values in feeds.items():
+        fn = loaded.signatures[key]
+        out = fn(**{k: tf.constant(v) for k, v in values.items()})
+        result[key] = {k: v.numpy() for k, v in out.items()}
+    return result

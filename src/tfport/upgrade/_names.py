@@ -1,0 +1,153 @@
+"""Resolving what a dotted expression means: `tf.x`, `v1.x`, `from tensorflow import x`.
+
+Every rewrite works on *canonical* names: the dotted path an expression refers
+to, spelled from ``tf`` (``import tensorflow as anything`` is ``tf``). Local
+aliases come from imports anywhere in the module and from module-level
+assignments such as ``v1 = tf.compat.v1``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+import libcst.matchers as m
+
+TF = "tf"
+
+
+def dotted(node: cst.CSTNode) -> str | None:
+    """Returns ``"a.b.c"`` for a Name/Attribute chain, else None.
+
+    Example:
+        >>> dotted(cst.parse_expression("tf.estimator.Estimator"))
+        'tf.estimator.Estimator'
+    """
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def module_path(node: cst.BaseExpression | None) -> str:
+    """Returns the dotted module of an ``import`` / ``from`` statement."""
+    if node is None:
+        return ""
+    text = dotted(node)
+    return text or ""
+
+
+def tf_path(module: str) -> str | None:
+    """Maps a Python module path to its canonical name (``tensorflow.x`` -> ``tf.x``)."""
+    if module == "tensorflow":
+        return TF
+    if module.startswith("tensorflow."):
+        return TF + module[len("tensorflow") :]
+    return None
+
+
+def build(path: str) -> cst.BaseExpression:
+    """Builds the expression ``a.b.c`` for a dotted path.
+
+    Example:
+        >>> cst.Module([]).code_for_node(build("tfport.estimator.Estimator"))
+        'tfport.estimator.Estimator'
+    """
+    parts = path.split(".")
+    node: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+@dataclasses.dataclass
+class Aliases:
+    """Local names bound to TensorFlow objects: local name -> canonical path."""
+
+    names: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    def canonical(self, node: cst.CSTNode) -> str | None:
+        """Returns the canonical path of a Name/Attribute chain, or None when not TF."""
+        text = dotted(node)
+        if text is None:
+            return None
+        root, _, rest = text.partition(".")
+        base = self.names.get(root)
+        if base is None:
+            return None
+        return f"{base}.{rest}" if rest else base
+
+    def root_of(self, node: cst.CSTNode) -> str | None:
+        """Returns the canonical path bound to the chain's root name."""
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return self.names.get(node.value) if isinstance(node, cst.Name) else None
+
+    def local_for(self, canonical: str) -> str | None:
+        """Returns a local spelling of `canonical` (``tf.config`` -> ``tf.config``), if any."""
+        best: tuple[int, str] | None = None
+        for local, base in self.names.items():
+            if canonical == base or canonical.startswith(base + "."):
+                if best is None or len(base) > best[0]:
+                    best = (len(base), local + canonical[len(base) :])
+        return best[1] if best else None
+
+
+def collect_aliases(module: cst.Module) -> Aliases:
+    """Finds the local names bound to TensorFlow modules and symbols.
+
+    Example:
+        >>> src = "import tensorflow as tf\\nv1 = tf.compat.v1\\n"
+        >>> collect_aliases(cst.parse_module(src)).names
+        {'tf': 'tf', 'v1': 'tf.compat.v1'}
+    """
+    aliases = Aliases()
+    for node in m.findall(module, m.Import() | m.ImportFrom()):
+        _add_import(aliases, node)
+    for stmt in module.body:
+        _add_assignment(aliases, stmt)
+    return aliases
+
+
+def _add_import(aliases: Aliases, node: cst.CSTNode) -> None:
+    if isinstance(node, cst.Import):
+        for alias in node.names:
+            path = tf_path(module_path(alias.name))
+            if path is None:
+                continue
+            if alias.asname is not None:
+                aliases.names[_asname(alias)] = path
+            else:  # `import tensorflow.x.y` binds `tensorflow`
+                aliases.names["tensorflow"] = TF
+        return
+    assert isinstance(node, cst.ImportFrom)
+    if node.relative or isinstance(node.names, cst.ImportStar):
+        return
+    base = tf_path(module_path(node.module))
+    if base is None:
+        return
+    for alias in node.names:
+        name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
+        local = _asname(alias) if alias.asname is not None else name
+        if name and local:
+            aliases.names[local] = f"{base}.{name}"
+
+
+def _asname(alias: cst.ImportAlias) -> str:
+    assert alias.asname is not None
+    name = alias.asname.name
+    return name.value if isinstance(name, cst.Name) else ""
+
+
+def _add_assignment(aliases: Aliases, stmt: cst.CSTNode) -> None:
+    if not m.matches(stmt, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()])])):
+        return
+    assign = stmt.body[0]
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name):
+        return
+    path = aliases.canonical(assign.value)
+    if path is not None:
+        aliases.names[target.value] = path

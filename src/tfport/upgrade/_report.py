@@ -1,0 +1,129 @@
+"""Report items and per-file results, formatted like `tf_upgrade_v2`'s report."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Sequence
+
+INFO = "INFO"
+WARNING = "WARNING"
+ERROR = "ERROR"
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class ReportItem:
+    """One finding: 1-based line, 0-based column (as `tf_upgrade_v2` counts), level, message.
+
+    Example:
+        >>> ReportItem(3, 4, "INFO", "Renamed 'a' to 'b'").format("x.py")
+        "x.py:3:4: INFO: Renamed 'a' to 'b'"
+    """
+
+    line: int
+    col: int
+    level: str
+    message: str
+
+    def format(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.col}: {self.level}: {self.message}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class Status(str, enum.Enum):
+    """What happened to one file."""
+
+    CHANGED = "changed"
+    UNCHANGED = "unchanged"
+    FAILED = "failed"
+
+
+@dataclasses.dataclass(frozen=True)
+class SourceResult:
+    """The upgrade of one source text: the new code and what was found."""
+
+    code: str
+    items: tuple[ReportItem, ...]
+
+    def changed(self, original: str) -> bool:
+        return self.code != original
+
+
+@dataclasses.dataclass(frozen=True)
+class FileResult:
+    """The outcome of one file: changed, unchanged or failed (with the reason).
+
+    Attributes:
+        path: the input file.
+        output: where the result was (or would be) written; None when failed.
+        status: a :class:`Status`.
+        items: the report items of this file.
+        reason: why it failed (failed only).
+        diff: the unified diff of the change ("" when unchanged or failed).
+    """
+
+    path: str
+    output: str | None
+    status: Status
+    items: tuple[ReportItem, ...] = ()
+    reason: str = ""
+    diff: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.status is Status.FAILED
+
+    def lines(self) -> list[str]:
+        """The report lines of this file (`file:line:col: LEVEL: message`)."""
+        out = [item.format(self.path) for item in sorted(self.items)]
+        if self.failed:
+            out.insert(0, f"{self.path}:1:0: {ERROR}: failed: {self.reason}")
+        return out
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "output": self.output,
+            "status": self.status.value,
+            "reason": self.reason,
+            "items": [item.to_json() for item in sorted(self.items)],
+            "diff": self.diff,
+        }
+
+
+def summary(results: Sequence[FileResult]) -> dict[str, int]:
+    """Counts files per status (and report items per level).
+
+    Example:
+        >>> summary([])["files"]
+        0
+    """
+    counts = {"files": len(results)}
+    for status in Status:
+        counts[status.value] = sum(r.status is status for r in results)
+    for level in (INFO, WARNING, ERROR):
+        counts[level.lower() + "s"] = sum(i.level == level for r in results for i in r.items)
+    return counts
+
+
+def report_text(results: Iterable[FileResult]) -> str:
+    """The full report: a summary header, then every file's lines.
+
+    Example:
+        >>> report_text([]).splitlines()[0]
+        'tfport upgrade report'
+    """
+    results = list(results)
+    counts = summary(results)
+    head = [
+        "tfport upgrade report",
+        "Processed {files} files: {changed} changed, {unchanged} unchanged, {failed} failed".format(
+            **counts
+        ),
+        "Found {errors} errors, {warnings} warnings, {infos} infos".format(**counts),
+        "-" * 80,
+    ]
+    body = [line for result in results for line in result.lines()]
+    return "\n".join(head + body) + "\n"

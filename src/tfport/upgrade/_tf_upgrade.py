@@ -1,0 +1,74 @@
+"""Runs TensorFlow's own `tf_upgrade_v2` logic on a source text, as a library.
+
+TF 2.21 ships `tensorflow.tools.compatibility` (and its `google-pasta`
+dependency); importing it imports TensorFlow, so it is loaded on first use
+through :func:`tfport._src.tfenv.import_tf`. The upgrader prints each log line
+on stdout; that is captured so that `--json` output stays clean.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import re
+from typing import Any
+
+from tfport.upgrade._report import ERROR, ReportItem
+
+_LOG = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.DOTALL)
+# tf_upgrade_v2's generic advice for tf.contrib points at TensorFlow Addons (end of life);
+# tfport reports every remaining tf.contrib use itself, with the line.
+_CONTRIB_ADVICE = "tensorflow/addons"
+
+
+class TfUpgradeUnavailable(RuntimeError):
+    """`tensorflow.tools.compatibility` cannot be imported."""
+
+
+@functools.cache
+def _upgrader() -> Any:
+    from tfport._src.tfenv import import_tf
+
+    import_tf()
+    try:
+        from tensorflow.tools.compatibility import ast_edits, tf_upgrade_v2
+    except ImportError as err:  # pragma: no cover - shipped with TF 2.21
+        raise TfUpgradeUnavailable(
+            f"tf_upgrade_v2 is unavailable ({err}); install google-pasta"
+        ) from err
+    spec = tf_upgrade_v2.TFAPIChangeSpec(import_rename=False, upgrade_compat_v1_import=True)
+    return ast_edits.ASTCodeUpgrader(spec)
+
+
+def tf_upgrade(code: str, filename: str = "<string>") -> tuple[str | None, list[ReportItem]]:
+    """Applies `tf_upgrade_v2` (default mode) to `code`.
+
+    Args:
+        code: Python source.
+        filename: only used in messages.
+
+    Returns:
+        (new code, items); new code is None when `tf_upgrade_v2` could not parse the text.
+
+    Example:
+        >>> tf_upgrade("import tensorflow as tf\\ntf.Session()\\n")[0]  # doctest: +SKIP
+        'import tensorflow as tf\\ntf.compat.v1.Session()\\n'
+    """
+    upgrader = _upgrader()
+    with contextlib.redirect_stdout(io.StringIO()):
+        ok, new_code, logs, _ = upgrader.update_string_pasta(code, filename)
+    if not ok:
+        first = logs[0].splitlines()[-1] if logs else "unknown error"
+        return None, [ReportItem(1, 0, ERROR, f"tf_upgrade_v2 could not parse the file: {first}")]
+    return new_code, [item for item in map(_parse_log, logs) if item is not None]
+
+
+def _parse_log(text: str) -> ReportItem | None:
+    found = _LOG.match(text.strip())
+    if found is None:
+        return None
+    line, col, level, message = found.groups()
+    if _CONTRIB_ADVICE in message and "deprecated module tf.contrib." in message:
+        return None
+    return ReportItem(int(line), int(col), level, "tf_upgrade_v2: " + " ".join(message.split()))

@@ -1,0 +1,69 @@
+"""Helpers to compare a run of ../shared/legacy/cases.py under tfport with the goldens."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+
+def step0_copy(golden_case: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    """Copies a golden model_dir keeping only model.ckpt-0 (the README's comparison recipe)."""
+    model_dir = dest / "model_dir"
+    model_dir.mkdir(parents=True)
+    for f in (golden_case / "model_dir").iterdir():
+        if f.name.startswith("model.ckpt-0."):
+            shutil.copy(f, model_dir)
+    (model_dir / "checkpoint").write_text(
+        'model_checkpoint_path: "model.ckpt-0"\nall_model_checkpoint_paths: "model.ckpt-0"\n'
+    )
+    return model_dir
+
+
+def run_case(legacy_dir: pathlib.Path, case: str, model_dir: pathlib.Path,
+             out_json: pathlib.Path, *extra: str, timeout: int = 600) -> dict:
+    """Runs `tfport run [extra] cases.py CASE MODEL_DIR OUT_JSON`; returns OUT_JSON's dict."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(legacy_dir / "cases.py"), case,
+           str(model_dir), str(out_json)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(out_json.read_text())
+
+
+def read_checkpoint(prefix: str) -> dict:
+    """Reads every variable of a checkpoint with TF's reader."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(prefix)
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+            if name != "_CHECKPOINTABLE_OBJECT_GRAPH"}
+
+
+def max_abs_diff(a: object, b: object) -> float:
+    """Largest absolute difference between nested numbers (dicts / lists / arrays)."""
+    if isinstance(a, dict):
+        assert set(a) == set(b), (sorted(a), sorted(b))
+        return max([max_abs_diff(a[k], b[k]) for k in a] or [0.0])
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert x.shape == y.shape, (x.shape, y.shape)
+    return float(np.max(np.abs(x - y))) if x.size else 0.0
+
+
+def assert_checkpoints_match(got: str, want: str, atol: float) -> None:
+    """Same names, shapes, dtypes; values within atol."""
+    a, b = read_checkpoint(got), read_checkpoint(want)
+    assert sorted(a) == sorted(b), (sorted(set(a) ^ set(b)))
+    for name in b:
+        assert a[name].dtype == b[name].dtype, name
+        assert a[name].shape == b[name].shape, name
+        if a[name].dtype.kind in "fiu":
+            diff = np.max(np.abs(a[name].astype(float) - b[name].astype(float)), initial=0.0)
+            assert diff <= atol, (name, diff)
+        else:
+            assert (a[name] == b[name]).all(), name
