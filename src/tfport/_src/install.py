@@ -82,8 +82,11 @@ def _patch_keras_estimator() -> None:
     """Routes tf_keras's `estimator.model_to_estimator` (a stub on 2.21) to tfport's."""
     from tfport.keras import model_to_estimator
 
-    for name in ("tf_keras.api._v2.keras.estimator", "tf_keras.api._v1.keras.estimator",
-                 "tf_keras.estimator"):
+    for name in (
+        "tf_keras.api._v2.keras.estimator",
+        "tf_keras.api._v1.keras.estimator",
+        "tf_keras.estimator",
+    ):
         try:
             module = importlib.import_module(name)
         except ImportError:

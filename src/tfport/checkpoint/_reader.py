@@ -25,6 +25,7 @@ from tfport._src.errors import message
 from tfport.checkpoint import _slices
 from tfport.checkpoint._dtypes import DTYPES, STRING, DType
 from tfport.checkpoint._errors import (
+    CheckpointNotFoundError,
     ChecksumMismatchError,
     CorruptCheckpointError,
     MissingShardError,
@@ -78,22 +79,28 @@ class CheckpointReader:
     def __init__(self, path: str | os.PathLike) -> None:
         self.prefix = resolve_prefix(path)
         index_path = self.prefix + ".index"
-        with open(index_path, "rb") as f:
-            items = read_table(f.read(), index_path)
+        self._files: dict[int, int] = {}
         self._where = index_path
+        try:
+            with open(index_path, "rb") as f:
+                data = f.read()
+        except OSError as err:
+            raise CheckpointNotFoundError(
+                message(f"Cannot read {index_path} ({err.strerror})", None, path=index_path)
+            ) from None
+        items = read_table(data, index_path)
         if not items or items[0][0] != b"":
             raise self._corrupt("the header entry (empty key) is missing")
         self.num_shards = self._header(items[0][1])
         self._shard_sizes = self._check_shards()
-        raw = {k: v for k, v in items[1:]}
+        raw = dict(items[1:])
         self.entries: dict[str, TensorEntry] = {}
-        self._slice_entries: dict[str, list[tuple[tuple[int, int], ...], TensorEntry]] = {}
+        self._slice_entries: dict[str, list[tuple[tuple, TensorEntry]]] = {}
         for key, value in raw.items():
             if key.startswith(b"\x00"):
                 continue  # slice entries are reached through their full-name entry
             name = self._decode_name(key)
             self.entries[name] = self._entry(name, value, raw)
-        self._files: dict[int, int] = {}
 
     # ------------------------------------------------------------------ opening
 
@@ -213,6 +220,12 @@ class CheckpointReader:
             if part.dtype != dtype or part.shape != want or part.slices:
                 raise self._corrupt(f"slice {extents} has shape {list(part.shape)}", name)
             parts.append((tuple(extents), part))
+        covered = sum(math.prod(part.shape) for _, part in parts)
+        if covered != math.prod(shape):
+            raise self._corrupt(
+                f"slices hold {covered} elements, the shape {list(shape)} needs {math.prod(shape)}",
+                name,
+            )
         self._slice_entries[name] = parts
         return TensorEntry(name, dtype, shape, slices=tuple(e for e, _ in parts))
 

@@ -120,6 +120,10 @@ class CheckpointWriter:
         """
         key = self._key(name)
         arrays = [_as_array(a) for _, a in parts]
+        if len({a.dtype for a in arrays}) != 1:
+            raise TfportInputError(
+                message(f"Slices of {name!r} have different dtypes", "Cast them to one dtype")
+            )
         full = _entry(from_numpy(arrays[0].dtype), [int(d) for d in full_shape], 0, 0, 0)
         for (extents, _), array in zip(parts, arrays):
             extent_list = [(int(s), int(n)) for s, n in extents]

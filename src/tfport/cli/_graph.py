@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from tfport._src.errors import TfportInputError, message
@@ -108,7 +107,6 @@ def _samples(values: list[str]) -> dict[str, str]:
 def _convert(args: argparse.Namespace) -> int:
     from tfport.graph._convert import convert
 
-    print(f"tfport: converting {args.path} -> {args.out_dir}", file=sys.stderr)
     report = convert(
         args.path,
         args.out_dir,

@@ -28,8 +28,9 @@ def add_parser(subparsers: Any, parents: list) -> None:
     )
     p.add_argument("--strategy", default=None, metavar="SPEC", help=STRATEGY_HELP)
     p.add_argument("script", metavar="SCRIPT", help="the Python script to run")
-    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
-                   help="arguments passed to the script")
+    p.add_argument(
+        "args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script"
+    )
     p.set_defaults(func=run)
 
 
@@ -38,8 +39,11 @@ def run(args: argparse.Namespace) -> int:
     script = args.script
     if not os.path.isfile(script):
         raise TfportInputError(
-            message(f"Script {script} does not exist or is not a file",
-                    "Pass the path of a Python script", script=script)
+            message(
+                f"Script {script} does not exist or is not a file",
+                "Pass the path of a Python script",
+                script=script,
+            )
         )
     import tfport
 

@@ -34,11 +34,26 @@ from tfport._src.engine.warm_start import WarmStartSettings
 from tfport.estimator import export
 
 __all__ = [
-    "Estimator", "EstimatorSpec", "ModeKeys", "RunConfig", "TrainSpec", "EvalSpec",
-    "train_and_evaluate", "WarmStartSettings", "Exporter", "LatestExporter", "FinalExporter",
-    "BestExporter", "export", "make_early_stopping_hook", "read_eval_metrics",
-    "stop_if_higher_hook", "stop_if_lower_hook", "stop_if_no_decrease_hook",
-    "stop_if_no_increase_hook", "VocabInfo",
+    "Estimator",
+    "EstimatorSpec",
+    "ModeKeys",
+    "RunConfig",
+    "TrainSpec",
+    "EvalSpec",
+    "train_and_evaluate",
+    "WarmStartSettings",
+    "Exporter",
+    "LatestExporter",
+    "FinalExporter",
+    "BestExporter",
+    "export",
+    "make_early_stopping_hook",
+    "read_eval_metrics",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+    "VocabInfo",
 ]
 
 

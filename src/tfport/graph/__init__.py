@@ -1,4 +1,4 @@
-"""Frozen GraphDefs and TF1 SavedModels: inspect without executing, convert to TF2, refuse unsafe ops.
+"""Frozen GraphDefs and TF1 SavedModels: inspect without running, convert to TF2, refuse unsafe ops.
 
 Example:
     >>> from tfport import graph

@@ -17,7 +17,7 @@ from tfport._src.errors import TfportInputError, TfportOperationError, message
 from tfport._src.tfenv import import_tf
 from tfport.graph import _parse, _plan, _verify
 
-_CAPTURE_SCOPE = "_tfport_variables"
+_CAPTURE_SCOPE = "tfport_variables"
 
 
 def convert(
@@ -60,6 +60,8 @@ def convert(
     Example:
         >>> convert("frozen.pb", "/tmp/sm", verify=True)  # doctest: +SKIP
     """
+    if not atol >= 0:
+        raise TfportInputError(message("--atol must be >= 0", "Pass e.g. 1e-6", atol=atol))
     art = _parse.read(path)
     if art.kind == "graph_def":
         plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
@@ -130,7 +132,10 @@ def save(plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
 
 def _describe(plan: _plan.Plan) -> dict[str, Any]:
     return {
-        key: {"inputs": {t.key: t.name for t in s.inputs}, "outputs": {t.key: t.name for t in s.outputs}}
+        key: {
+            "inputs": {t.key: t.name for t in s.inputs},
+            "outputs": {t.key: t.name for t in s.outputs},
+        }
         for key, s in plan.signatures.items()
     }
 
@@ -140,7 +145,8 @@ def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
         return {}
     reader = tf.train.load_checkpoint(plan.checkpoint)
     stored = reader.get_variable_to_shape_map()
-    missing = sorted(set(plan.variables) - set(stored))
+    defs = {n: plan.variable_defs.get(n, {"key": n}) for n in plan.variables}
+    missing = sorted(n for n, d in defs.items() if d["key"] not in stored)
     if missing:
         raise TfportInputError(
             message(
@@ -149,7 +155,19 @@ def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
                 missing=len(missing),
             )
         )
-    return {name: tf.Variable(reader.get_tensor(name), name=name) for name in plan.variables}
+    return {
+        name: tf.Variable(_value(reader, d), name=name, trainable=d.get("trainable", True))
+        for name, d in defs.items()
+    }
+
+
+def _value(reader: Any, spec: dict[str, Any]) -> Any:
+    """A variable's value; a partition of a partitioned variable is sliced out of the whole."""
+    value = reader.get_tensor(spec["key"])
+    if spec.get("offset") is None:
+        return value
+    index = tuple(slice(o, o + s) for o, s in zip(spec["offset"], spec["shape"], strict=True))
+    return value[index]
 
 
 def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
@@ -182,7 +200,15 @@ def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
         raise TfportInputError(
             message(f"A signature tensor is not in the graph: {_line(err)}", "Check the names")
         ) from None
-    pruned = wrapped.prune(feeds=feeds, fetches=fetches)
+    try:
+        pruned = wrapped.prune(feeds=feeds, fetches=fetches)
+    except (ValueError, TypeError) as err:
+        raise TfportInputError(
+            message(
+                f"Cannot cut the graph at these inputs/outputs: {_line(err)}",
+                "Make sure every output depends only on the given inputs",
+            )
+        ) from err
     specs = [
         tf.TensorSpec(f.shape, f.dtype, name=t.key) for f, t in zip(feeds, sig.inputs, strict=True)
     ]
@@ -209,4 +235,3 @@ def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
 def _line(err: BaseException) -> str:
     text = str(err).strip() or type(err).__name__
     return text.splitlines()[0][:300]
-

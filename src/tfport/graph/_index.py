@@ -2,8 +2,105 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
+
+from tfport.graph import _protos
+
+# Node names never hold '^' or ':' (TensorFlow's name rule), so a whole list of inputs
+# ("^ctrl", "name:1", "name") maps to node names with two C-speed passes.
+_OUTPUT_INDEX = re.compile(r":[^\n]*")
+
+
+# Control-flow internals: never a model output on their own.
+_PLUMBING = frozenset(
+    "Switch RefSwitch Merge RefMerge Enter RefEnter Exit RefExit NextIteration "
+    "RefNextIteration LoopCond ControlTrigger".split()
+)
+# An unread Identity of these is a branch/loop tap (a Switch output may be dead).
+_BRANCH_SOURCES = frozenset(
+    "Switch RefSwitch While StatelessWhile If StatelessIf Case StatelessCase".split()
+)
+
+
+class GraphIndex:
+    """One pass over a GraphDef's nodes: names, ops and the set of node names that are read.
+
+    Walking protobuf fields from Python costs about a microsecond each; every later
+    question (histogram, placeholders, sinks, dangling inputs, safety) uses these lists.
+    """
+
+    def __init__(self, graph_def: Any, data: bytes | None = None) -> None:
+        self.graph_def = graph_def
+        if data is None:
+            data = graph_def.SerializeToString()
+        bulk = _protos.scan_nodes(data, len(graph_def.node))
+        if bulk is None:
+            names, ops, inputs = _walk(graph_def)
+        else:
+            names, ops, inputs = bulk
+        self.names, self.ops = names, ops
+        joined = _OUTPUT_INDEX.sub("", "\n".join(inputs).replace("^", ""))
+        self.consumed = set(joined.split("\n")) if inputs else set()
+        self.name_set = set(names)
+
+    def placeholders(self, with_default: bool = False) -> list[Any]:
+        """The Placeholder nodes (and PlaceholderWithDefault ones when asked)."""
+        wanted = {"Placeholder", "PlaceholderWithDefault"} if with_default else {"Placeholder"}
+        return [self.graph_def.node[i] for i, op in enumerate(self.ops) if op in wanted]
+
+    def sinks(self, no_output_ops: frozenset[str]) -> list[str]:
+        """Names of the nodes nobody reads that produce a value (the likely outputs).
+
+        Loop and branch plumbing nobody reads (v1 ``Switch``/``Exit``..., the
+        ``Identity`` nodes TF adds after ``While``/``If`` or on a ``Switch`` branch) is
+        left out: it is no model output, and a dead branch cannot even be fetched.
+        """
+        skip = no_output_ops | _PLUMBING | {"Const", "Placeholder", "PlaceholderWithDefault"}
+        unread = self.name_set - self.consumed
+        pairs = zip(self.names, self.ops, strict=True)
+        found = [(i, n) for i, (n, op) in enumerate(pairs) if n in unread and op not in skip]
+        identities = {i: n for i, n in found if self.ops[i] in ("Identity", "IdentityN")}
+        if not identities:
+            return [n for _, n in found]
+        sources = {i: input_node(self.graph_def.node[i].input[0]) for i in identities
+                   if self.graph_def.node[i].input}  # fmt: skip
+        wanted = set(sources.values())
+        source_ops = {n: op for n, op in zip(self.names, self.ops, strict=True) if n in wanted}
+        return [
+            n
+            for i, n in found
+            if i not in sources
+            or not (source_ops.get(sources[i]) in _BRANCH_SOURCES or n.startswith(sources[i] + "/"))
+        ]
+
+
+def _walk(graph_def: Any) -> tuple[list[str], list[str], list[str]]:
+    names: list[str] = []
+    ops: list[str] = []
+    inputs: list[str] = []
+    for node in graph_def.node:
+        names.append(node.name)
+        ops.append(node.op)
+        inputs.extend(node.input)
+    return names, ops, inputs
+
+
+_LAST: list[GraphIndex] = []
+
+
+def index(graph_def: Any, data: bytes | None = None) -> GraphIndex:
+    """Returns the GraphIndex of `graph_def` (the last one is cached).
+
+    Args:
+        graph_def: the GraphDef message.
+        data: its binary serialization when at hand (saves re-serializing it).
+    """
+    if _LAST and _LAST[0].graph_def is graph_def:
+        return _LAST[0]
+    _LAST[:] = [GraphIndex(graph_def, data)]
+    return _LAST[0]
 
 
 def node_map(graph_def: Any) -> dict[str, Any]:
@@ -47,26 +144,8 @@ def closure(nodes: dict[str, Any], seeds: Iterable[str]) -> set[str]:
     return seen
 
 
-def consumed(graph_def: Any) -> set[str]:
-    """Returns the names of the nodes some other node reads."""
-    return {input_node(i) for node in graph_def.node for i in node.input}
-
-
 def shape_of(shape: Any) -> list[int | None] | None:
     """Returns a TensorShapeProto as a list (None for unknown sizes), or None for unknown rank."""
     if shape.unknown_rank:
         return None
     return [d.size if d.size >= 0 else None for d in shape.dim]
-
-
-def placeholders(graph_def: Any, with_default: bool = False) -> list[Any]:
-    """Returns the Placeholder nodes (and PlaceholderWithDefault ones when asked)."""
-    ops = {"Placeholder", "PlaceholderWithDefault"} if with_default else {"Placeholder"}
-    return [node for node in graph_def.node if node.op in ops]
-
-
-def sinks(graph_def: Any, no_output_ops: frozenset[str]) -> list[Any]:
-    """Returns the nodes nobody reads that produce a value (the likely outputs)."""
-    used = consumed(graph_def)
-    skip = no_output_ops | {"Const", "Placeholder", "PlaceholderWithDefault"}
-    return [node for node in graph_def.node if node.name not in used and node.op not in skip]

@@ -11,9 +11,7 @@ from typing import Any
 from tfport.graph import _index, _ops, _parse, _protos, _safety, _savedmodel
 
 
-def inspect_graph(
-    path: str, allow_ops: Iterable[str] = (), trust: bool = False
-) -> dict[str, Any]:
+def inspect_graph(path: str, allow_ops: Iterable[str] = (), trust: bool = False) -> dict[str, Any]:
     """Describes a frozen GraphDef (.pb/.pbtxt) or a SavedModel folder, never executing it.
 
     Args:
@@ -61,13 +59,14 @@ def _graph_report(
     graph_def: Any, allow: tuple[str, ...], trust: bool, roles: dict[str, str] | None = None
 ) -> dict[str, Any]:
     result = _safety.scan(graph_def, allow, roles, trust)
-    histogram = collections.Counter(node.op for node in graph_def.node)
+    index = _index.index(graph_def)
+    histogram = collections.Counter(index.ops)
     return {
-        "nodes": len(graph_def.node),
+        "nodes": len(index.ops),
         "bytes": graph_def.ByteSize(),
         "producer": graph_def.versions.producer,
-        "inputs": [_placeholder(n) for n in _index.placeholders(graph_def)],
-        "outputs": [n.name + ":0" for n in _index.sinks(graph_def, _ops.NO_OUTPUT_OPS)],
+        "inputs": [_placeholder(n) for n in index.placeholders()],
+        "outputs": [name + ":0" for name in index.sinks(_ops.NO_OUTPUT_OPS)],
         "op_histogram": dict(histogram.most_common()),
         "functions": [_function(f, result.via) for f in graph_def.library.function],
         "unsafe": [dataclasses.asdict(f) for f in result.findings],

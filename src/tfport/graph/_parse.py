@@ -65,13 +65,17 @@ def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
     """
     if not os.path.exists(path):
         raise TfportInputError(
-            message(f"{path} does not exist", "Pass a .pb/.pbtxt file or a SavedModel folder", path=path)
+            message(
+                f"{path} does not exist", "Pass a .pb/.pbtxt file or a SavedModel folder", path=path
+            )
         )
     if os.path.isdir(path):
         return _read_saved_model(path, max_bytes)
+    if os.path.basename(path) in SAVED_MODEL_FILES:
+        return _read_saved_model(os.path.dirname(path) or ".", max_bytes)
     text = path.lower().endswith(TEXT_SUFFIXES)
-    graph_def = _parse(path, _protos.graph_def_class(), text, max_bytes, "GraphDef")
-    _check_graph_def(graph_def, path)
+    graph_def, data = _parse(path, _protos.graph_def_class(), text, max_bytes, "GraphDef")
+    _check_graph_def(graph_def, path, None if text else data)
     return Artifact(path, "graph_def", text, os.path.getsize(path), graph_def=graph_def)
 
 
@@ -83,13 +87,13 @@ def _read_saved_model(path: str, max_bytes: int) -> Artifact:
     else:
         raise TfportInputError(
             message(
-                f"Folder {path} is not a SavedModel (it has no saved_model.pb or saved_model.pbtxt)",
+                f"Folder {path} is not a SavedModel (no saved_model.pb or saved_model.pbtxt in it)",
                 "Pass the SavedModel folder itself (often a numbered export folder) or a .pb file",
                 path=path,
             )
         )
     text = file.endswith(".pbtxt")
-    saved = _parse(file, _protos.saved_model_class(), text, max_bytes, "SavedModel")
+    saved, _ = _parse(file, _protos.saved_model_class(), text, max_bytes, "SavedModel")
     if not saved.meta_graphs:
         raise TfportInputError(
             message(f"{file} holds no MetaGraph", "Re-export the SavedModel", path=file)
@@ -99,7 +103,7 @@ def _read_saved_model(path: str, max_bytes: int) -> Artifact:
     return Artifact(path, "saved_model", text, os.path.getsize(file), saved_model=saved)
 
 
-def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> Any:
+def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> tuple[Any, bytes]:
     size = os.path.getsize(file)
     if size > max_bytes:
         raise TfportInputError(
@@ -111,7 +115,9 @@ def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> Any:
         )
     with open(file, "rb") as f:
         data = f.read()
-    return _parse_text(data, cls, file, what) if text else _parse_binary(data, cls, file, what)
+    if text:
+        return _parse_text(data, cls, file, what), data
+    return _parse_binary(data, cls, file, what), data
 
 
 def _parse_binary(data: bytes, cls: Any, file: str, what: str) -> Any:
@@ -159,17 +165,20 @@ def _parse_text(data: bytes, cls: Any, file: str, what: str) -> Any:
     return msg
 
 
-def _check_graph_def(graph_def: Any, file: str) -> None:
+def _check_graph_def(graph_def: Any, file: str, data: bytes | None = None) -> None:
     if not graph_def.node and not graph_def.library.function:
         raise TfportInputError(
             message(f"{file} holds an empty graph (no nodes)", "Pass a frozen graph", path=file)
         )
-    names = _index.node_map(graph_def)
+    index = _index.index(graph_def, data)
+    if "" in index.names or "" in index.ops:
+        raise TfportInputError(
+            message(f"{file} holds a node without name or op", "Pass an intact graph", path=file)
+        )
+    names = index.name_set
+    if index.consumed <= names:
+        return
     for node in graph_def.node:
-        if not node.name or not node.op:
-            raise TfportInputError(
-                message(f"{file} holds a node without name or op", "Pass an intact graph", path=file)
-            )
         for inp in node.input:
             if _index.input_node(inp) not in names:
                 raise TfportInputError(

@@ -8,6 +8,7 @@ check that can fail on bad input happens here, before TensorFlow is imported.
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -45,6 +46,7 @@ class Plan:
     original: Any  # the graph as given, for verification
     signatures: dict[str, Signature]
     variables: dict[str, str] = dataclasses.field(default_factory=dict)  # node -> op
+    variable_defs: dict[str, dict] = dataclasses.field(default_factory=dict)  # checkpoint keys
     checkpoint: str | None = None
     tags: list[str] = dataclasses.field(default_factory=list)
     restore: tuple[str, str] | None = None  # (restore op, filename tensor)
@@ -54,12 +56,18 @@ class Plan:
 def sanitize(name: str) -> str:
     """Signature key of a tensor name: drop ':0', replace all but [A-Za-z0-9_] by '_'.
 
+    TF2 signature inputs must be Python identifiers, so a key that would start with a
+    digit or be a keyword ('in', 'lambda') gets a leading '_'.
+
     Example:
         >>> sanitize("scope/input-1:0")
         'scope_input_1'
+        >>> sanitize("in")
+        '_in'
     """
     base = name[:-2] if name.endswith(":0") else name
-    return re.sub(r"[^A-Za-z0-9_]", "_", base)
+    key = re.sub(r"[^A-Za-z0-9_]", "_", base)
+    return key if _valid(key) else "_" + key
 
 
 def _keys(names: Sequence[str], taken: set[str]) -> list[str]:
@@ -85,7 +93,8 @@ def refuse_unsafe(scan: _safety.Scan, path: str) -> None:
     more = f" (+{len(blocking) - 10} more)" if len(blocking) > 10 else ""
     raise TfportInputError(
         message(
-            f"Refusing {path}: {len(blocking)} node(s) use ops outside the safe list: {shown}{more}",
+            f"Refusing {path}: {len(blocking)} node(s) use ops outside the safe list: "
+            f"{shown}{more}",
             f"Inspect them with `tfport graph inspect`; if you trust the model pass "
             f"--allow-ops {','.join(ops)} (or --trust)",
             unsafe_ops=ops,
@@ -104,8 +113,9 @@ def plan_frozen(
     graph_def = art.graph_def
     refuse_unsafe(_safety.scan(graph_def, allow_ops, trust=trust), art.path)
     nodes = _index.node_map(graph_def)
-    placeholders = [n.name + ":0" for n in _index.placeholders(graph_def)]
-    sinks = [n.name + ":0" for n in _index.sinks(graph_def, _ops.NO_OUTPUT_OPS)]
+    index = _index.index(graph_def)
+    placeholders = [n.name + ":0" for n in index.placeholders()]
+    sinks = [name + ":0" for name in index.sinks(_ops.NO_OUTPUT_OPS)]
     out_names = _check_names(outputs, nodes, sinks, "--outputs") if outputs else sinks
     if not out_names:
         raise TfportInputError(
@@ -116,7 +126,17 @@ def plan_frozen(
     else:
         needed = _index.closure(nodes, out_names)
         in_names = [p for p in placeholders if _index.input_node(p) in needed]
-    pruned = _prune(graph_def, out_names)
+    pruned = _prune(graph_def, [*out_names, *in_names])
+    variables = [n.name for n in pruned.node if n.op in _ops.VARIABLE_OPS]
+    if variables:
+        raise TfportInputError(
+            message(
+                f"{art.path} is not frozen: its outputs read variables "
+                f"({', '.join(variables[:5])})",
+                "Freeze it (variables to constants) or convert the SavedModel it came from",
+                variables=len(variables),
+            )
+        )
     taken: set[str] = set()
     sig = Signature(
         [_tensor(k, n, nodes) for k, n in zip(_keys(in_names, taken), in_names, strict=True)],
@@ -204,7 +224,9 @@ def plan_saved_model(
     sigs = {k: _signature(k, s, art.path) for k, s in _savedmodel.signatures(meta).items()}
     if not sigs:
         raise TfportInputError(
-            message(f"{art.path} has no signature to convert", "Re-export it with one", path=art.path)
+            message(
+                f"{art.path} has no signature to convert", "Re-export it with one", path=art.path
+            )
         )
     outs = [t.name for s in sigs.values() for t in s.outputs]
     pruned = _prune(graph_def, outs)
@@ -224,7 +246,8 @@ def plan_saved_model(
     restore = (saver.restore_op_name, saver.filename_tensor_name) if saver.restore_op_name else None
     return Plan(
         art.path, "saved_model", pruned, graph_def, sigs, variables,
-        prefix if variables else None, list(meta.meta_info_def.tags), restore, trust,
+        _savedmodel.variable_defs(meta), prefix if variables else None,
+        list(meta.meta_info_def.tags), restore, trust,
     )  # fmt: skip
 
 
@@ -265,7 +288,16 @@ def _signature(key: str, sig: Any, path: str) -> Signature:
             result.append(Tensor(k, _index.tensor_name(info.name), info.dtype, shape))
         return result
 
-    return Signature(tensors(sig.inputs), tensors(sig.outputs))
+    inputs = tensors(sig.inputs)
+    taken = {t.key for t in inputs if _valid(t.key)}
+    bad = [t for t in inputs if not _valid(t.key)]
+    for t, new in zip(bad, _keys([t.key for t in bad], taken), strict=True):
+        t.key = new  # TF2 signature inputs must be Python identifiers
+    return Signature(inputs, tensors(sig.outputs))
+
+
+def _valid(key: str) -> bool:
+    return key.isidentifier() and not keyword.iskeyword(key)
 
 
 def _replace_variables(pruned: Any) -> dict[str, str]:

@@ -53,7 +53,7 @@ def _serialized_from_source(path: str) -> bytes:
 
 
 def _serialized(proto_file: str) -> bytes:
-    """Returns the serialized FileDescriptorProto of e.g. 'tensorflow/core/framework/graph.proto'."""
+    """Returns the serialized FileDescriptorProto of e.g. 'tensorflow/core/framework/x.proto'."""
     stem = proto_file[: -len(".proto")] + "_pb2"
     if proto_file.startswith("google/protobuf/"):
         module = importlib.import_module(stem.replace("/", "."))
@@ -93,7 +93,7 @@ def _pool() -> descriptor_pool.DescriptorPool:
     return pool
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def message_class(full_name: str) -> Any:
     """Returns the message class of a TensorFlow proto type, e.g. 'tensorflow.GraphDef'.
 
@@ -137,3 +137,41 @@ _DTYPE_ALIASES = {
     "float_ref": "float32_ref",
     "double_ref": "float64_ref",
 }
+
+
+@functools.lru_cache(maxsize=1)
+def _lite_graph_class() -> Any:
+    """A wire-compatible view of GraphDef for fast scans of huge graphs.
+
+    ``LiteGraph.node`` (field 1) is declared as ONE message, so protobuf merges every
+    NodeDef into it; ``LiteNodes`` declares name=1, op=2, input=3 repeated, so the merge
+    keeps all names, ops and inputs of the graph in order: three C-speed lists instead
+    of millions of Python attribute reads. Other NodeDef fields stay unknown bytes.
+    """
+    file = descriptor_pb2.FileDescriptorProto(name="tfport_lite.proto", package="tfport_lite")
+    file.syntax = "proto3"
+    nodes = file.message_type.add(name="LiteNodes")
+    for number, name in ((1, "name"), (2, "op"), (3, "input")):
+        nodes.field.add(name=name, number=number, type=9, label=3)  # repeated string
+    graph = file.message_type.add(name="LiteGraph")
+    graph.field.add(name="node", number=1, type=11, label=1, type_name=".tfport_lite.LiteNodes")
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tfport_lite.LiteGraph"))
+
+
+def scan_nodes(data: bytes, count: int) -> tuple[list[str], list[str], list[str]] | None:
+    """Returns (names, ops, all inputs) of the `count` nodes of a binary GraphDef, in bulk.
+
+    Returns None when the bulk view cannot line names and ops up with the nodes (a node
+    without name or op), so callers fall back to the per-node walk.
+
+    Example:
+        >>> scan_nodes(graph_def.SerializeToString(), len(graph_def.node))  # doctest: +SKIP
+        (['input', ...], ['Placeholder', ...], ['input', 'hidden/kernel', ...])
+    """
+    merged = _lite_graph_class().FromString(data).node
+    names, ops = list(merged.name), list(merged.op)
+    if len(names) != count or len(ops) != count:
+        return None
+    return names, ops, list(merged.input)

@@ -47,11 +47,22 @@ def _unsafe(console: Console, unsafe: list[dict[str, Any]]) -> None:
     if not unsafe:
         console.print("unsafe ops: none")
         return
+    if not console.is_terminal:
+        for u in unsafe:
+            blocks = "BLOCKS" if u["blocking"] else "allowed"
+            via = f" via {u['via']}" if u["via"] else ""
+            console.print(f"unsafe {u['op']} {u['where']}/{u['node']}{via} [{u['role']}] {blocks}")
+        return
     table = Table(title="ops outside the safe list")
     for column in ("op", "node", "where", "via", "role", "blocks"):
         table.add_column(column)
     for u in unsafe:
         table.add_row(
-            u["op"], u["node"], u["where"], u["via"] or "-", u["role"], "yes" if u["blocking"] else "no"
+            u["op"],
+            u["node"],
+            u["where"],
+            u["via"] or "-",
+            u["role"],
+            "yes" if u["blocking"] else "no",
         )
     console.print(table)

@@ -11,16 +11,18 @@ and memory it takes are linear in the size of the graph.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tfport._src.errors import TfportInputError, message
-from tfport.graph import _ops
+from tfport.graph import _index, _ops
 
 MAX_CALL_DEPTH = 64
 MAX_ATTR_DEPTH = 32
 MAX_NODES = 50_000_000
 GRAPH = "graph"
+ROOT = "\x00graph"  # the main graph in the call graph; no function can be named so
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +91,10 @@ def scan(
     via = _first_referrers(calls)
     fn_roles = _function_roles(calls, roles or {})
     findings = []
-    for where, node in _all_nodes(graph_def):
+    ops = _index.index(graph_def).ops
+    unsafe = [graph_def.node[i] for i, op in enumerate(ops) if op not in allowed]
+    functions = _all_nodes(graph_def, with_graph=False)
+    for where, node in itertools.chain(((GRAPH, n) for n in unsafe), functions):
         if node.op in allowed or node.op in library:
             continue
         fname = where[len("function:") :] if where != GRAPH else None
@@ -117,9 +122,10 @@ def _check_size(graph_def: Any) -> None:
         )
 
 
-def _all_nodes(graph_def: Any) -> Iterator[tuple[str, Any]]:
-    for node in graph_def.node:
-        yield GRAPH, node
+def _all_nodes(graph_def: Any, with_graph: bool = True) -> Iterator[tuple[str, Any]]:
+    if with_graph:
+        for node in graph_def.node:
+            yield GRAPH, node
     for function in graph_def.library.function:
         where = "function:" + function.signature.name
         for node in function.node_def:
@@ -127,13 +133,15 @@ def _all_nodes(graph_def: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _call_graph(graph_def: Any, library: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
-    calls: dict[str, list[tuple[str, str, str]]] = {GRAPH: []}
+    if ROOT in library:
+        raise TfportInputError(message("A function name holds a NUL character", name=ROOT))
+    calls: dict[str, list[tuple[str, str, str]]] = {ROOT: []}
     for name in library:
         calls[name] = []
     if not library:
         return calls
     for where, node in _all_nodes(graph_def):
-        referrer = GRAPH if where == GRAPH else where[len("function:") :]
+        referrer = ROOT if where == GRAPH else where[len("function:") :]
         calls[referrer].extend(_node_refs(node, library))
     for grad in graph_def.library.gradient:
         if grad.function_name in library and grad.gradient_func in library:
@@ -207,7 +215,8 @@ def _first_referrers(calls: dict[str, list[tuple[str, str, str]]]) -> dict[str, 
     via: dict[str, str] = {}
     for referrer, refs in calls.items():
         for node, attr, callee in refs:
-            via.setdefault(callee, f"{referrer}/{node} ({attr})")
+            where = GRAPH if referrer == ROOT else referrer
+            via.setdefault(callee, f"{where}/{node} ({attr})")
     return via
 
 
@@ -218,7 +227,7 @@ def _function_roles(
     order = ("signature", "other", "saver", "init")
     result: dict[str, str] = {}
     for role in order:
-        stack = [callee for node, _, callee in calls[GRAPH] if roles.get(node, "other") == role]
+        stack = [callee for node, _, callee in calls[ROOT] if roles.get(node, "other") == role]
         while stack:
             name = stack.pop()
             if name in result:

@@ -74,9 +74,7 @@ def variables(graph_def: Any) -> list[dict[str, Any]]:
 def roles(meta: Any) -> dict[str, str]:
     """Maps each node to what runs it: "signature", "saver", "init" or "other" (first wins)."""
     nodes = _index.node_map(meta.graph_def)
-    sig_seeds = [
-        t.name for sig in signatures(meta).values() for t in sig.outputs.values()
-    ]
+    sig_seeds = [t.name for sig in signatures(meta).values() for t in sig.outputs.values()]
     saver = meta.saver_def
     saver_seeds = [s for s in (saver.restore_op_name, saver.save_tensor_name) if s]
     init_seeds = [name for names in init_ops(meta).values() for name in names]
@@ -92,3 +90,27 @@ def roles(meta: Any) -> dict[str, str]:
 def is_tf2(meta: Any) -> bool:
     """Whether the MetaGraph was written by TF2's `tf.saved_model.save` (has an object graph)."""
     return len(meta.object_graph_def.nodes) > 0
+
+
+def variable_defs(meta: Any) -> dict[str, dict[str, Any]]:
+    """Maps variable node names to their checkpoint key, slice and trainable flag.
+
+    Partitioned variables (``w/part_0``) are stored in the checkpoint under the full
+    variable's name (``w``); ``offset``/``shape`` select the part.
+    """
+    cls = _protos.message_class("tensorflow.VariableDef")
+    found: dict[str, dict[str, Any]] = {}
+    for key in ("variables", "local_variables", "model_variables", "trainable_variables"):
+        if key not in meta.collection_def:
+            continue
+        for raw in meta.collection_def[key].bytes_list.value:
+            var = cls.FromString(raw)
+            info = var.save_slice_info_def
+            name = _index.input_node(var.variable_name)
+            found[name] = {
+                "key": info.full_name or name,
+                "offset": list(info.var_offset) if info.full_name else None,
+                "shape": list(info.var_shape) if info.full_name else None,
+                "trainable": var.trainable,
+            }
+    return found

@@ -38,9 +38,7 @@ def make_inputs(plan: _plan.Plan, samples: Mapping[str, str], seed: int = 0) -> 
     for key, sig in plan.signatures.items():
         feeds[key] = {}
         for t in sig.inputs:
-            value = next(
-                (loaded[n] for n in (t.key, t.name, t.name[:-2]) if n in loaded), None
-            )
+            value = next((loaded[n] for n in (t.key, t.name, t.name[:-2]) if n in loaded), None)
             feeds[key][t.key] = _random(rng, t) if value is None else _cast(value, t)
     return feeds
 
@@ -86,8 +84,19 @@ def verify(plan: _plan.Plan, saved_dir: str, feeds: Feeds, atol: float) -> dict[
     Raises:
         TfportOperationError: a difference is over `atol`.
     """
-    reference = session_outputs(plan, feeds)
-    converted = saved_model_outputs(saved_dir, feeds)
+    tf = import_tf()
+    try:
+        reference = session_outputs(plan, feeds)
+        converted = saved_model_outputs(saved_dir, feeds)
+    except (tf.errors.OpError, ValueError, TypeError) as err:
+        text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
+        raise TfportOperationError(
+            message(
+                f"Verification could not run the models: {text}",
+                "Check that --sample-input values have the inputs' dtypes and shapes",
+                source=plan.source,
+            )
+        ) from err
     diffs = {
         key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
         for key in reference

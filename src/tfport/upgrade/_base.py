@@ -13,6 +13,8 @@ class Pass(cst.CSTTransformer):
     """A libcst transformer that knows the module's TF aliases and records report items."""
 
     METADATA_DEPENDENCIES = (PositionProvider,)
+    # The pass runs only when one of these appears in the source text (None: always).
+    TRIGGERS: tuple[str, ...] | None = None
 
     def __init__(self, aliases: Aliases) -> None:
         super().__init__()
@@ -38,13 +40,22 @@ class Pass(cst.CSTTransformer):
         return build(local) if local else None
 
 
-def run_pass(module: cst.Module, pass_type: type[Pass]) -> tuple[cst.Module, list[ReportItem]]:
+def run_pass(
+    module: cst.Module, pass_type: type[Pass], code: str | None = None
+) -> tuple[cst.Module, list[ReportItem]]:
     """Runs one pass over `module`; returns the new module and the pass's items.
+
+    `code` (the module's text, if known) saves a code generation for the trigger check;
+    a skipped pass returns `module` itself.
 
     Example:
         >>> run_pass(cst.parse_module("x = 1\\n"), Pass)[0].code
         'x = 1\\n'
     """
+    if pass_type.TRIGGERS is not None:
+        code = module.code if code is None else code
+        if not any(word in code for word in pass_type.TRIGGERS):
+            return module, []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = pass_type(collect_aliases(wrapper.module))
     new = wrapper.visit(transformer)

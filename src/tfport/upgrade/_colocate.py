@@ -13,6 +13,8 @@ NAMES = ("tf.colocate_with", "tf.compat.v1.colocate_with", "tf.compat.v2.colocat
 class ColocatePass(Pass):
     """Removes `colocate_with` context managers; the block's statements stay in place."""
 
+    TRIGGERS = ("colocate_with",)
+
     def _is_colocate(self, item: cst.WithItem) -> bool:
         call = item.item
         return isinstance(call, cst.Call) and self.aliases.canonical(call.func) in NAMES
@@ -26,7 +28,9 @@ class ColocatePass(Pass):
         if len(items) == len(updated_node.items):
             return updated_node
         if any(item.asname for item in updated_node.items if self._is_colocate(item)):
-            self.report(original_node, WARNING, "colocate_with(...) as NAME kept: remove it by hand")
+            self.report(
+                original_node, WARNING, "colocate_with(...) as NAME kept: remove it by hand"
+            )
             return updated_node
         self.report(original_node, INFO, "Removed 'colocate_with' block (body kept)")
         if items:

@@ -2,7 +2,8 @@
 
 Converted when, in one block, ``NAME = tf.ConfigProto(...)`` (and its
 ``NAME.x = ...`` / ``NAME.gpu_options.x = ...`` follow-ups) only sets
-`allow_growth`, `log_device_placement` or the GPU entry of `device_count`, and
+`allow_growth`, `log_device_placement`, `allow_soft_placement` or the GPU entry
+of `device_count`, and
 NAME is only passed on as ``config=NAME`` / ``session_config=NAME``: the
 assignment becomes `tf.config` calls and those arguments are dropped. Anything
 else (other fields, `per_process_gpu_memory_fraction`, which has no `tf.config`
@@ -18,6 +19,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from tfport.upgrade._base import Pass
+from tfport.upgrade._names import name_uses
 from tfport.upgrade._report import INFO, WARNING
 
 CONFIG = ("tf.ConfigProto", "tf.compat.v1.ConfigProto")
@@ -53,6 +55,8 @@ def _assigned_call(stmt: cst.CSTNode) -> tuple[str, cst.Call] | None:
 
 class ConfigProtoPass(Pass):
     """Turns device-only session configs into `tf.config` calls, or reports them."""
+
+    TRIGGERS = ("ConfigProto",)
 
     def __init__(self, aliases) -> None:
         super().__init__(aliases)
@@ -101,7 +105,7 @@ class ConfigProtoPass(Pass):
                 plan.settings.append(setting)
                 plan.remove.add(later)
         skip = plan.remove | {index}
-        uses = sum(len(m.findall(s, m.Name(name))) for i, s in enumerate(body) if i not in skip)
+        uses = sum(name_uses(s, name) for i, s in enumerate(body) if i not in skip)
         passed = m.Arg(keyword=m.OneOf(*map(m.Name, SESSION_KEYWORDS)), value=m.Name(name))
         allowed = sum(len(m.findall(s, passed)) for i, s in enumerate(body) if i not in skip)
         if uses != allowed:
@@ -110,7 +114,7 @@ class ConfigProtoPass(Pass):
 
     def _setting(self, plan: _Plan, body: list, index: int, arg: cst.Arg) -> None:
         key = arg.keyword.value if arg.keyword else None
-        if key in ("log_device_placement", "device_count"):
+        if key in ("log_device_placement", "allow_soft_placement", "device_count"):
             plan.settings.append((key, arg.value))
         elif key == "gpu_options":
             plan.settings.extend(self._gpu_options(plan, body, index, arg.value))
@@ -122,7 +126,7 @@ class ConfigProtoPass(Pass):
             for earlier in range(index - 1, -1, -1):
                 found = _assigned_call(body[earlier])
                 if found and found[0] == value.value:
-                    uses = sum(len(m.findall(s, m.Name(value.value))) for s in body)
+                    uses = sum(name_uses(s, value.value) for s in body)
                     if uses != 2:
                         raise Unsupported(f"'{value.value}' is used elsewhere")
                     plan.remove.add(earlier)
@@ -130,13 +134,16 @@ class ConfigProtoPass(Pass):
                     break
         if not isinstance(value, cst.Call) or self.aliases.canonical(value.func) not in GPU_OPTIONS:
             raise Unsupported("gpu_options is not a GPUOptions(...) call")
-        return [(f"gpu_options.{a.keyword.value if a.keyword else '?'}", a.value) for a in value.args]
+        return [
+            (f"gpu_options.{a.keyword.value if a.keyword else '?'}", a.value) for a in value.args
+        ]
 
     def _emit(self, plan: _Plan) -> list[cst.BaseStatement]:
         tf = self.aliases.local_for("tf")
         if tf is None:
             raise Unsupported("no `import tensorflow` to call tf.config with")
         return [cst.parse_statement(_line(tf, key, value)) for key, value in plan.settings]
+
 
 def _apply(body: list, plans: dict[int, tuple[_Plan, list]]) -> list:
     removed = set().union(*(plan.remove for plan, _ in plans.values()))
@@ -170,8 +177,10 @@ def _follow_up(stmt: cst.CSTNode, name: str) -> tuple[str, cst.BaseExpression] |
 
 def _line(tf: str, key: str, value: cst.BaseExpression) -> str:
     code = _CODE.code_for_node(value)
-    if key in ("log_device_placement",):
+    if key == "log_device_placement":
         return f"{tf}.debugging.set_log_device_placement({code})\n"
+    if key == "allow_soft_placement":
+        return f"{tf}.config.set_soft_device_placement({code})\n"
     if key == "gpu_options.allow_growth":
         return (
             f'for _gpu in {tf}.config.list_physical_devices("GPU"):\n'
@@ -221,6 +230,10 @@ class _DropConfigArgs(cst.CSTTransformer):
         args = [arg for arg in updated_node.args if not m.matches(arg, pattern)]
         if len(args) == len(updated_node.args):
             return updated_node
-        if args and len(args) < len(updated_node.args) and m.matches(updated_node.args[-1], pattern):
+        if (
+            args
+            and len(args) < len(updated_node.args)
+            and m.matches(updated_node.args[-1], pattern)
+        ):
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated_node.with_changes(args=args)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfport.upgrade._base import Pass
-from tfport.upgrade._names import module_path, tf_path
+from tfport.upgrade._names import module_path, name_counts, tf_path
 from tfport.upgrade._report import ERROR, INFO
 
 PREFIX = "tf.contrib"
@@ -22,41 +22,18 @@ def _is_contrib(canonical: str | None) -> bool:
 
 
 def _message(canonical: str) -> str:
-    return f"'{canonical}' was removed with tf.contrib and tfport has no mapping; rewrite it by hand"
-
-
-class _NameUses(cst.CSTVisitor):
-    """Collects names used as values (not in imports, attribute names or keywords)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.names: set[str] = set()
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+    return (
+        f"'{canonical}' was removed with tf.contrib and tfport has no mapping; rewrite it by hand"
+    )
 
 
 class ContribPass(Pass):
     """Reports remaining `tf.contrib` uses and drops unused `tensorflow.contrib` imports."""
 
+    TRIGGERS = ("contrib",)
+
     def visit_Module(self, node: cst.Module) -> None:
-        uses = _NameUses()
-        node.visit(uses)
-        self._used = uses.names
+        self._used = set(name_counts(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         canonical = self.aliases.canonical(node)

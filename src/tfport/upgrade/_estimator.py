@@ -7,11 +7,18 @@ which ``tf.estimator.DNNClassifier`` would read as the v2 canned estimator.
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import importlib
+
 import libcst as cst
 
 from tfport.upgrade._base import Pass
 from tfport.upgrade._names import build, module_path, tf_path
-from tfport.upgrade._report import INFO
+from tfport.upgrade._report import INFO, WARNING
+
+# Whether rewrite targets are checked against the installed tfport (imports tfport.estimator).
+CHECK_TARGETS: contextvars.ContextVar[bool] = contextvars.ContextVar("check", default=False)
 
 CANNED = (
     "BaselineClassifier",
@@ -30,7 +37,14 @@ CANNED = (
     "LinearEstimator",
     "LinearRegressor",
 )
-TPU_NAMES = ("TPUEstimator", "TPUEstimatorSpec", "RunConfig", "TPUConfig", "CrossShardOptimizer")
+TPU_NAMES = (
+    "TPUEstimator",
+    "TPUEstimatorSpec",
+    "RunConfig",
+    "TPUConfig",
+    "InputPipelineConfig",
+    "CrossShardOptimizer",
+)
 
 RULES: dict[str, str] = {
     "tf.estimator": "tfport.estimator",
@@ -64,8 +78,28 @@ def match(canonical: str | None) -> tuple[int, str] | None:
     return None
 
 
+@functools.cache
+def provided(path: str) -> bool:
+    """True when the installed tfport provides the dotted `path` (``tfport.estimator.X``)."""
+    parts = path.split(".")
+    for size in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:size]))
+        except ImportError:
+            continue
+        try:
+            for part in parts[size:]:
+                obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - a lazy attribute may fail in any way
+            return False
+        return True
+    return False
+
+
 class EstimatorPass(Pass):
     """Rewrites references and imports of removed Estimator-era names to tfport."""
+
+    TRIGGERS = ("estimator", "contrib", "CrossShardOptimizer")
 
     def __init__(self, aliases) -> None:
         super().__init__(aliases)
@@ -93,7 +127,12 @@ class EstimatorPass(Pass):
             return updated_node
         canonical, target = self._targets[original_node]
         self.report(original_node, INFO, f"Renamed '{canonical}' to '{target}'")
+        self._check(original_node, target)
         return build(target)
+
+    def _check(self, node: cst.CSTNode, target: str) -> None:
+        if CHECK_TARGETS.get() and not provided(target):
+            self.report(node, WARNING, f"'{target}' is not provided by this tfport: it will fail")
 
     def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
         names = []
@@ -135,7 +174,10 @@ class EstimatorPass(Pass):
             local = alias.evaluated_alias or alias.evaluated_name
             asname = None if local == last else cst.AsName(name=cst.Name(local))
             moved.setdefault(parent, []).append(cst.ImportAlias(name=cst.Name(last), asname=asname))
-            self.report(original, INFO, f"Import of '{base}.{alias.evaluated_name}' -> '{found[1]}'")
+            self.report(
+                original, INFO, f"Import of '{base}.{alias.evaluated_name}' -> '{found[1]}'"
+            )
+            self._check(original, found[1])
         if not moved:
             return None
         out = [cst.ImportFrom(module=build(parent), names=names) for parent, names in moved.items()]

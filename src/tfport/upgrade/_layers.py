@@ -25,6 +25,8 @@ def _is_old(canonical: str | None) -> bool:
 class LayersPass(Pass):
     """Rewrites `tf.layers` references and imports to `tf.compat.v1.layers`."""
 
+    TRIGGERS = ("layers",)
+
     def visit_Import(self, node: cst.Import) -> bool:
         return False
 

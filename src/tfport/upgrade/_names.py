@@ -8,6 +8,7 @@ assignments such as ``v1 = tf.compat.v1``.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import libcst as cst
@@ -77,7 +78,7 @@ class Aliases:
         base = self.names.get(root)
         if base is None:
             return None
-        return f"{base}.{rest}" if rest else base
+        return _normalize(f"{base}.{rest}" if rest else base)
 
     def root_of(self, node: cst.CSTNode) -> str | None:
         """Returns the canonical path bound to the chain's root name."""
@@ -95,6 +96,13 @@ class Aliases:
         return best[1] if best else None
 
 
+def _normalize(path: str) -> str:
+    """``tf.compat.v1.compat.v2.x`` -> ``tf.compat.v2.x`` (``tf`` may be compat.v1 itself)."""
+    while path.startswith(("tf.compat.v1.compat.", "tf.compat.v2.compat.")):
+        path = "tf." + path[len("tf.compat.v1.") :]
+    return path
+
+
 def collect_aliases(module: cst.Module) -> Aliases:
     """Finds the local names bound to TensorFlow modules and symbols.
 
@@ -104,11 +112,29 @@ def collect_aliases(module: cst.Module) -> Aliases:
         {'tf': 'tf', 'v1': 'tf.compat.v1'}
     """
     aliases = Aliases()
-    for node in m.findall(module, m.Import() | m.ImportFrom()):
+    finder = _ImportFinder()
+    module.visit(finder)
+    for node in finder.imports:
         _add_import(aliases, node)
     for stmt in module.body:
         _add_assignment(aliases, stmt)
     return aliases
+
+
+class _ImportFinder(cst.CSTVisitor):
+    """Collects import statements anywhere, without walking into expressions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.imports: list[cst.Import | cst.ImportFrom] = []
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.imports.extend(s for s in node.body if isinstance(s, cst.Import | cst.ImportFrom))
+        return False
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        self.imports.extend(s for s in node.body if isinstance(s, cst.Import | cst.ImportFrom))
+        return False
 
 
 def _add_import(aliases: Aliases, node: cst.CSTNode) -> None:
@@ -151,3 +177,45 @@ def _add_assignment(aliases: Aliases, stmt: cst.CSTNode) -> None:
     path = aliases.canonical(assign.value)
     if path is not None:
         aliases.names[target.value] = path
+
+
+class _NameCounter(cst.CSTVisitor):
+    """Counts names used as values (not attribute names, keywords or imports)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: collections.Counter[str] = collections.Counter()
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.counts[node.value] += 1
+
+
+def name_counts(node: cst.CSTNode) -> collections.Counter[str]:
+    """Counts the names used as values in `node` (imports, `x.attr` and `kw=` names excluded).
+
+    Example:
+        >>> name_counts(cst.parse_module("f(config=config, x=a.config)\\n"))["config"]
+        1
+    """
+    counter = _NameCounter()
+    node.visit(counter)
+    return counter.counts
+
+
+def name_uses(node: cst.CSTNode, name: str) -> int:
+    """Counts the uses of `name` in `node` as a value (see :func:`name_counts`)."""
+    return name_counts(node)[name]

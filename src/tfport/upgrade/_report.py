@@ -32,7 +32,7 @@ class ReportItem:
         return dataclasses.asdict(self)
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """What happened to one file."""
 
     CHANGED = "changed"

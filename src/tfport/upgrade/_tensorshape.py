@@ -30,6 +30,8 @@ _DIM_NAME = re.compile(r"^(dim|dimension|.*_dim|dim_.*|.*_dimension)$")
 class TensorShapePass(Pass):
     """Drops `.value` on known dimensions; wraps likely ones in `dimension_value`."""
 
+    TRIGGERS = (".value",)
+
     def __init__(self, aliases) -> None:
         super().__init__(aliases)
         self._scopes: list[set[str]] = [set()]

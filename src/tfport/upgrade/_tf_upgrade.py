@@ -12,9 +12,10 @@ import contextlib
 import functools
 import io
 import re
+import warnings
 from typing import Any
 
-from tfport.upgrade._report import ERROR, ReportItem
+from tfport.upgrade._report import WARNING, ReportItem
 
 _LOG = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.DOTALL)
 # tf_upgrade_v2's generic advice for tf.contrib points at TensorFlow Addons (end of life);
@@ -56,12 +57,20 @@ def tf_upgrade(code: str, filename: str = "<string>") -> tuple[str | None, list[
         'import tensorflow as tf\\ntf.compat.v1.Session()\\n'
     """
     upgrader = _upgrader()
-    with contextlib.redirect_stdout(io.StringIO()):
-        ok, new_code, logs, _ = upgrader.update_string_pasta(code, filename)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            ok, new_code, logs, _ = upgrader.update_string_pasta(code, filename)
+    except Exception as err:  # noqa: BLE001 - pasta fails on syntax newer than it knows
+        return None, [_skipped(f"{type(err).__name__}: {' '.join(str(err).split())}")]
     if not ok:
-        first = logs[0].splitlines()[-1] if logs else "unknown error"
-        return None, [ReportItem(1, 0, ERROR, f"tf_upgrade_v2 could not parse the file: {first}")]
+        return None, [_skipped(logs[0].splitlines()[-1] if logs else "unknown error")]
     return new_code, [item for item in map(_parse_log, logs) if item is not None]
+
+
+def _skipped(why: str) -> ReportItem:
+    note = f"tf_upgrade_v2 could not process the file ({why}); only tfport's rewrites were applied"
+    return ReportItem(1, 0, WARNING, note)
 
 
 def _parse_log(text: str) -> ReportItem | None:

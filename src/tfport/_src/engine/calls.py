@@ -111,7 +111,8 @@ def call_model_fn(
     return spec
 
 
-def call_input_fn(input_fn: Any, mode: str, params: dict, config: Any) -> Any:
+def call_input_fn(input_fn: Any, mode: str, params: dict, config: Any,
+                  device: str | None = "/cpu:0") -> Any:
     """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
 
     Example:
@@ -134,7 +135,7 @@ def call_input_fn(input_fn: Any, mode: str, params: dict, config: Any) -> Any:
     if "mode" in args:
         kwargs["mode"] = mode
     tf = import_tf()
-    with tf.device("/cpu:0"):
+    with tf.device(device):
         return input_fn(**kwargs)
 
 

@@ -36,22 +36,34 @@ class Estimator:
         >>> est.train(input_fn, max_steps=100).evaluate(eval_input_fn)  # doctest: +SKIP
     """
 
-    def __init__(self, model_fn: Any, model_dir: str | None = None, config: Any = None,
-                 params: dict | None = None, warm_start_from: Any = None) -> None:
+    def __init__(
+        self,
+        model_fn: Any,
+        model_dir: str | None = None,
+        config: Any = None,
+        params: dict | None = None,
+        warm_start_from: Any = None,
+    ) -> None:
         calls.check_model_fn(model_fn)
         if config is None:
             config = RunConfig()
         elif not isinstance(config, RunConfig):
             raise TfportInputError(
-                message("config must be a tfport.estimator.RunConfig",
-                        "Pass RunConfig(...) (tf.estimator.RunConfig after tfport.install())",
-                        config=config)
+                message(
+                    "config must be a tfport.estimator.RunConfig",
+                    "Pass RunConfig(...) (tf.estimator.RunConfig after tfport.install())",
+                    config=config,
+                )
             )
         model_dir = os.fspath(model_dir) if model_dir is not None else None
         if model_dir and config.model_dir and model_dir != config.model_dir:
             raise TfportInputError(
-                message("model_dir differs from config.model_dir", "Pass only one of them",
-                        model_dir=model_dir, config_model_dir=config.model_dir)
+                message(
+                    "model_dir differs from config.model_dir",
+                    "Pass only one of them",
+                    model_dir=model_dir,
+                    config_model_dir=config.model_dir,
+                )
             )
         model_dir = model_dir or config.model_dir
         if model_dir is None:
@@ -67,9 +79,7 @@ class Estimator:
     config = property(lambda self: copy.deepcopy(self._config))
     params = property(lambda self: copy.deepcopy(self._params))
     model_fn = property(lambda self: self._model_fn)
-    warm_start_settings: WarmStartSettings | None = property(
-        lambda self: self._warm_start_settings
-    )
+    warm_start_settings: WarmStartSettings | None = property(lambda self: self._warm_start_settings)
 
     def params_for_input(self) -> dict:
         """The params an input_fn receives (a copy)."""
@@ -77,35 +87,65 @@ class Estimator:
 
     def call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         """Calls the model_fn for `mode` in the current graph."""
-        return calls.call_model_fn(self._model_fn, features, labels, mode,
-                                   copy.deepcopy(self._params), self._config)
+        return calls.call_model_fn(
+            self._model_fn, features, labels, mode, copy.deepcopy(self._params), self._config
+        )
 
-    def train(self, input_fn: Any, hooks: Any = None, steps: int | None = None,
-              max_steps: int | None = None, saving_listeners: Any = None) -> Estimator:
+    def train(
+        self,
+        input_fn: Any,
+        hooks: Any = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: Any = None,
+    ) -> Estimator:
         """Trains for `steps` more steps or up to global step `max_steps`; returns self."""
         training.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
         return self
 
-    def evaluate(self, input_fn: Any, steps: int | None = None, hooks: Any = None,
-                 checkpoint_path: str | None = None, name: str | None = None) -> dict:
+    def evaluate(
+        self,
+        input_fn: Any,
+        steps: int | None = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        name: str | None = None,
+    ) -> dict:
         """Evaluates on `input_fn` (until it ends, or `steps` batches); returns the metrics."""
         return evaluation.evaluate(self, input_fn, steps, hooks, checkpoint_path, name)
 
-    def predict(self, input_fn: Any, predict_keys: Any = None, hooks: Any = None,
-                checkpoint_path: str | None = None,
-                yield_single_examples: bool = True) -> Iterator[Any]:
+    def predict(
+        self,
+        input_fn: Any,
+        predict_keys: Any = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        yield_single_examples: bool = True,
+    ) -> Iterator[Any]:
         """Yields predictions for `input_fn`'s features."""
-        return prediction.predict(self, input_fn, predict_keys, hooks, checkpoint_path,
-                                  yield_single_examples)
+        return prediction.predict(
+            self, input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples
+        )
 
-    def export_saved_model(self, export_dir_base: str, serving_input_receiver_fn: Any,
-                           assets_extra: dict | None = None, as_text: bool = False,
-                           checkpoint_path: str | None = None,
-                           experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+    def export_saved_model(
+        self,
+        export_dir_base: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        experimental_mode: str = ModeKeys.PREDICT,
+    ) -> bytes:
         """Exports a SavedModel under `export_dir_base/<timestamp>`; returns that path."""
-        return exporting.export_saved_model(self, export_dir_base, serving_input_receiver_fn,
-                                            assets_extra, as_text, checkpoint_path,
-                                            experimental_mode)
+        return exporting.export_saved_model(
+            self,
+            export_dir_base,
+            serving_input_receiver_fn,
+            assets_extra,
+            as_text,
+            checkpoint_path,
+            experimental_mode,
+        )
 
     export_savedmodel = export_saved_model
 
@@ -125,18 +165,26 @@ class Estimator:
         latest = self.latest_checkpoint()
         if not latest:
             raise TfportInputError(
-                message(f"Estimator's model_dir ({self._model_dir}) holds no checkpoint",
-                        "Train the model first", model_dir=self._model_dir)
+                message(
+                    f"Estimator's model_dir ({self._model_dir}) holds no checkpoint",
+                    "Train the model first",
+                    model_dir=self._model_dir,
+                )
             )
         return latest
 
-    def experimental_export_all_saved_models(self, export_dir_base: str,
-                                             input_receiver_fn_map: dict, **kwargs: Any) -> bytes:
+    def experimental_export_all_saved_models(
+        self, export_dir_base: str, input_receiver_fn_map: dict, **kwargs: Any
+    ) -> bytes:
         """Exports the PREDICT receiver of `input_receiver_fn_map` (other modes: not yet)."""
         if ModeKeys.PREDICT not in input_receiver_fn_map:
             raise TfportInputError(
-                message("Only the PREDICT mode export is supported", "Add a PREDICT receiver",
-                        modes=sorted(input_receiver_fn_map))
+                message(
+                    "Only the PREDICT mode export is supported",
+                    "Add a PREDICT receiver",
+                    modes=sorted(input_receiver_fn_map),
+                )
             )
-        return self.export_saved_model(export_dir_base,
-                                       input_receiver_fn_map[ModeKeys.PREDICT], **kwargs)
+        return self.export_saved_model(
+            export_dir_base, input_receiver_fn_map[ModeKeys.PREDICT], **kwargs
+        )

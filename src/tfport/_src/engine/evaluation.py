@@ -16,8 +16,9 @@ LOSS_KEY = "loss"
 GLOBAL_STEP_KEY = "global_step"
 
 
-def evaluate(est: Any, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: Any,
-             name: Any) -> dict:
+def evaluate(
+    est: Any, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: Any, name: Any
+) -> dict:
     """Evaluates `est` as the legacy `Estimator.evaluate` did; returns the metrics dict.
 
     Example:
@@ -36,8 +37,16 @@ def evaluate(est: Any, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: A
         all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
         if checkpoint_path:
             graphs.check_checkpoint_covers_graph(checkpoint_path)
-        results = _evaluate_once(tf, built, checkpoint_path, update_op, eval_dict, all_hooks,
-                                 steps, est.config.session_config)
+        results = _evaluate_once(
+            tf,
+            built,
+            checkpoint_path,
+            update_op,
+            eval_dict,
+            all_hooks,
+            steps,
+            est.config.session_config,
+        )
     _write_summaries(tf, est, results, checkpoint_path, name)
     return results
 
@@ -59,13 +68,21 @@ def resolve_checkpoint(est: Any, checkpoint_path: Any, what: str) -> str | None:
         return checkpoint_path
     latest = tf.train.latest_checkpoint(est.model_dir)
     if not latest:
-        log.info("Could not find trained model in model_dir: %s, running initialization to %s.",
-                 est.model_dir, what)
+        log.info(
+            "Could not find trained model in model_dir: %s, running initialization to %s.",
+            est.model_dir,
+            what,
+        )
     return latest
 
 
 def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
     v1 = tf.compat.v1
+    ops = built.metric_ops
+    if ops is not None:
+        values = {key: value for key, (value, _) in ops.items()}
+        values[GLOBAL_STEP_KEY] = built.global_step
+        return tf.group(*[update for _, update in ops.values()]), values
     ops = dict(built.spec.eval_metric_ops)
     if LOSS_KEY in ops:
         raise TfportInputError(
@@ -81,6 +98,7 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
         if hasattr(metric, "result") and hasattr(metric, "update_state"):
             values[key] = metric.result()
             updates.extend(getattr(metric, "updates", []) or [])
+            _as_local_variables(v1, metric.variables)
         else:
             values[key], update = metric
             updates.append(update)
@@ -88,17 +106,34 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
     return (tf.group(*updates) if updates else None), values
 
 
-def _evaluate_once(tf: Any, built: Any, checkpoint_path: Any, update_op: Any, eval_dict: dict,
-                   hooks: list, steps: Any, session_config: Any) -> dict:
+def _as_local_variables(v1: Any, variables: Any) -> None:
+    """Keras metric variables live outside TF1 collections; make local_init_op cover them."""
+    local = v1.get_collection_ref(v1.GraphKeys.LOCAL_VARIABLES)
+    for var in variables:
+        if var not in local:
+            local.append(var)
+
+
+def _evaluate_once(
+    tf: Any,
+    built: Any,
+    checkpoint_path: Any,
+    update_op: Any,
+    eval_dict: dict,
+    hooks: list,
+    steps: Any,
+    session_config: Any,
+) -> dict:
     v1 = tf.compat.v1
     from tensorflow.python.training import evaluation as tf_evaluation
 
     eval_step = tf_evaluation._get_or_create_eval_step()
     increment = v1.assign_add(eval_step, 1)
-    update_op = tf.group(update_op, increment) if update_op is not None else increment
-    final = tf_evaluation._StopAfterNEvalsHook(steps) if steps else None
+    update_op = [update_op, increment] if update_op is not None else [increment]
+    stop_hook = tf_evaluation._StopAfterNEvalsHook(steps, log_progress=False)
+    stop_hook._set_evals_completed_tensor(increment)
     final_hook = v1.train.FinalOpsHook(eval_dict)
-    all_hooks = hooks + ([final] if final else []) + [final_hook]
+    all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold
     creator = v1.train.ChiefSessionCreator(
         scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, config=session_config
@@ -135,9 +170,12 @@ def _write_summaries(tf: Any, est: Any, results: dict, checkpoint_path: Any, nam
     if checkpoint_path:
         path_summary = summary_pb2.Summary()
         tensor = tf.make_tensor_proto(str(checkpoint_path).encode())
-        path_summary.value.add(tag="checkpoint_path", tensor=tensor,
-                               metadata=summary_pb2.SummaryMetadata(
-                                   plugin_data=summary_pb2.SummaryMetadata.PluginData(
-                                       plugin_name="text")))
+        path_summary.value.add(
+            tag="checkpoint_path",
+            tensor=tensor,
+            metadata=summary_pb2.SummaryMetadata(
+                plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
+            ),
+        )
         writer.add_summary(path_summary, step)
     writer.flush()

@@ -14,10 +14,15 @@ from tfport._src.tfenv import import_tf
 _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"]}
 
 
-def export_saved_model(est: Any, export_dir_base: str, serving_input_receiver_fn: Any,
-                       assets_extra: dict | None = None, as_text: bool = False,
-                       checkpoint_path: Any = None,
-                       experimental_mode: str = ModeKeys.PREDICT) -> bytes:
+def export_saved_model(
+    est: Any,
+    export_dir_base: str,
+    serving_input_receiver_fn: Any,
+    assets_extra: dict | None = None,
+    as_text: bool = False,
+    checkpoint_path: Any = None,
+    experimental_mode: str = ModeKeys.PREDICT,
+) -> bytes:
     """Exports the model at a checkpoint; returns the timestamped export folder (bytes).
 
     Example:
@@ -28,23 +33,28 @@ def export_saved_model(est: Any, export_dir_base: str, serving_input_receiver_fn
 
     if not callable(serving_input_receiver_fn):
         raise TfportInputError(
-            message("serving_input_receiver_fn must be callable",
-                    "Pass e.g. build_parsing_serving_input_receiver_fn(spec)",
-                    serving_input_receiver_fn=serving_input_receiver_fn)
+            message(
+                "serving_input_receiver_fn must be callable",
+                "Pass e.g. build_parsing_serving_input_receiver_fn(spec)",
+                serving_input_receiver_fn=serving_input_receiver_fn,
+            )
         )
     checkpoint_path = resolve_checkpoint(est, checkpoint_path, "export")
     if not checkpoint_path:
         raise TfportInputError(
-            message(f"Couldn't find trained model at {est.model_dir}",
-                    "Train the Estimator first or pass checkpoint_path",
-                    model_dir=est.model_dir)
+            message(
+                f"Couldn't find trained model at {est.model_dir}",
+                "Train the Estimator first or pass checkpoint_path",
+                model_dir=est.model_dir,
+            )
         )
     export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
     temp_dir = export_utils.get_temp_export_dir(export_dir)
     builder = tf.compat.v1.saved_model.Builder(temp_dir)
     try:
-        _add_meta_graph(tf, est, builder, serving_input_receiver_fn, checkpoint_path,
-                        experimental_mode)
+        _add_meta_graph(
+            tf, est, builder, serving_input_receiver_fn, checkpoint_path, experimental_mode
+        )
         builder.save(as_text)
         _copy_assets_extra(tf, temp_dir, assets_extra)
         tf.io.gfile.rename(temp_dir, export_dir)
@@ -54,8 +64,9 @@ def export_saved_model(est: Any, export_dir_base: str, serving_input_receiver_fn
     return export_dir
 
 
-def _add_meta_graph(tf: Any, est: Any, builder: Any, receiver_fn: Any, checkpoint_path: str,
-                    mode: str) -> None:
+def _add_meta_graph(
+    tf: Any, est: Any, builder: Any, receiver_fn: Any, checkpoint_path: str, mode: str
+) -> None:
     from tensorflow.python.saved_model.model_utils import export_utils
 
     v1 = tf.compat.v1

@@ -23,6 +23,8 @@ class Built:
     features: Any = None
     labels: Any = None
     train_loop: Any = None
+    metric_ops: Any = None
+    iterations: Any = None
 
 
 def build(est: Any, input_fn: Any, mode: str) -> Built:
@@ -31,6 +33,16 @@ def build(est: Any, input_fn: Any, mode: str) -> Built:
     Example:
         >>> built = build(est, input_fn, ModeKeys.TRAIN)  # doctest: +SKIP
     """
+    strategy = _strategy_for(est, mode)
+    if strategy is not None:
+        from tfport._src.engine import distributed
+
+        return distributed.build(est, input_fn, mode, strategy)
+    loop = est.config.iterations_per_loop if mode == "train" else 1
+    if loop > 1:
+        from tfport._src.engine import loops
+
+        return loops.build(est, input_fn, loop)
     tf = import_tf()
     graph = tf.Graph()
     with graph.as_default(), graph.device(est.config.device_fn):
@@ -42,6 +54,18 @@ def build(est: Any, input_fn: Any, mode: str) -> Built:
         spec = est.call_model_fn(features, labels, mode)
         global_step = tf.compat.v1.train.get_global_step(graph)
     return Built(graph, spec, hooks, global_step, features, labels)
+
+
+def _strategy_for(est: Any, mode: str) -> Any:
+    from tfport._src.engine.strategies import num_replicas
+
+    config = est.config
+    strategy = {"train": config.train_distribute, "eval": config.eval_distribute}.get(mode)
+    if strategy is None:
+        return None
+    if num_replicas(strategy) == 1 and not config.cluster_spec:
+        return None
+    return strategy
 
 
 def global_step_in_dir(model_dir: str) -> int:

@@ -10,11 +10,24 @@ from tfport._src.errors import TfportInputError, message
 from tfport._src.tfenv import import_tf
 
 TF_HOOKS = (
-    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
-    "CheckpointSaverHook", "CheckpointSaverListener", "FeedFnHook", "FinalOpsHook",
-    "GlobalStepWaiterHook", "LoggingTensorHook", "NanTensorHook", "ProfilerHook",
-    "SecondOrStepTimer", "StepCounterHook", "StopAtStepHook", "SummarySaverHook",
-    "NanLossDuringTrainingError", "Scaffold",
+    "SessionRunHook",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunValues",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "NanTensorHook",
+    "ProfilerHook",
+    "SecondOrStepTimer",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "NanLossDuringTrainingError",
+    "Scaffold",
 )
 
 
@@ -44,8 +57,12 @@ def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     return dict(sorted(results.items()))
 
 
-def make_early_stopping_hook(estimator: Any, should_stop_fn: Any, run_every_secs: float = 60,
-                             run_every_steps: int | None = None) -> Any:
+def make_early_stopping_hook(
+    estimator: Any,
+    should_stop_fn: Any,
+    run_every_secs: float = 60,
+    run_every_steps: int | None = None,
+) -> Any:
     """Returns a hook that stops training once `should_stop_fn()` is true.
 
     Example:
@@ -53,17 +70,21 @@ def make_early_stopping_hook(estimator: Any, should_stop_fn: Any, run_every_secs
     """
     if run_every_secs is not None and run_every_steps is not None:
         raise TfportInputError(
-            message("make_early_stopping_hook takes run_every_secs or run_every_steps",
-                    "Pass one of them (set the other to None)",
-                    run_every_secs=run_every_secs, run_every_steps=run_every_steps)
+            message(
+                "make_early_stopping_hook takes run_every_secs or run_every_steps",
+                "Pass one of them (set the other to None)",
+                run_every_secs=run_every_secs,
+                run_every_steps=run_every_steps,
+            )
         )
     tf = import_tf()
     v1 = tf.compat.v1
 
     class _StopHook(v1.train.SessionRunHook):
         def begin(self) -> None:
-            self._timer = v1.train.SecondOrStepTimer(every_secs=run_every_secs,
-                                                     every_steps=run_every_steps)
+            self._timer = v1.train.SecondOrStepTimer(
+                every_secs=run_every_secs, every_steps=run_every_steps
+            )
             self._global_step = v1.train.get_global_step()
 
         def before_run(self, run_context: Any) -> Any:
@@ -80,9 +101,17 @@ def make_early_stopping_hook(estimator: Any, should_stop_fn: Any, run_every_secs
     return _StopHook()
 
 
-def _metric_hook(estimator: Any, metric_name: str, threshold: Any, compare: Any,
-                 steps_without: int | None, eval_dir: str | None, min_steps: int,
-                 run_every_secs: float, run_every_steps: int | None) -> Any:
+def _metric_hook(
+    estimator: Any,
+    metric_name: str,
+    threshold: Any,
+    compare: Any,
+    steps_without: int | None,
+    eval_dir: str | None,
+    min_steps: int,
+    run_every_secs: float,
+    run_every_steps: int | None,
+) -> Any:
     folder = eval_dir or os.path.join(estimator.model_dir, "eval")
 
     def should_stop() -> bool:
@@ -101,41 +130,97 @@ def _metric_hook(estimator: Any, metric_name: str, threshold: Any, compare: Any,
     return make_early_stopping_hook(estimator, should_stop, run_every_secs, run_every_steps)
 
 
-def stop_if_higher_hook(estimator: Any, metric_name: str, threshold: float,
-                        eval_dir: str | None = None, min_steps: int = 0,
-                        run_every_secs: float = 60, run_every_steps: int | None = None) -> Any:
+def stop_if_higher_hook(
+    estimator: Any,
+    metric_name: str,
+    threshold: float,
+    eval_dir: str | None = None,
+    min_steps: int = 0,
+    run_every_secs: float = 60,
+    run_every_steps: int | None = None,
+) -> Any:
     """Stops training once the latest eval `metric_name` is above `threshold`."""
-    return _metric_hook(estimator, metric_name, threshold, operator.gt, None, eval_dir,
-                        min_steps, run_every_secs, run_every_steps)
+    return _metric_hook(
+        estimator,
+        metric_name,
+        threshold,
+        operator.gt,
+        None,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
 
 
-def stop_if_lower_hook(estimator: Any, metric_name: str, threshold: float,
-                       eval_dir: str | None = None, min_steps: int = 0,
-                       run_every_secs: float = 60, run_every_steps: int | None = None) -> Any:
+def stop_if_lower_hook(
+    estimator: Any,
+    metric_name: str,
+    threshold: float,
+    eval_dir: str | None = None,
+    min_steps: int = 0,
+    run_every_secs: float = 60,
+    run_every_steps: int | None = None,
+) -> Any:
     """Stops training once the latest eval `metric_name` is below `threshold`."""
-    return _metric_hook(estimator, metric_name, threshold, operator.lt, None, eval_dir,
-                        min_steps, run_every_secs, run_every_steps)
+    return _metric_hook(
+        estimator,
+        metric_name,
+        threshold,
+        operator.lt,
+        None,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
 
 
-def stop_if_no_increase_hook(estimator: Any, metric_name: str, max_steps_without_increase: int,
-                             eval_dir: str | None = None, min_steps: int = 0,
-                             run_every_secs: float = 60,
-                             run_every_steps: int | None = None) -> Any:
+def stop_if_no_increase_hook(
+    estimator: Any,
+    metric_name: str,
+    max_steps_without_increase: int,
+    eval_dir: str | None = None,
+    min_steps: int = 0,
+    run_every_secs: float = 60,
+    run_every_steps: int | None = None,
+) -> Any:
     """Stops training when `metric_name` has not increased for that many steps."""
-    return _metric_hook(estimator, metric_name, None, operator.gt, max_steps_without_increase,
-                        eval_dir, min_steps, run_every_secs, run_every_steps)
+    return _metric_hook(
+        estimator,
+        metric_name,
+        None,
+        operator.gt,
+        max_steps_without_increase,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )
 
 
-def stop_if_no_decrease_hook(estimator: Any, metric_name: str, max_steps_without_decrease: int,
-                             eval_dir: str | None = None, min_steps: int = 0,
-                             run_every_secs: float = 60,
-                             run_every_steps: int | None = None) -> Any:
+def stop_if_no_decrease_hook(
+    estimator: Any,
+    metric_name: str,
+    max_steps_without_decrease: int,
+    eval_dir: str | None = None,
+    min_steps: int = 0,
+    run_every_secs: float = 60,
+    run_every_steps: int | None = None,
+) -> Any:
     """Stops training when `metric_name` has not decreased for that many steps.
 
     Example:
         >>> hook = stop_if_no_decrease_hook(est, "loss", 1000)  # doctest: +SKIP
     """
-    return _metric_hook(estimator, metric_name, None, operator.lt, max_steps_without_decrease,
-                        eval_dir, min_steps, run_every_secs, run_every_steps)
-
-
+    return _metric_hook(
+        estimator,
+        metric_name,
+        None,
+        operator.lt,
+        max_steps_without_decrease,
+        eval_dir,
+        min_steps,
+        run_every_secs,
+        run_every_steps,
+    )

@@ -12,8 +12,14 @@ from tfport._src.errors import TfportInputError, message
 from tfport._src.tfenv import import_tf
 
 
-def predict(est: Any, input_fn: Any, predict_keys: Any, hooks: Any, checkpoint_path: Any,
-            yield_single_examples: bool) -> Iterator[Any]:
+def predict(
+    est: Any,
+    input_fn: Any,
+    predict_keys: Any,
+    hooks: Any,
+    checkpoint_path: Any,
+    yield_single_examples: bool,
+) -> Iterator[Any]:
     """Yields predictions as the legacy `Estimator.predict` did.
 
     Example:
@@ -33,8 +39,9 @@ def predict(est: Any, input_fn: Any, predict_keys: Any, hooks: Any, checkpoint_p
             scaffold=built.spec.scaffold,
             config=est.config.session_config,
         )
-        with tf.compat.v1.train.MonitoredSession(session_creator=creator,
-                                                 hooks=all_hooks) as session:
+        with tf.compat.v1.train.MonitoredSession(
+            session_creator=creator, hooks=all_hooks
+        ) as session:
             while not session.should_stop():
                 values = session.run(predictions)
                 if not yield_single_examples:
@@ -53,9 +60,11 @@ def _extract_keys(predictions: Any, predict_keys: Any) -> Any:
         predict_keys = [predict_keys]
     if not isinstance(predictions, dict):
         raise TfportInputError(
-            message("predict_keys given but model_fn's predictions are not a dict",
-                    "Drop predict_keys or return a dict of predictions",
-                    predict_keys=predict_keys)
+            message(
+                "predict_keys given but model_fn's predictions are not a dict",
+                "Drop predict_keys or return a dict of predictions",
+                predict_keys=predict_keys,
+            )
         )
     missing = [k for k in predict_keys if k not in predictions]
     if missing:

@@ -21,12 +21,16 @@ def _wrap(value: Any, key: str, what: str) -> dict:
         value = {key: value}
     for name, tensor in value.items():
         if not isinstance(name, str):
-            raise TfportInputError(message(f"{what} keys must be strings", "Fix the keys",
-                                           key=name))
+            raise TfportInputError(
+                message(f"{what} keys must be strings", "Fix the keys", key=name)
+            )
         if not isinstance(tensor, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
             raise TfportInputError(
-                message(f"{what}[{name!r}] must be a tensor", "Pass placeholders or tensors",
-                        value=tensor)
+                message(
+                    f"{what}[{name!r}] must be a tensor",
+                    "Pass placeholders or tensors",
+                    value=tensor,
+                )
             )
     return value
 
@@ -43,8 +47,9 @@ class ServingInputReceiver(
         >>> ServingInputReceiver({"x": x}, {"x": x})  # doctest: +SKIP
     """
 
-    def __new__(cls, features: Any, receiver_tensors: Any,
-                receiver_tensors_alternatives: Any = None) -> ServingInputReceiver:
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> ServingInputReceiver:
         features = _wrap(features, SINGLE_FEATURE_KEY, "features")
         receiver_tensors = _wrap(receiver_tensors, SINGLE_RECEIVER_KEY, "receiver_tensors")
         if receiver_tensors_alternatives is not None:
@@ -67,18 +72,24 @@ class TensorServingInputReceiver(
         >>> TensorServingInputReceiver(x, {"x": x})  # doctest: +SKIP
     """
 
-    def __new__(cls, features: Any, receiver_tensors: Any,
-                receiver_tensors_alternatives: Any = None) -> TensorServingInputReceiver:
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> TensorServingInputReceiver:
         tf = import_tf()
         if not isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
             raise TfportInputError(
-                message("TensorServingInputReceiver.features must be a single tensor",
-                        "Use ServingInputReceiver for dicts", features=features)
+                message(
+                    "TensorServingInputReceiver.features must be a single tensor",
+                    "Use ServingInputReceiver for dicts",
+                    features=features,
+                )
             )
-        receiver = ServingInputReceiver({SINGLE_FEATURE_KEY: features}, receiver_tensors,
-                                        receiver_tensors_alternatives)
-        return super().__new__(cls, features, receiver.receiver_tensors,
-                               receiver.receiver_tensors_alternatives)
+        receiver = ServingInputReceiver(
+            {SINGLE_FEATURE_KEY: features}, receiver_tensors, receiver_tensors_alternatives
+        )
+        return super().__new__(
+            cls, features, receiver.receiver_tensors, receiver.receiver_tensors_alternatives
+        )
 
 
 def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: Any = None):
@@ -112,8 +123,7 @@ def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: Any 
         receivers = {}
         for name, tensor in features.items():
             shape = [default_batch_size] + list(tensor.shape[1:])
-            receivers[name] = tf.compat.v1.placeholder(dtype=tensor.dtype, shape=shape,
-                                                       name=name)
+            receivers[name] = tf.compat.v1.placeholder(dtype=tensor.dtype, shape=shape, name=name)
         return ServingInputReceiver(receivers, dict(receivers))
 
     return serving_input_receiver_fn

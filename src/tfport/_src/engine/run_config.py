@@ -73,8 +73,7 @@ def parse_tf_config(raw: str | None = None) -> dict:
         )
     cluster = config.get("cluster", {})
     if not isinstance(cluster, dict) or not all(
-        isinstance(v, (list, dict)) and all(isinstance(a, str) for a in v)
-        for v in cluster.values()
+        isinstance(v, (list, dict)) and all(isinstance(a, str) for a in v) for v in cluster.values()
     ):
         raise TfportInputError(
             message(
@@ -86,8 +85,9 @@ def parse_tf_config(raw: str | None = None) -> dict:
     task = config.get("task", {})
     if not isinstance(task, dict):
         raise TfportInputError(
-            message("TF_CONFIG.task must be an object", 'Use {"type": "worker", "index": 0}',
-                    task=task)
+            message(
+                "TF_CONFIG.task must be an object", 'Use {"type": "worker", "index": 0}', task=task
+            )
         )
     if cluster and task:
         kind, index = task.get("type"), task.get("index", 0)
@@ -154,12 +154,17 @@ class RunConfig:
             )
         if steps is None and secs is None and save_checkpoints_secs is _UNSET:
             secs = _DEFAULT_CHECKPOINT_SECS
-        for name, value in (("iterations_per_loop", iterations_per_loop),
-                            ("keep_checkpoint_max", keep_checkpoint_max)):
+        for name, value in (
+            ("iterations_per_loop", iterations_per_loop),
+            ("keep_checkpoint_max", keep_checkpoint_max),
+        ):
             if value is not None and (not isinstance(value, int) or value < 0):
                 raise TfportInputError(
-                    message(f"RunConfig.{name} must be a non-negative int", "Fix the value",
-                            **{name: value})
+                    message(
+                        f"RunConfig.{name} must be a non-negative int",
+                        "Fix the value",
+                        **{name: value},
+                    )
                 )
         self._model_dir = _normalize_dir(model_dir)
         self._tf_random_seed = tf_random_seed
@@ -191,9 +196,12 @@ class RunConfig:
         else:
             self._task_type, self._task_id = TaskType.WORKER, 0
         self._num_ps_replicas = len(self._cluster_spec.get(TaskType.PS, []))
-        self._num_worker_replicas = len(self._cluster_spec.get(TaskType.WORKER, [])) + len(
-            self._cluster_spec.get(TaskType.CHIEF, [])
-        ) + len(self._cluster_spec.get(TaskType.MASTER, [])) or 1
+        self._num_worker_replicas = (
+            len(self._cluster_spec.get(TaskType.WORKER, []))
+            + len(self._cluster_spec.get(TaskType.CHIEF, []))
+            + len(self._cluster_spec.get(TaskType.MASTER, []))
+            or 1
+        )
         if not self._cluster_spec:
             self._is_chief = True
         elif TaskType.CHIEF in self._cluster_spec or TaskType.MASTER in self._cluster_spec:
@@ -214,8 +222,25 @@ class RunConfig:
     keep_checkpoint_max = property(lambda self: self._keep_checkpoint_max)
     keep_checkpoint_every_n_hours = property(lambda self: self._keep_checkpoint_every_n_hours)
     log_step_count_steps = property(lambda self: self._log_step_count_steps)
-    train_distribute = property(lambda self: self._train_distribute)
-    eval_distribute = property(lambda self: self._eval_distribute)
+
+    @property
+    def train_distribute(self) -> Any:
+        """The training strategy (or `tfport run --strategy`'s default when unset)."""
+        if self._train_distribute is not None:
+            return self._train_distribute
+        from tfport._src.engine.strategies import default_strategy
+
+        return default_strategy()
+
+    @property
+    def eval_distribute(self) -> Any:
+        """The evaluation strategy (the `--strategy` default when no strategy was set)."""
+        if self._eval_distribute is not None or self._train_distribute is not None:
+            return self._eval_distribute
+        from tfport._src.engine.strategies import default_strategy
+
+        return default_strategy()
+
     experimental_distribute = property(lambda self: self._experimental_distribute)
     device_fn = property(lambda self: self._device_fn)
     protocol = property(lambda self: self._protocol)
@@ -248,21 +273,28 @@ class RunConfig:
 
     @property
     def session_config(self) -> Any:
-        """The ConfigProto for sessions (legacy default: soft placement, one meta-optimizer pass)."""
-        if self._session_config is not None:
-            return self._session_config
+        """The ConfigProto for sessions: the user's, or the legacy default (soft placement,
+        one meta-optimizer pass), on top of TF's context config (logical devices)."""
         from tfport._src.tfenv import import_tf
 
         tf = import_tf()
         from tensorflow.core.protobuf import rewriter_config_pb2
+        from tensorflow.python.eager import context
 
+        merged = context.context().config
+        if self._session_config is not None:
+            merged.MergeFrom(self._session_config)
+            return merged
         rewrite = rewriter_config_pb2.RewriterConfig(
             meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE
         )
-        return tf.compat.v1.ConfigProto(
-            allow_soft_placement=True,
-            graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite),
+        merged.MergeFrom(
+            tf.compat.v1.ConfigProto(
+                allow_soft_placement=True,
+                graph_options=tf.compat.v1.GraphOptions(rewrite_options=rewrite),
+            )
         )
+        return merged
 
     def replace(self, **kwargs: Any) -> RunConfig:
         """Returns a copy with the given properties replaced.
@@ -301,8 +333,14 @@ class RunConfig:
         return new
 
     def __repr__(self) -> str:
-        keys = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "save_checkpoints_secs",
-                "train_distribute", "iterations_per_loop")
+        keys = (
+            "model_dir",
+            "tf_random_seed",
+            "save_checkpoints_steps",
+            "save_checkpoints_secs",
+            "train_distribute",
+            "iterations_per_loop",
+        )
         return "RunConfig(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in keys) + ")"
 
 

@@ -13,8 +13,9 @@ from tfport._src.errors import TfportInputError, message
 from tfport._src.tfenv import import_tf
 
 
-class TrainSpec(collections.namedtuple("TrainSpec",
-                                       ["input_fn", "max_steps", "hooks", "saving_listeners"])):
+class TrainSpec(
+    collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks", "saving_listeners"])
+):
     """What `train_and_evaluate` trains on and for how long.
 
     Example:
@@ -22,21 +23,36 @@ class TrainSpec(collections.namedtuple("TrainSpec",
         100
     """
 
-    def __new__(cls, input_fn: Any, max_steps: int | None = None, hooks: Any = None,
-                saving_listeners: Any = None) -> TrainSpec:
+    def __new__(
+        cls,
+        input_fn: Any,
+        max_steps: int | None = None,
+        hooks: Any = None,
+        saving_listeners: Any = None,
+    ) -> TrainSpec:
         if not callable(input_fn):
-            raise TfportInputError(message("TrainSpec.input_fn must be callable",
-                                           "Pass the input function", input_fn=input_fn))
+            raise TfportInputError(
+                message(
+                    "TrainSpec.input_fn must be callable",
+                    "Pass the input function",
+                    input_fn=input_fn,
+                )
+            )
         if max_steps is not None and max_steps <= 0:
-            raise TfportInputError(message("TrainSpec.max_steps must be positive",
-                                           "Fix it", max_steps=max_steps))
-        return super().__new__(cls, input_fn, max_steps, tuple(hooks or ()),
-                               tuple(saving_listeners or ()))
+            raise TfportInputError(
+                message("TrainSpec.max_steps must be positive", "Fix it", max_steps=max_steps)
+            )
+        return super().__new__(
+            cls, input_fn, max_steps, tuple(hooks or ()), tuple(saving_listeners or ())
+        )
 
 
-class EvalSpec(collections.namedtuple(
-        "EvalSpec", ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs",
-                     "throttle_secs"])):
+class EvalSpec(
+    collections.namedtuple(
+        "EvalSpec",
+        ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"],
+    )
+):
     """What `train_and_evaluate` evaluates on, how often, and what it exports.
 
     Example:
@@ -44,12 +60,24 @@ class EvalSpec(collections.namedtuple(
         0
     """
 
-    def __new__(cls, input_fn: Any, steps: int | None = 100, name: str | None = None,
-                hooks: Any = None, exporters: Any = None, start_delay_secs: int = 120,
-                throttle_secs: int = 600) -> EvalSpec:
+    def __new__(
+        cls,
+        input_fn: Any,
+        steps: int | None = 100,
+        name: str | None = None,
+        hooks: Any = None,
+        exporters: Any = None,
+        start_delay_secs: int = 120,
+        throttle_secs: int = 600,
+    ) -> EvalSpec:
         if not callable(input_fn):
-            raise TfportInputError(message("EvalSpec.input_fn must be callable",
-                                           "Pass the input function", input_fn=input_fn))
+            raise TfportInputError(
+                message(
+                    "EvalSpec.input_fn must be callable",
+                    "Pass the input function",
+                    input_fn=input_fn,
+                )
+            )
         if exporters is None:
             exporters = ()
         elif isinstance(exporters, Exporter):
@@ -57,10 +85,19 @@ class EvalSpec(collections.namedtuple(
         exporters = tuple(exporters)
         names = [e.name for e in exporters]
         if len(set(names)) != len(names):
-            raise TfportInputError(message("EvalSpec.exporters must have unique names",
-                                           "Rename them", names=names))
-        return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), exporters,
-                               start_delay_secs, throttle_secs)
+            raise TfportInputError(
+                message("EvalSpec.exporters must have unique names", "Rename them", names=names)
+            )
+        return super().__new__(
+            cls,
+            input_fn,
+            steps,
+            name,
+            tuple(hooks or ()),
+            exporters,
+            start_delay_secs,
+            throttle_secs,
+        )
 
 
 class Exporter:
@@ -68,18 +105,34 @@ class Exporter:
 
     name: str = "exporter"
 
-    def export(self, estimator: Any, export_path: str, checkpoint_path: str,
-               eval_result: dict, is_the_final_export: bool) -> Any:
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
         raise NotImplementedError
 
 
 class _SavedModelExporter(Exporter):
-    def __init__(self, name: str, serving_input_receiver_fn: Any, assets_extra: Any = None,
-                 as_text: bool = False, exports_to_keep: int | None = 5) -> None:
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
         if not callable(serving_input_receiver_fn):
-            raise TfportInputError(message(f"{type(self).__name__} needs a callable "
-                                           "serving_input_receiver_fn", "Pass one",
-                                           serving_input_receiver_fn=serving_input_receiver_fn))
+            raise TfportInputError(
+                message(
+                    f"{type(self).__name__} needs a callable serving_input_receiver_fn",
+                    "Pass one",
+                    serving_input_receiver_fn=serving_input_receiver_fn,
+                )
+            )
         self.name = name
         self._receiver_fn = serving_input_receiver_fn
         self._assets_extra = assets_extra
@@ -87,10 +140,13 @@ class _SavedModelExporter(Exporter):
         self._keep = exports_to_keep
 
     def _do_export(self, estimator: Any, export_path: str, checkpoint_path: str) -> bytes:
-        path = estimator.export_saved_model(export_path, self._receiver_fn,
-                                            assets_extra=self._assets_extra,
-                                            as_text=self._as_text,
-                                            checkpoint_path=checkpoint_path)
+        path = estimator.export_saved_model(
+            export_path,
+            self._receiver_fn,
+            assets_extra=self._assets_extra,
+            as_text=self._as_text,
+            checkpoint_path=checkpoint_path,
+        )
         self._garbage_collect(export_path)
         return path
 
@@ -98,31 +154,54 @@ class _SavedModelExporter(Exporter):
         if not self._keep:
             return
         stamps = sorted(d for d in os.listdir(export_path) if d.isdigit())
-        for old in stamps[:-self._keep]:
+        for old in stamps[: -self._keep]:
             shutil.rmtree(os.path.join(export_path, old), ignore_errors=True)
 
 
 class LatestExporter(_SavedModelExporter):
     """Exports after every evaluation, keeping the `exports_to_keep` newest."""
 
-    def __init__(self, name: str, serving_input_receiver_fn: Any, assets_extra: Any = None,
-                 as_text: bool = False, exports_to_keep: int | None = 5) -> None:
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
 
-    def export(self, estimator: Any, export_path: str, checkpoint_path: str,
-               eval_result: dict, is_the_final_export: bool) -> Any:
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
         return self._do_export(estimator, export_path, checkpoint_path)
 
 
 class FinalExporter(_SavedModelExporter):
     """Exports only after the final evaluation."""
 
-    def __init__(self, name: str, serving_input_receiver_fn: Any, assets_extra: Any = None,
-                 as_text: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+    ) -> None:
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, None)
 
-    def export(self, estimator: Any, export_path: str, checkpoint_path: str,
-               eval_result: dict, is_the_final_export: bool) -> Any:
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
         if not is_the_final_export:
             return None
         return self._do_export(estimator, export_path, checkpoint_path)
@@ -135,17 +214,29 @@ def _loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
 class BestExporter(_SavedModelExporter):
     """Exports when the evaluation is the best so far by `compare_fn` (default: lower loss)."""
 
-    def __init__(self, name: str = "best_exporter", serving_input_receiver_fn: Any = None,
-                 event_file_pattern: str = "eval/*.tfevents.*", compare_fn: Any = _loss_smaller,
-                 assets_extra: Any = None, as_text: bool = False,
-                 exports_to_keep: int | None = 5) -> None:
+    def __init__(
+        self,
+        name: str = "best_exporter",
+        serving_input_receiver_fn: Any = None,
+        event_file_pattern: str = "eval/*.tfevents.*",
+        compare_fn: Any = _loss_smaller,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
         self._compare = compare_fn
         self._pattern = event_file_pattern
         self._best: dict | None = None
 
-    def export(self, estimator: Any, export_path: str, checkpoint_path: str,
-               eval_result: dict, is_the_final_export: bool) -> Any:
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
         if self._best is None:
             self._best = self._best_from_events(estimator.model_dir)
         if self._best is None or self._compare(self._best, eval_result):
@@ -165,8 +256,9 @@ class BestExporter(_SavedModelExporter):
         return best
 
 
-def _run_exporters(estimator: Any, eval_spec: EvalSpec, checkpoint_path: str, result: dict,
-                   final: bool) -> list:
+def _run_exporters(
+    estimator: Any, eval_spec: EvalSpec, checkpoint_path: str, result: dict, final: bool
+) -> list:
     results = []
     for exporter in eval_spec.exporters:
         path = os.path.join(estimator.model_dir, "export", exporter.name)
@@ -188,10 +280,14 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
         ... # doctest: +SKIP
     """
     if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
-        raise TfportInputError(message("train_and_evaluate needs a TrainSpec and an EvalSpec",
-                                       "Pass tfport.estimator.TrainSpec / EvalSpec",
-                                       train_spec=type(train_spec).__name__,
-                                       eval_spec=type(eval_spec).__name__))
+        raise TfportInputError(
+            message(
+                "train_and_evaluate needs a TrainSpec and an EvalSpec",
+                "Pass tfport.estimator.TrainSpec / EvalSpec",
+                train_spec=type(train_spec).__name__,
+                eval_spec=type(eval_spec).__name__,
+            )
+        )
     config = estimator.config
     if config.task_type == "evaluator" and config.cluster_spec:
         return _evaluator_loop(estimator, train_spec, eval_spec)
@@ -199,12 +295,20 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
 
     def evaluate(step: int) -> None:
         checkpoint = import_tf().train.latest_checkpoint(estimator.model_dir)
-        result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
-                                    hooks=eval_spec.hooks, checkpoint_path=checkpoint,
-                                    name=eval_spec.name)
+        result = estimator.evaluate(
+            eval_spec.input_fn,
+            steps=eval_spec.steps,
+            hooks=eval_spec.hooks,
+            checkpoint_path=checkpoint,
+            name=eval_spec.name,
+        )
         final = train_spec.max_steps is not None and step >= train_spec.max_steps
-        state.update(last_time=time.time(), last_step=step, result=result,
-                     exports=_run_exporters(estimator, eval_spec, checkpoint, result, final))
+        state.update(
+            last_time=time.time(),
+            last_step=step,
+            result=result,
+            exports=_run_exporters(estimator, eval_spec, checkpoint, result, final),
+        )
 
     tf = import_tf()
 
@@ -212,13 +316,18 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
         def after_save(self, session: Any, global_step_value: int) -> None:
             if not config.is_chief:
                 return
-            if time.time() - state["last_time"] >= eval_spec.throttle_secs and \
-                    global_step_value > 0:
+            if (
+                time.time() - state["last_time"] >= eval_spec.throttle_secs
+                and global_step_value > 0
+            ):
                 evaluate(global_step_value)
 
-    estimator.train(train_spec.input_fn, hooks=list(train_spec.hooks),
-                    max_steps=train_spec.max_steps,
-                    saving_listeners=list(train_spec.saving_listeners) + [_EvalListener()])
+    estimator.train(
+        train_spec.input_fn,
+        hooks=list(train_spec.hooks),
+        max_steps=train_spec.max_steps,
+        saving_listeners=list(train_spec.saving_listeners) + [_EvalListener()],
+    )
     from tfport._src.engine.graphs import global_step_in_dir
 
     step = global_step_in_dir(estimator.model_dir)
@@ -235,11 +344,16 @@ def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) 
         checkpoint = tf.train.latest_checkpoint(estimator.model_dir)
         if checkpoint and checkpoint != last:
             last = checkpoint
-            result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
-                                        hooks=eval_spec.hooks, checkpoint_path=checkpoint,
-                                        name=eval_spec.name)
-            final = train_spec.max_steps is not None and \
-                result["global_step"] >= train_spec.max_steps
+            result = estimator.evaluate(
+                eval_spec.input_fn,
+                steps=eval_spec.steps,
+                hooks=eval_spec.hooks,
+                checkpoint_path=checkpoint,
+                name=eval_spec.name,
+            )
+            final = (
+                train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps
+            )
             exports = _run_exporters(estimator, eval_spec, checkpoint, result, final)
             if final:
                 return result, exports

@@ -17,8 +17,9 @@ from tfport._src.tfenv import import_tf
 log = logging.getLogger("tfport")
 
 
-def train(est: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any,
-          saving_listeners: Any) -> None:
+def train(
+    est: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
+) -> None:
     """Trains `est` (an Estimator) as the legacy `Estimator.train` did.
 
     Example:
@@ -38,20 +39,27 @@ def train(est: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any,
         hooks.append(tf.compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
     built = graphs.build(est, input_fn, ModeKeys.TRAIN)
     with built.graph.as_default():
+        if built.iterations is not None:
+            from tfport._src.engine.loops import iterations_hook
+
+            hooks.append(iterations_hook(*built.iterations, steps, max_steps))
         _train_with_spec(est, built, hooks, listeners)
 
 
 def _check_steps(steps: Any, max_steps: Any) -> None:
     if steps is not None and max_steps is not None:
         raise TfportInputError(
-            message("train() takes steps or max_steps, not both", "Pass only one",
-                    steps=steps, max_steps=max_steps)
+            message(
+                "train() takes steps or max_steps, not both",
+                "Pass only one",
+                steps=steps,
+                max_steps=max_steps,
+            )
         )
     for name, value in (("steps", steps), ("max_steps", max_steps)):
         if value is not None and (not isinstance(value, int) or value <= 0):
             raise TfportInputError(
-                message(f"train({name}) must be a positive int", "Fix the value",
-                        **{name: value})
+                message(f"train({name}) must be a positive int", "Fix the value", **{name: value})
             )
 
 
@@ -73,6 +81,9 @@ def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> Non
         )
     worker_hooks.extend(spec.training_hooks)
     if not (spec.scaffold.saver or v1.get_collection(v1.GraphKeys.SAVERS)):
+        latest = tf.train.latest_checkpoint(est.model_dir)
+        if latest:
+            graphs.check_checkpoint_covers_graph(latest)
         v1.add_to_collection(
             v1.GraphKeys.SAVERS,
             v1.train.Saver(
@@ -84,26 +95,30 @@ def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> Non
             ),
         )
     chief_hooks: list = []
-    saver_hook = _checkpoint_hook(est, spec, worker_hooks + list(spec.training_chief_hooks),
-                                  listeners)
+    saver_hook = _checkpoint_hook(
+        est, spec, worker_hooks + list(spec.training_chief_hooks), listeners
+    )
     if saver_hook is not None:
         chief_hooks.append(saver_hook)
     preemption = PreemptionWatcher()
     worker_hooks.append(preemption.hook())
-    with preemption.installed(), v1.train.MonitoredTrainingSession(
-        master=config.master,
-        is_chief=config.is_chief,
-        checkpoint_dir=est.model_dir,
-        scaffold=spec.scaffold,
-        hooks=worker_hooks,
-        chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
-        save_checkpoint_secs=0,
-        save_summaries_steps=config.save_summary_steps,
-        config=config.session_config,
-        max_wait_secs=config.session_creation_timeout_secs,
-        log_step_count_steps=config.log_step_count_steps,
-        save_graph_def=config.checkpoint_save_graph_def,
-    ) as session:
+    with (
+        preemption.installed(),
+        v1.train.MonitoredTrainingSession(
+            master=config.master,
+            is_chief=config.is_chief,
+            checkpoint_dir=est.model_dir,
+            scaffold=spec.scaffold,
+            hooks=worker_hooks,
+            chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
+            save_checkpoint_secs=0,
+            save_summaries_steps=config.save_summary_steps,
+            config=config.session_config,
+            max_wait_secs=config.session_creation_timeout_secs,
+            log_step_count_steps=config.log_step_count_steps,
+            save_graph_def=config.checkpoint_save_graph_def,
+        ) as session,
+    ):
         loop = built.train_loop or (spec.train_op, spec.loss)
         while not session.should_stop():
             session.run(loop)

@@ -12,8 +12,12 @@ from tfport._src.errors import TfportInputError, message
 class WarmStartSettings(
     collections.namedtuple(
         "WarmStartSettings",
-        ["ckpt_to_initialize_from", "vars_to_warm_start", "var_name_to_vocab_info",
-         "var_name_to_prev_var_name"],
+        [
+            "ckpt_to_initialize_from",
+            "vars_to_warm_start",
+            "var_name_to_vocab_info",
+            "var_name_to_prev_var_name",
+        ],
     )
 ):
     """Which variables to warm-start, from which checkpoint, under which old names.
@@ -23,17 +27,28 @@ class WarmStartSettings(
         'hidden/.*'
     """
 
-    def __new__(cls, ckpt_to_initialize_from: Any, vars_to_warm_start: Any = ".*",
-                var_name_to_vocab_info: dict | None = None,
-                var_name_to_prev_var_name: dict | None = None) -> WarmStartSettings:
+    def __new__(
+        cls,
+        ckpt_to_initialize_from: Any,
+        vars_to_warm_start: Any = ".*",
+        var_name_to_vocab_info: dict | None = None,
+        var_name_to_prev_var_name: dict | None = None,
+    ) -> WarmStartSettings:
         if not ckpt_to_initialize_from:
             raise TfportInputError(
-                message("WarmStartSettings needs ckpt_to_initialize_from",
-                        "Pass a checkpoint prefix or model_dir",
-                        ckpt_to_initialize_from=ckpt_to_initialize_from)
+                message(
+                    "WarmStartSettings needs ckpt_to_initialize_from",
+                    "Pass a checkpoint prefix or model_dir",
+                    ckpt_to_initialize_from=ckpt_to_initialize_from,
+                )
             )
-        return super().__new__(cls, os.fspath(ckpt_to_initialize_from), vars_to_warm_start,
-                               var_name_to_vocab_info or {}, var_name_to_prev_var_name or {})
+        return super().__new__(
+            cls,
+            os.fspath(ckpt_to_initialize_from),
+            vars_to_warm_start,
+            var_name_to_vocab_info or {},
+            var_name_to_prev_var_name or {},
+        )
 
 
 def to_settings(warm_start_from: Any) -> WarmStartSettings | None:
@@ -50,6 +65,9 @@ def to_settings(warm_start_from: Any) -> WarmStartSettings | None:
     if isinstance(warm_start_from, (str, bytes, os.PathLike)):
         return WarmStartSettings(os.fsdecode(warm_start_from))
     raise TfportInputError(
-        message("warm_start_from must be a path or WarmStartSettings", "Fix the argument",
-                warm_start_from=warm_start_from)
+        message(
+            "warm_start_from must be a path or WarmStartSettings",
+            "Fix the argument",
+            warm_start_from=warm_start_from,
+        )
     )

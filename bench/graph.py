@@ -1,0 +1,173 @@
+"""Benchmark of `tfport graph`: TF-free inspect speed and converted-model latency.
+
+Prints progress on stderr and, as its last stdout line, JSON with:
+- inspect_seconds_per_100MB: `inspect_graph` (parse + safety scan + report) of a synthetic
+  weights-heavy GraphDef of >= 100 MB, scaled to 100 MB, measured before TensorFlow is imported
+  (target <= 2 s). `inspect_seconds_per_100MB_many_nodes` does the same for a graph made of
+  ~1M small nodes (the worst case for a Python walk).
+- latency_ratio_savedmodel_vs_session: median latency of the converted SavedModel's
+  serving_default (tf.saved_model.load) over a tf.compat.v1.Session on the original frozen
+  graph, same inputs, same run, interleaved rounds (target <= 1.05).
+
+Usage: python bench/graph.py [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from tfport.graph import _protos, inspect_graph
+
+MB = 1 << 20
+
+
+def _const(graph, name, array):
+    node = graph.node.add(name=name, op="Const")
+    node.attr["dtype"].type = 1
+    tensor = node.attr["value"].tensor
+    tensor.dtype = 1
+    tensor.tensor_shape.dim.add(size=array.shape[0])
+    tensor.tensor_shape.dim.add(size=array.shape[1])
+    tensor.tensor_content = array.tobytes()
+
+
+def weights_graph(target_bytes):
+    """An MLP-like chain: Placeholder -> (MatMul, BiasAdd, Relu) x N with 256x256 weights."""
+    graph = _protos.graph_def_class()()
+    x = graph.node.add(name="input", op="Placeholder")
+    x.attr["dtype"].type = 1
+    prev, rng, i = "input", np.random.default_rng(0), 0
+    while graph.ByteSize() < target_bytes:
+        scope = f"layer_{i}"
+        _const(graph, f"{scope}/kernel", rng.standard_normal((256, 256), dtype=np.float32))
+        _const(graph, f"{scope}/bias", rng.standard_normal((1, 256), dtype=np.float32))
+        graph.node.add(name=f"{scope}/MatMul", op="MatMul", input=[prev, f"{scope}/kernel"])
+        graph.node.add(
+            name=f"{scope}/BiasAdd", op="BiasAdd", input=[f"{scope}/MatMul", f"{scope}/bias"]
+        )
+        graph.node.add(name=f"{scope}/Relu", op="Relu", input=[f"{scope}/BiasAdd"])
+        prev, i = f"{scope}/Relu", i + 1
+    graph.node.add(name="output", op="Softmax", input=[prev])
+    return graph
+
+
+def many_nodes_graph(target_bytes):
+    """~1M small nodes: a long chain of elementwise ops with control inputs."""
+    graph = _protos.graph_def_class()()
+    x = graph.node.add(name="input", op="Placeholder")
+    x.attr["dtype"].type = 1
+    prev, i, ops = "input", 0, ("Relu", "Tanh", "Sigmoid", "Neg")
+    while True:
+        for _ in range(10_000):
+            name = f"block_{i // 100}/op_{i}"
+            graph.node.add(name=name, op=ops[i % 4], input=[prev, f"^{prev}"])
+            prev, i = name, i + 1
+        if graph.ByteSize() >= target_bytes:
+            return graph
+
+
+def time_inspect(make, target, folder, label):
+    graph = make(target)
+    nodes = len(graph.node)
+    path = os.path.join(folder, f"{label}.pb")
+    with open(path, "wb") as f:
+        f.write(graph.SerializeToString())
+    del graph  # measure inspect alone, not next to the generator's copy
+    size = os.path.getsize(path)
+    start = time.perf_counter()
+    report = inspect_graph(path)
+    seconds = time.perf_counter() - start
+    assert report["graphs"][0]["nodes"] == nodes and not report["blocking"]
+    os.remove(path)
+    print(
+        f"{label}: {size / MB:.1f} MB, {nodes} nodes, inspect {seconds:.2f} s",
+        file=sys.stderr,
+    )
+    return seconds * 100 * MB / size
+
+
+def latency_ratio(folder, rounds):
+    from tfport._src.tfenv import import_tf
+    from tfport.graph import convert
+
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [None, 784], name="input")
+        h = x
+        rng = np.random.default_rng(1)
+        for i, width in enumerate((512, 512, 10)):
+            w = tf.constant(rng.standard_normal((h.shape[1], width), dtype=np.float32) * 0.05)
+            h = tf.matmul(h, w) + tf.constant(np.zeros(width, np.float32))
+            h = tf.nn.relu(h) if i < 2 else tf.nn.softmax(h, name="probabilities")
+    pb = os.path.join(folder, "mlp.pb")
+    with open(pb, "wb") as f:
+        f.write(graph.as_graph_def().SerializeToString())
+    out = os.path.join(folder, "mlp_sm")
+    convert(pb, out, verify=True)
+    batch = rng.standard_normal((128, 784), dtype=np.float32)
+    sess = v1.Session(graph=graph)
+    fetch, feed = graph.get_tensor_by_name("probabilities:0"), {"input:0": batch}
+    fn = tf.saved_model.load(out).signatures["serving_default"]
+    const = tf.constant(batch)
+
+    def run_session():
+        return sess.run(fetch, feed)
+
+    def run_saved():
+        return fn(input=const)["probabilities"].numpy()
+
+    np.testing.assert_allclose(run_session(), run_saved(), atol=1e-5)
+    timings = {"session": [], "saved_model": []}
+    for _ in range(rounds):
+        for name, call in (("session", run_session), ("saved_model", run_saved)):
+            for _ in range(5):
+                call()
+            start = time.perf_counter()
+            for _ in range(50):
+                call()
+            timings[name].append((time.perf_counter() - start) / 50)
+    sess.close()
+    session, saved = (statistics.median(timings[k]) for k in ("session", "saved_model"))
+    print(
+        f"latency: session {session * 1e3:.3f} ms, saved_model {saved * 1e3:.3f} ms",
+        file=sys.stderr,
+    )
+    return saved / session, session, saved
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--mb", type=int, default=110, help="size of the synthetic graphs")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        per_100mb = time_inspect(weights_graph, args.mb * MB, folder, "weights")
+        per_100mb_nodes = time_inspect(many_nodes_graph, args.mb * MB, folder, "many_nodes")
+        tf_imported_during_inspect = "tensorflow" in sys.modules
+        ratio, session, saved = latency_ratio(folder, args.rounds)
+    print(
+        json.dumps(
+            {
+                "inspect_seconds_per_100MB": round(per_100mb, 3),
+                "inspect_seconds_per_100MB_many_nodes": round(per_100mb_nodes, 3),
+                "tensorflow_imported_by_inspect": tf_imported_during_inspect,
+                "latency_ratio_savedmodel_vs_session": round(ratio, 3),
+                "session_ms": round(session * 1e3, 3),
+                "saved_model_ms": round(saved * 1e3, 3),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

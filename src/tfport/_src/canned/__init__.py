@@ -1,0 +1,1 @@
+"""Canned estimators (DNN, Linear, DNNLinearCombined, Baseline) with legacy graphs and names."""

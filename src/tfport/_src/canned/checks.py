@@ -1,0 +1,136 @@
+"""Input checks for canned estimators: clear errors naming the column and the value.
+
+Static problems (a missing feature key, a wrong dtype) are raised while the graph is
+built. Label values are only known at run time: the heads add assertions whose message
+starts with `LABEL_MARKER`, and `translate_run_error` turns the resulting
+`InvalidArgumentError` into a `TfportInputError`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+LABEL_MARKER = "tfport-canned-label-check"
+
+
+def check_features(features: Any, columns: Any, estimator: str) -> None:
+    """Raises `TfportInputError` when `features` lacks a column's key or has a wrong dtype.
+
+    Example:
+        >>> check_features({"x": x}, [numeric_column("x")], "DNNClassifier")  # doctest: +SKIP
+    """
+    if not isinstance(features, dict):
+        raise TfportInputError(
+            message(
+                f"{estimator} needs features as a dict of feature name -> Tensor",
+                "Return ({'name': tensor, ...}, labels) from input_fn",
+                features=type(features),
+            )
+        )
+    tf = import_tf()
+    for column in columns:
+        spec = tf.feature_column.make_parse_example_spec([column])
+        for key, parse in spec.items():
+            _check_one(tf, features, key, parse.dtype, column, estimator)
+
+
+def _check_one(tf: Any, features: dict, key: str, want: Any, column: Any, estimator: str) -> None:
+    if key not in features:
+        raise TfportInputError(
+            message(
+                f"{estimator}: feature column {column.name!r} needs the feature {key!r}, which "
+                "input_fn did not return",
+                "Return that key from input_fn or fix the column's key",
+                column=column.name,
+                received_keys=sorted(map(str, features)),
+            )
+        )
+    got = getattr(features[key], "dtype", None)
+    if got is None:
+        return
+    got = tf.as_dtype(got)
+    ok = (got == tf.string) == (want == tf.string)
+    if want.is_integer and not got.is_integer:
+        ok = False
+    if not ok:
+        raise TfportInputError(
+            message(
+                f"{estimator}: feature {key!r} of column {column.name!r} has dtype {got.name}, "
+                f"the column needs {want.name}",
+                "Cast the feature in input_fn or use a column of the matching type",
+                column=column.name,
+                dtype=got.name,
+            )
+        )
+
+
+def check_label_dtype(labels: Any, vocabulary: Any, kind: str) -> None:
+    """Raises when labels' dtype cannot be used by the head (before any graph work).
+
+    Example:
+        >>> check_label_dtype(labels, None, "multi_class")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    dtype = tf.as_dtype(labels.dtype)
+    if vocabulary is not None and dtype != tf.string:
+        raise TfportInputError(
+            message(
+                "labels must be strings when label_vocabulary is given",
+                "Return string labels or drop label_vocabulary",
+                labels_dtype=dtype.name,
+            )
+        )
+    if vocabulary is None and dtype == tf.string:
+        raise TfportInputError(
+            message(
+                "labels are strings but the estimator has no label_vocabulary",
+                "Pass label_vocabulary=[...] or return integer class ids",
+                labels_dtype=dtype.name,
+            )
+        )
+    if vocabulary is None and kind == "multi_class" and not dtype.is_integer:
+        raise TfportInputError(
+            message(
+                "labels of a multi-class classifier must be integer class ids",
+                "Cast labels to int64 in input_fn",
+                labels_dtype=dtype.name,
+            )
+        )
+
+
+def assert_labels(condition: Any, labels: Any, what: str) -> Any:
+    """An assertion op on label values; its failure is translated by `translate_run_error`.
+
+    The failing message carries only the offending labels. `what` must not hold brackets.
+
+    Example:
+        >>> assert_labels(labels >= 0, labels, "labels must be >= 0")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    bad = tf.boolean_mask(labels, tf.logical_not(condition))
+    return tf.debugging.Assert(
+        tf.reduce_all(condition), [f"{LABEL_MARKER}: {what}", bad], summarize=10
+    )
+
+
+_FOUND = re.compile(re.escape(LABEL_MARKER) + r": ([^\]]*)\] \[(.*?)\]\s*(?:\n|$)", re.S)
+
+
+def translate_run_error(err: Exception) -> Exception:
+    """The `TfportInputError` for a failed label assertion, else `err` itself.
+
+    Example:
+        >>> translate_run_error(ValueError("x"))
+        ValueError('x')
+    """
+    text = str(getattr(err, "message", err))
+    if LABEL_MARKER not in text:
+        return err
+    found = _FOUND.search(text)
+    what = found.group(1).strip() if found else "labels are out of range"
+    received = found.group(2).split() if found else "?"
+    return TfportInputError(message(what, "Fix the labels returned by input_fn", labels=received))

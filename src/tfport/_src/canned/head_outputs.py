@@ -1,0 +1,166 @@
+"""What a head computes besides the loss: predictions, export outputs, eval metrics.
+
+Keys are the legacy `PredictionKeys` / `MetricKeys` strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.tfenv import import_tf
+
+LOGITS, LOGISTIC, PROBABILITIES = "logits", "logistic", "probabilities"
+CLASS_IDS, CLASSES = "class_ids", "classes"
+ALL_CLASS_IDS, ALL_CLASSES, PREDICTIONS = "all_class_ids", "all_classes", "predictions"
+SERVING_DEFAULT, CLASSIFY, REGRESS, PREDICT = (
+    "serving_default",
+    "classification",
+    "regression",
+    "predict",
+)
+
+
+def _tile_rows(tf: Any, row: Any, logits: Any) -> Any:
+    batch_size = tf.compat.v1.shape(logits)[0]
+    return tf.tile(tf.expand_dims(row, 0), [batch_size, 1])
+
+
+def _class_strings(tf: Any, n_classes: int, vocabulary: Any) -> Any:
+    if vocabulary:
+        return tf.constant(list(vocabulary))
+    return tf.strings.as_string(tf.range(n_classes))
+
+
+def _ids_to_classes(tf: Any, class_ids: Any, vocabulary: Any) -> Any:
+    if not vocabulary:
+        return tf.strings.as_string(class_ids, name="str_classes")
+    init = tf.lookup.KeyValueTensorInitializer(
+        tf.range(len(vocabulary), dtype=tf.int64), tf.constant(list(vocabulary))
+    )
+    table = tf.lookup.StaticHashTable(init, default_value="UNK", name="class_string_lookup")
+    return table.lookup(class_ids)
+
+
+def classifier_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict:
+    """Predictions of a softmax (n_classes > 2) or logistic (n_classes == 2) head.
+
+    Example:
+        >>> classifier_predictions(logits, 3, None)["probabilities"]  # doctest: +SKIP
+    """
+    tf = import_tf()
+    with tf.compat.v1.name_scope(None, "predictions", (logits,)):
+        out = {LOGITS: logits}
+        if n_classes == 2:
+            out[LOGISTIC] = tf.sigmoid(logits, name=LOGISTIC)
+            scores_logits = tf.concat(
+                [tf.zeros_like(logits), logits], axis=-1, name="two_class_logits"
+            )
+        else:
+            scores_logits = logits
+        out[PROBABILITIES] = tf.nn.softmax(scores_logits, name=PROBABILITIES)
+        class_ids = tf.expand_dims(tf.argmax(scores_logits, axis=-1, name=CLASS_IDS), -1)
+        out[CLASS_IDS] = class_ids
+        out[CLASSES] = _ids_to_classes(tf, class_ids, vocabulary)
+        out[ALL_CLASS_IDS] = _tile_rows(tf, tf.range(n_classes), logits)
+        out[ALL_CLASSES] = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), logits)
+    return out
+
+
+def classifier_export_outputs(predictions: dict, n_classes: int, vocabulary: Any) -> dict:
+    """serving_default / classification (scores + class strings), predict (all keys).
+
+    Example:
+        >>> classifier_export_outputs(preds, 3, None)["predict"]  # doctest: +SKIP
+    """
+    tf = import_tf()
+    from tensorflow.python.saved_model.model_utils import export_output
+
+    scores = predictions[PROBABILITIES]
+    classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)
+    classify = export_output.ClassificationOutput(scores=scores, classes=classes)
+    outputs = {
+        SERVING_DEFAULT: classify,
+        CLASSIFY: classify,
+        PREDICT: export_output.PredictOutput(predictions),
+    }
+    if n_classes == 2:
+        outputs[REGRESS] = export_output.RegressionOutput(value=predictions[LOGISTIC])
+    return outputs
+
+
+def regression_export_outputs(predictions: dict) -> dict:
+    """serving_default / regression (single-dimension value), predict (all keys).
+
+    Example:
+        >>> regression_export_outputs({"predictions": y})  # doctest: +SKIP
+    """
+    from tensorflow.python.saved_model.model_utils import export_output
+
+    value = predictions[PREDICTIONS]
+    predict = export_output.PredictOutput(predictions)
+    if value.shape.rank == 2 and value.shape[-1] == 1:
+        regress = export_output.RegressionOutput(value=value)
+        return {SERVING_DEFAULT: regress, REGRESS: regress, PREDICT: predict}
+    return {SERVING_DEFAULT: predict, PREDICT: predict}
+
+
+def _mean(tf: Any, values: Any, weights: Any, name: str) -> tuple:
+    values = tf.cast(values, tf.float32)
+    if weights is not None:
+        weights = tf.compat.v1.broadcast_to(weights, tf.shape(values))
+    return tf.compat.v1.metrics.mean(values, weights=weights, name=name)
+
+
+def classifier_metrics(
+    n_classes: int, label_ids: Any, predictions: dict, weights: Any, unreduced_loss: Any
+) -> dict:
+    """The legacy eval metrics of a classification head.
+
+    Example:
+        >>> classifier_metrics(3, ids, preds, None, loss)["accuracy"]  # doctest: +SKIP
+    """
+    tf = import_tf()
+    m = tf.compat.v1.metrics
+    class_ids = predictions[CLASS_IDS]
+    with tf.compat.v1.name_scope(None, "metrics"):
+        out = {
+            "average_loss": _mean(tf, unreduced_loss, weights, "average_loss"),
+            "accuracy": m.accuracy(label_ids, class_ids, weights=weights, name="accuracy"),
+        }
+        if n_classes != 2:
+            return out
+        logistic = predictions[LOGISTIC]
+        labels_f = tf.cast(label_ids, tf.float32)
+        label_mean = _mean(tf, labels_f, weights, "label/mean")
+        out.update(
+            {
+                "precision": m.precision(label_ids, class_ids, weights=weights, name="precision"),
+                "recall": m.recall(label_ids, class_ids, weights=weights, name="recall"),
+                "prediction/mean": _mean(tf, logistic, weights, "prediction/mean"),
+                "label/mean": label_mean,
+                "accuracy_baseline": (
+                    tf.maximum(label_mean[0], 1.0 - label_mean[0]),
+                    tf.maximum(label_mean[1], 1.0 - label_mean[1]),
+                ),
+                "auc": m.auc(label_ids, logistic, weights=weights, name="auc"),
+                "auc_precision_recall": m.auc(
+                    label_ids, logistic, weights=weights, curve="PR", name="auc_precision_recall"
+                ),
+            }
+        )
+    return out
+
+
+def regression_metrics(labels: Any, predictions: dict, weights: Any, unreduced_loss: Any) -> dict:
+    """average_loss, prediction/mean, label/mean.
+
+    Example:
+        >>> regression_metrics(y, {"predictions": p}, None, loss)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    with tf.compat.v1.name_scope(None, "metrics"):
+        return {
+            "average_loss": _mean(tf, unreduced_loss, weights, "average_loss"),
+            "prediction/mean": _mean(tf, predictions[PREDICTIONS], weights, "prediction/mean"),
+            "label/mean": _mean(tf, labels, weights, "label/mean"),
+        }

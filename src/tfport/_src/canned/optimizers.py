@@ -1,0 +1,123 @@
+"""Optimizer resolution as the legacy canned estimators did it (v1 and Keras v2).
+
+v1 canned estimators take `tf.compat.v1.train` optimizers (names create them with the
+estimator's default learning rate); v2 ones take `tf_keras` legacy optimizers (names
+create them with the optimizer's own default learning rate).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+DNN_LEARNING_RATE = 0.05
+COMBINED_DNN_LEARNING_RATE = 0.001
+LINEAR_LEARNING_RATE = 0.2
+COMBINED_LINEAR_LEARNING_RATE = 0.005
+BASELINE_LEARNING_RATE = 0.3
+NAMES = ("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
+
+
+def linear_learning_rate(num_columns: int, cap: float = LINEAR_LEARNING_RATE) -> float:
+    """`min(cap, 1/sqrt(num_columns))`, the legacy default for linear models.
+
+    Example:
+        >>> linear_learning_rate(2)
+        0.2
+    """
+    return min(cap, 1.0 / math.sqrt(max(num_columns, 1)))
+
+
+def _v1_classes(tf: Any) -> dict:
+    train = tf.compat.v1.train
+    return {
+        "Adagrad": train.AdagradOptimizer,
+        "Adam": train.AdamOptimizer,
+        "Ftrl": train.FtrlOptimizer,
+        "RMSProp": train.RMSPropOptimizer,
+        "SGD": train.GradientDescentOptimizer,
+    }
+
+
+def _v2_classes(tf: Any) -> dict:
+    legacy = tf.keras.optimizers.legacy
+    return {
+        "Adagrad": legacy.Adagrad,
+        "Adam": legacy.Adam,
+        "Ftrl": legacy.Ftrl,
+        "RMSProp": legacy.RMSprop,
+        "SGD": legacy.SGD,
+    }
+
+
+def _unknown(opt: Any, what: str) -> TfportInputError:
+    return TfportInputError(
+        message(
+            f"optimizer must be one of {list(NAMES)}, {what} or a callable returning one",
+            "Pass a supported name or an optimizer instance",
+            optimizer=opt,
+        )
+    )
+
+
+def get_v1(opt: Any, learning_rate: float) -> Any:
+    """A `tf.compat.v1.train.Optimizer` from a name, instance or callable.
+
+    Example:
+        >>> get_v1("Adagrad", 0.05)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if isinstance(opt, str):
+        classes = _v1_classes(tf)
+        if opt not in classes:
+            raise _unknown(opt, "a tf.compat.v1.train.Optimizer")
+        return classes[opt](learning_rate=learning_rate)
+    if callable(opt) and not isinstance(opt, tf.compat.v1.train.Optimizer):
+        opt = opt()
+    if not isinstance(opt, tf.compat.v1.train.Optimizer):
+        raise _unknown(opt, "a tf.compat.v1.train.Optimizer")
+    return opt
+
+
+def _has_default_learning_rate(cls: Any) -> bool:
+    param = inspect.signature(cls.__init__).parameters.get("learning_rate")
+    return param is not None and param.default is not inspect.Parameter.empty
+
+
+def get_v2(opt: Any, learning_rate: float | None = None) -> Any:
+    """A `tf_keras` legacy optimizer from a name, class, instance or callable.
+
+    A name with no `learning_rate` uses the optimizer's own default (0.05 if it has none).
+
+    Example:
+        >>> get_v2("Adam")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    legacy_base = tf.keras.optimizers.legacy.Optimizer
+    if isinstance(opt, str):
+        classes = _v2_classes(tf)
+        if opt not in classes:
+            raise _unknown(opt, "a tf.keras.optimizers.legacy.Optimizer")
+        cls = classes[opt]
+        if learning_rate:
+            return cls(learning_rate=learning_rate)
+        return cls() if _has_default_learning_rate(cls) else cls(learning_rate=DNN_LEARNING_RATE)
+    if isinstance(opt, type) and issubclass(opt, legacy_base):
+        return opt(learning_rate=learning_rate) if learning_rate else opt()
+    if callable(opt) and not isinstance(opt, legacy_base):
+        opt = opt()
+    if not isinstance(opt, legacy_base):
+        if isinstance(opt, tf.keras.optimizers.Optimizer):
+            raise TfportInputError(
+                message(
+                    "v2 canned estimators run in graph mode and need a legacy Keras optimizer",
+                    f"Use tf.keras.optimizers.legacy.{type(opt).__name__}",
+                    optimizer=opt,
+                )
+            )
+        raise _unknown(opt, "a tf.keras.optimizers.legacy.Optimizer")
+    return opt

@@ -1,0 +1,138 @@
+"""Building TRAIN / EVAL graphs under a graph-mode distribution strategy.
+
+model_fn runs once per replica (`call_for_each_replica`); the input_fn's global
+batch is split across replicas, so N replicas with batch B/N make the update of
+one replica with batch B (v1 optimizers scale a mean loss by 1/N and sum the
+gradients; Keras losses divide by the global batch). Metrics created with
+`tf.compat.v1.metrics` aggregate over replicas.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.engine import calls
+from tfport._src.engine.graphs import Built
+from tfport._src.engine.spec import EstimatorSpec, ModeKeys
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+
+LOSS_KEY = "loss"
+
+
+def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
+    """Builds `mode`'s graph with model_fn replicated over `strategy`.
+
+    Example:
+        >>> built = build(est, input_fn, ModeKeys.TRAIN, strategy)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default(), strategy.scope():
+        if est.config.tf_random_seed is not None:
+            v1.set_random_seed(est.config.tf_random_seed)
+        global_step = v1.train.create_global_step(graph)
+        dataset = calls.call_input_fn(input_fn, mode, est.params_for_input(), est.config,
+                                      device=None)
+        _check_dataset(tf, dataset, strategy, mode)
+        iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
+        hooks = [calls.DatasetInitializerHook(iterator)]
+        features, labels = _split(iterator.get_next())
+        from tensorflow.python.training import training_util
+
+        v1.add_to_collection(
+            training_util.GLOBAL_STEP_READ_KEY, strategy.extended.read_var(global_step)
+        )
+        specs: list = []
+
+        def replica_fn(features: Any, labels: Any) -> dict:
+            spec = est.call_model_fn(features, labels, mode)
+            specs.append(spec)
+            if mode == ModeKeys.TRAIN:
+                return {"loss": spec.loss, "train_op": spec.train_op}
+            return {"loss": spec.loss, "metrics": _replica_metrics(v1, spec)}
+
+        with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
+            grouped = strategy.extended.call_for_each_replica(replica_fn,
+                                                              args=(features, labels))
+        first = specs[0]
+        loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
+        if mode == ModeKeys.TRAIN:
+            spec = EstimatorSpec(
+                mode,
+                loss=loss,
+                train_op=strategy.group(grouped["train_op"]),
+                training_hooks=first.training_hooks,
+                training_chief_hooks=first.training_chief_hooks,
+                scaffold=first.scaffold,
+            )
+            return Built(graph, spec, hooks, global_step, features, labels)
+        metric_ops = {
+            key: (strategy.experimental_local_results(value)[0], strategy.group(update))
+            for key, (value, update) in grouped["metrics"].items()
+        }
+        spec = EstimatorSpec(
+            mode, loss=loss, evaluation_hooks=first.evaluation_hooks, scaffold=first.scaffold
+        )
+        built = Built(graph, spec, hooks, global_step, features, labels)
+        built.metric_ops = metric_ops
+        return built
+
+
+def _replica_metrics(v1: Any, spec: Any) -> dict:
+    metrics = {}
+    for key, metric in spec.eval_metric_ops.items():
+        if key == LOSS_KEY:
+            raise TfportInputError(
+                message(
+                    "eval_metric_ops must not contain the key 'loss' (the Estimator adds it)",
+                    "Rename your metric",
+                    eval_metric_ops=sorted(spec.eval_metric_ops),
+                )
+            )
+        if hasattr(metric, "result") and hasattr(metric, "update_state"):
+            import tensorflow as tf
+
+            metrics[key] = (metric.result(), tf.group(*(metric.updates or [])))
+        else:
+            metrics[key] = metric
+    metrics[LOSS_KEY] = v1.metrics.mean(spec.loss)
+    return metrics
+
+
+def _loss_reduction(tf: Any, graph: Any) -> Any:
+    """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
+    reduction = getattr(graph, "_last_loss_reduction", None)
+    if reduction in ("weighted_sum", "sum"):
+        return tf.distribute.ReduceOp.SUM
+    return tf.distribute.ReduceOp.MEAN
+
+
+def _split(result: Any) -> tuple[Any, Any]:
+    if isinstance(result, (list, tuple)) and len(result) == 2:
+        return result[0], result[1]
+    return result, None
+
+
+def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TfportInputError(
+            message(
+                "Under a distribution strategy input_fn must return a tf.data.Dataset",
+                "Return tf.data.Dataset.from_tensor_slices(...).batch(GLOBAL_BATCH)",
+                received=type(dataset).__name__,
+            )
+        )
+    replicas = strategy.num_replicas_in_sync
+    spec = tf.nest.flatten(dataset.element_spec)[0]
+    batch = spec.shape[0] if spec.shape.rank else None
+    if mode == ModeKeys.TRAIN and batch is not None and batch % replicas:
+        raise TfportInputError(
+            message(
+                f"The global batch size {batch} is not divisible by the {replicas} replicas",
+                f"Use a batch size that is a multiple of {replicas} (it is split across replicas)",
+                global_batch=batch,
+                replicas=replicas,
+            )
+        )

@@ -1,0 +1,179 @@
+"""`tfport ckpt {inspect,diff,convert,port}`: the checkpoint toolkit's command line.
+
+`inspect`, `diff` and `convert` never import TensorFlow; `port` does (it builds a model).
+
+Example:
+    $ tfport ckpt inspect model_dir --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_parser(subparsers, parents) -> None:
+    """Registers `tfport ckpt` and its verbs."""
+    p = subparsers.add_parser(
+        "ckpt", parents=parents, help="inspect, diff, convert and port TF checkpoints"
+    )
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    v = verbs.add_parser("inspect", parents=parents, help="list variables, slots, bookkeeping")
+    v.add_argument("path", help="checkpoint prefix, model_dir or `checkpoint` file")
+    v.add_argument("--json", action="store_true", help="machine output on stdout")
+    v.set_defaults(func=_inspect)
+
+    v = verbs.add_parser("diff", parents=parents, help="compare two checkpoints (exit 1 if differ)")
+    v.add_argument("a")
+    v.add_argument("b")
+    v.add_argument("--atol", type=float, default=0.0, help="tolerated max |a - b| (default 0)")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=_diff)
+
+    v = verbs.add_parser("convert", parents=parents, help="rename optimizer slots TF1 <-> Keras")
+    v.add_argument("src", help="source checkpoint (never modified)")
+    v.add_argument("dst", help="output folder (model.ckpt.* and a `checkpoint` file)")
+    v.add_argument("--slots", choices=["v1-to-keras", "keras-to-v1"])
+    v.add_argument("--estimator", choices=["dnn", "linear", "combined"])
+    v.add_argument("--graph", help="the model_dir's graph.pbtxt (optimizer hyperparameters)")
+    v.add_argument(
+        "--partitions-like",
+        metavar="REF",
+        help="split variables into partitions as TF1 checkpoint REF has them",
+    )
+    v.add_argument("--overwrite", action="store_true")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=_convert)
+
+    v = verbs.add_parser("port", parents=parents, help="load a checkpoint into a model, save it")
+    v.add_argument("src", help="source checkpoint")
+    v.add_argument("out", help="output: a .weights.h5 file or a checkpoint prefix")
+    v.add_argument("--model", required=True, help="MODULE:FACTORY returning the model")
+    v.add_argument("--to", required=True, choices=["keras-weights", "tf-checkpoint"])
+    v.add_argument("--map", help="JSON {checkpoint name: model variable path} overrides")
+    v.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="only print the mapping (exit 1 if a model variable is unmatched)",
+    )
+    v.add_argument("--overwrite", action="store_true")
+    v.add_argument("--json", action="store_true")
+    v.set_defaults(func=_port)
+
+
+def _print_json(data) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=True, default=str)
+    sys.stdout.write("\n")
+
+
+def _table(title: str, columns: list[str], rows: list[list]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col)
+    for row in rows:
+        table.add_row(*[str(x) if x is not None else "" for x in row])
+    Console().print(table)
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    from tfport.checkpoint._inspect import inspect_checkpoint
+
+    report = inspect_checkpoint(args.path)
+    if args.json:
+        _print_json(report)
+        return 0
+    rows = []
+    for var in report["variables"]:
+        what = var["group"]
+        if var["optimizer"]:
+            what += f" ({var['optimizer']}, {var['naming'] or '?'})"
+        parts = f" x{var['partitions']}" if var["partitions"] > 1 else ""
+        rows.append([var["name"], var["shape"], var["dtype"], var["bytes"], what + parts])
+    _table(
+        f"{report['prefix']} ({report['format']}, {report['num_shards']} shard(s))",
+        ["name", "shape", "dtype", "bytes", "group"],
+        rows,
+    )
+    summary = ", ".join(f"{g}: {v['count']} ({v['bytes']} B)" for g, v in report["groups"].items())
+    print(summary)
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from tfport.checkpoint._diff import diff_checkpoints
+
+    result = diff_checkpoints(args.a, args.b, atol=args.atol)
+    if args.json:
+        _print_json(result)
+    else:
+        for name in result["only_in_a"]:
+            print(f"only in A: {name}")
+        for name in result["only_in_b"]:
+            print(f"only in B: {name}")
+        for m in result["mismatches"]:
+            print(f"mismatch: {m['name']}: A {m['a']} B {m['b']}")
+        for t in result["tensors"]:
+            if t["differs"]:
+                print(f"differs: {t['name']}: max |A-B| = {t['max_abs_diff']}")
+        print("equal" if result["equal"] else "checkpoints differ", file=sys.stderr)
+    return 0 if result["equal"] else 1
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from tfport.checkpoint._convert import convert
+
+    report = convert(
+        args.src,
+        args.dst,
+        slots=args.slots,
+        estimator=args.estimator,
+        graph=args.graph,
+        overwrite=args.overwrite,
+        partitions_like=args.partitions_like,
+    )
+    if args.json:
+        _print_json(report)
+        return 0
+    for t in report["tensors"]:
+        source = ", ".join(t["from"]) if isinstance(t["from"], list) else t["from"]
+        print(f"{t['kind']:>8}  {t['name']}  <-  {source}")
+    for name, why in report["dropped"].items():
+        print(f"dropped {name}: {why}", file=sys.stderr)
+    for name, source in report["hyperparameters"].items():
+        print(f"hyperparameter {name} from {source}", file=sys.stderr)
+    for warning in report["warnings"]:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"wrote {report['output']}", file=sys.stderr)
+    return 0
+
+
+def _port(args: argparse.Namespace) -> int:
+    from tfport.checkpoint._port import port
+
+    report = port(
+        args.src,
+        args.model,
+        args.to,
+        args.out,
+        map_file=args.map,
+        overwrite=args.overwrite,
+        dry_run=args.dry_run,
+    )
+    status = 1 if args.dry_run and not report["complete"] else 0
+    if args.json or not sys.stdout.isatty():
+        _print_json(report)
+        return status
+    rows = [[m["checkpoint"], m["model"], m["how"]] for m in report["mapping"]]
+    _table("checkpoint -> model", ["checkpoint name", "model variable", "matched by"], rows)
+    for name in report["unused"]:
+        print(f"not used: {name}", file=sys.stderr)
+    for name in report.get("unmatched_model", []):
+        print(f"no checkpoint value for model variable: {name}", file=sys.stderr)
+    if report["output"]:
+        print(f"wrote {report['output']}", file=sys.stderr)
+    return status

@@ -1,0 +1,121 @@
+"""`tfport upgrade PATH... (--in-place | --out DIR) [--diff] [--report FILE] [--json]`.
+
+Exit codes: 0 every file succeeded (changed or unchanged), 1 at least one file
+failed (the others are still upgraded), 2 bad usage. Output: with `--json` one
+JSON document on stdout; otherwise WARNING/ERROR report lines (and diffs with
+`--diff`) on stdout, progress and the summary on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from tfport._src.atomic import atomic_file, refuse_existing
+from tfport._src.errors import TfportInputError, message
+
+_EPILOG = """\
+Runs TensorFlow's tf_upgrade_v2 logic, then tfport's rewrites: tf.estimator and
+tf.contrib.tpu -> tfport.estimator, tf.keras.estimator.model_to_estimator ->
+tfport.keras, tf.layers -> tf.compat.v1.layers (with `import tfport;
+tfport.install()` added before the TensorFlow import), TensorShape `.value`,
+colocate_with blocks, ConfigProto device settings -> tf.config. The upgraded code
+runs with plain `python` on TF 2.21.
+
+exit status: 0 every file was upgraded (report items of any level allowed: an
+ERROR item marks code tfport cannot rewrite, such as unmapped tf.contrib), 1 a
+file could not be upgraded (the others still were), 2 bad usage. --diff writes
+no upgraded file (a --report FILE is still written).
+
+examples:
+  tfport upgrade train.py --out upgraded/
+  tfport upgrade src/ --in-place --report upgrade.txt
+  tfport upgrade src/ --diff
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction, parents: list) -> None:
+    """Registers `tfport upgrade` (a single-verb area).
+
+    Example:
+        >>> from tfport.cli._main import build_parser
+        >>> build_parser().parse_args(["upgrade", "a.py", "--diff"]).diff
+        True
+    """
+    p = subparsers.add_parser(
+        "upgrade",
+        parents=parents,
+        help="upgrade legacy TF / Estimator source to run on TF 2.21 with tfport",
+        description="Upgrade TF 1.x / Estimator-era Python files to run on TF 2.21.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (*.py)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--in-place", action="store_true", help="rewrite the files themselves")
+    where.add_argument("--out", metavar="DIR", help="write the upgraded files under DIR")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing outputs (files under --out, the --report file)",
+    )
+    p.add_argument("--diff", action="store_true", help="show the changes, write nothing")
+    p.add_argument("--report", metavar="FILE", help="write the full report (all levels) to FILE")
+    p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs the upgrade; returns the exit code (0 ok, 1 a file failed)."""
+    from tfport.upgrade import report_text, summary, upgrade_paths
+
+    if args.report:
+        _check_report_path(args.report, args.overwrite)
+    results = upgrade_paths(
+        args.paths,
+        in_place=args.in_place,
+        out_dir=args.out,
+        write=not args.diff,
+        overwrite=args.overwrite,
+    )
+    if args.report:
+        with atomic_file(args.report, "w") as f:
+            f.write(report_text(results))
+    counts = summary(results)
+    if args.json:
+        doc = {"files": [r.to_json() for r in results], "summary": counts, "wrote": not args.diff}
+        print(json.dumps(doc, indent=1))
+    else:
+        _print_human(results, args.diff)
+    print(_summary_line(counts, args.diff), file=sys.stderr)
+    return 1 if counts["failed"] else 0
+
+
+def _check_report_path(path: str, overwrite: bool) -> None:
+    refuse_existing(path, overwrite)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise TfportInputError(
+            message(f"The folder of --report {path} does not exist", "Create it first", report=path)
+        )
+
+
+def _print_human(results: list, diff: bool) -> None:
+    for result in results:
+        where = f" -> {result.output}" if result.output and result.output != result.path else ""
+        print(f"{result.status.value:9} {result.path}{where}", file=sys.stderr)
+        if diff and result.diff:
+            sys.stdout.write(result.diff)
+        for line in result.lines():
+            if ": INFO: " not in line:
+                print(line)
+
+
+def _summary_line(counts: dict, diff: bool) -> str:
+    text = (
+        "tfport upgrade: {files} files: {changed} changed, {unchanged} unchanged, "
+        "{failed} failed; {errors} errors, {warnings} warnings".format(**counts)
+    )
+    return text + (" (--diff: nothing written)" if diff else "")

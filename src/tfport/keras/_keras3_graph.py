@@ -1,0 +1,172 @@
+"""A Keras 3 model's computation inside a `tf.compat.v1` graph, on graph variables.
+
+Keras 3 keeps its variables eager, so they cannot live in an Estimator's
+graph. Each mode's graph gets one resource variable per Keras variable (see
+`_keras3_layout`) and runs the model with `stateless_call`, the compiled loss
+and the compiled metrics inside a `keras.StatelessScope` that maps every
+Keras variable to its graph variable. Metric state lives in graph local
+variables; nothing eager is created or changed while building the graph.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+from tfport.keras._keras3_layout import Slot, layout
+
+
+class GraphModel:
+    """Graph variables and a trackable tree (object-based keys) for a Keras 3 model.
+
+    Example:
+        >>> gm = GraphModel(model)  # doctest: +SKIP
+        >>> outputs, updates, losses = gm.call(inputs, training=True)  # doctest: +SKIP
+    """
+
+    def __init__(self, model: Any) -> None:
+        tf = import_tf()
+        self.model = model
+        self.slots: list[Slot] = layout(model)
+        self.graph_vars: dict[int, Any] = {}
+        for slot in self.slots:
+            var = slot.variable
+            self.graph_vars[id(var)] = tf.compat.v1.get_variable(
+                slot.graph_name,
+                shape=tuple(var.shape),
+                dtype=tf.as_dtype(var.dtype),
+                initializer=tf.compat.v1.zeros_initializer(),
+                trainable=var.trainable,
+                use_resource=True,
+            )
+
+    def of(self, variables: Any) -> list:
+        """The graph variables of some Keras variables."""
+        return [self.graph_vars[id(v)] for v in variables]
+
+    def mapping(self) -> list[tuple[Any, Any]]:
+        """(Keras variable, graph variable) pairs for a `keras.StatelessScope`."""
+        return [(s.variable, self.graph_vars[id(s.variable)]) for s in self.slots]
+
+    def call(self, inputs: Any, training: bool) -> tuple[Any, list, list]:
+        """Runs the model; returns (outputs, non-trainable update ops, regularization losses)."""
+        tf = import_tf()
+        model = self.model
+        trainable = self.of(model.trainable_variables)
+        non_trainable = self.of(model.non_trainable_variables)
+        outputs, new_values, losses = model.stateless_call(
+            trainable, non_trainable, inputs, training=training, return_losses=True
+        )
+        updates = []
+        if training:
+            for var, value in zip(non_trainable, new_values):
+                if value is not var:
+                    updates.append(var.assign(tf.convert_to_tensor(value)))
+        return outputs, updates, list(losses)
+
+    def trackable_root(self, optimizer: Any, global_step: Any) -> Any:
+        """An object tree with tf_keras's checkpoint layout over the graph variables."""
+        from tensorflow.python.trackable.autotrackable import AutoTrackable
+
+        root = AutoTrackable()
+        for slot in self.slots:
+            node = root
+            for part in slot.object_path[:-1]:
+                child = getattr(node, part, None)
+                if child is None:
+                    child = AutoTrackable()
+                    setattr(node, part, child)
+                node = child
+            setattr(node, slot.object_path[-1], self.graph_vars[id(slot.variable)])
+        if optimizer is not None:
+            root.optimizer = optimizer
+        if global_step is not None:
+            setattr(root, "estimator_global_step", global_step)
+        return root
+
+
+def compiled_loss(
+    gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any, reg_losses: list
+) -> Any:
+    """The compiled total loss (per-output losses x loss_weights + regularization)."""
+    import keras
+
+    tf = import_tf()
+    loss_fn = getattr(gm.model, "_compile_loss", None)
+    if loss_fn is None:
+        raise TfportInputError(
+            message(
+                "The Keras 3 model was compiled without a loss",
+                "Pass loss=... to model.compile()",
+                model=gm.model.name,
+            )
+        )
+    _build_eagerly(loss_fn, y_true, y_pred, call=True)
+    with keras.StatelessScope(state_mapping=gm.mapping() + _zeros_for(loss_fn.variables)):
+        loss = loss_fn(y_true, y_pred, sample_weight)
+    for value in reg_losses:
+        loss = loss + tf.cast(value, loss.dtype)
+    return loss
+
+
+def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> dict:
+    """{compiled metric name: (value, update_op)} on graph local variables."""
+    tf = import_tf()
+    metrics = getattr(gm.model, "_compile_metrics", None)
+    if metrics is None:
+        return {}
+    _build_eagerly(metrics, y_true, y_pred, call=False)
+    v1 = tf.compat.v1
+    state = []
+    with tf.compat.v1.variable_scope("keras_metrics"):
+        for i, var in enumerate(metrics.variables):
+            state.append(
+                v1.get_variable(
+                    f"{var.path.replace('/', '_')}_{i}",
+                    shape=tuple(var.shape),
+                    dtype=tf.as_dtype(var.dtype),
+                    initializer=v1.zeros_initializer(),
+                    trainable=False,
+                    use_resource=True,
+                    collections=[v1.GraphKeys.LOCAL_VARIABLES, v1.GraphKeys.METRIC_VARIABLES],
+                )
+            )
+    import keras
+
+    with keras.StatelessScope(state_mapping=gm.mapping()):
+        new_values = metrics.stateless_update_state(state, y_true, y_pred, sample_weight)
+    update = tf.group(*[v.assign(tf.convert_to_tensor(n)) for v, n in zip(state, new_values)])
+    ops, start = {}, 0
+    for metric in metrics.metrics:
+        count = len(metric.variables)
+        ops[metric.name] = (metric.stateless_result(state[start : start + count]), update)
+        start += count
+    return ops
+
+
+def _zeros_for(variables: Any) -> list:
+    tf = import_tf()
+    return [(v, tf.zeros(tuple(v.shape), tf.as_dtype(v.dtype))) for v in variables]
+
+
+def _build_eagerly(obj: Any, y_true: Any, y_pred: Any, call: bool) -> None:
+    """Builds a CompileLoss / CompileMetrics outside the graph (its state is eager)."""
+    if getattr(obj, "built", False):
+        return
+    import numpy as np
+    from keras import tree
+    from tensorflow.python.eager import context
+
+    def example(t: Any) -> Any:
+        shape = [1 if d is None else d for d in t.shape.as_list()]
+        return np.zeros([1] + shape[1:], t.dtype.as_numpy_dtype)
+
+    yt, yp = tree.map_structure(example, y_true), tree.map_structure(example, y_pred)
+    with context.eager_mode():
+        if call:
+            obj(yt, yp)
+            for metric in getattr(obj, "metrics", []):
+                metric.reset_state()
+        else:
+            obj.build(yt, yp)

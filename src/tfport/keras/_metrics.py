@@ -1,0 +1,45 @@
+"""Eval metrics of compiled Keras models, named as the legacy `model_to_estimator` named them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+
+
+def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
+    """The compiled metrics of a graph-mode tf_keras clone, keyed by their (mapped) names.
+
+    tf_keras names them as `model.metrics_names` does: the compiled name, prefixed
+    with `<output>_` on multi-output models (made unique with `_1`, `_2`, ...).
+
+    Example:
+        >>> keras2_metric_ops(clone, None)  # doctest: +SKIP
+        {'accuracy': <MeanMetricWrapper ...>}
+    """
+    if not getattr(clone, "_compile_metrics", None):
+        return None
+    metrics = list(clone._compile_metric_functions)
+    return rename({m.name: m for m in metrics}, names_map)
+
+
+def rename(metrics: dict, names_map: dict | None) -> dict:
+    """Applies `metric_names_map`, which must name every metric exactly once.
+
+    Example:
+        >>> rename({"acc": 1}, {"acc": "accuracy"})
+        {'accuracy': 1}
+    """
+    if not names_map:
+        return metrics
+    expected, given = set(metrics), set(names_map)
+    if expected != given:
+        raise TfportInputError(
+            message(
+                "metric_names_map must map exactly the model's metric names",
+                f"Missing: {sorted(expected - given)}; unknown: {sorted(given - expected)}",
+                expected_keys=sorted(expected),
+                received_keys=sorted(given),
+            )
+        )
+    return {names_map[name]: metric for name, metric in metrics.items()}

@@ -1,0 +1,111 @@
+"""Graph-mode optimizers for Keras models: tf_keras legacy `OptimizerV2` built from any config.
+
+Estimators run in `tf.compat.v1` graphs, where only the legacy optimizers
+(`tf_keras.optimizers.legacy.*`) and TF1 optimizers work. Current tf_keras
+optimizers and Keras 3 optimizers are mapped to the legacy class of the same
+name with the hyperparameters both understand (learning rate, momentum,
+betas, epsilon, clipping, ...). The legacy `model_to_estimator` replaced them
+with a default-configured legacy optimizer (losing the learning rate); here
+the config is kept.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any
+
+from tfport._src.errors import TfportInputError, message
+
+log = logging.getLogger("tfport")
+
+_CLIP_KEYS = ("clipnorm", "clipvalue", "global_clipnorm")
+_DROPPED_IF_SET = {"weight_decay": (None, 0, 0.0), "use_ema": (False,)}
+
+
+def legacy_class_and_config(optimizer: Any) -> tuple[type, dict | None]:
+    """Returns the legacy tf_keras optimizer class and config to rebuild `optimizer` in a graph.
+
+    Example:
+        >>> cls, cfg = legacy_class_and_config(tf_keras.optimizers.SGD(0.1))  # doctest: +SKIP
+        >>> cls.__name__, cfg["learning_rate"]  # doctest: +SKIP
+        ('SGD', 0.1)
+    """
+    from tf_keras.optimizers import legacy
+
+    if isinstance(optimizer, legacy.Optimizer):
+        return type(optimizer), _config_or_none(optimizer)
+    if not hasattr(optimizer, "get_config"):  # a TF1 optimizer wrapped by tf_keras
+        return type(optimizer), None
+    name = type(optimizer).__name__
+    cls = getattr(legacy, name, None)
+    if cls is None or not isinstance(cls, type):
+        raise TfportInputError(
+            message(
+                f"The Keras optimizer {name} has no graph-mode (legacy) equivalent, which an "
+                "Estimator needs",
+                "Compile the model with one of SGD, Adam, Adagrad, Adadelta, Adamax, Ftrl, Nadam, "
+                "RMSprop",
+                optimizer=name,
+            )
+        )
+    return cls, _translate(cls, optimizer.get_config())
+
+
+def build(cls: type, config: dict | None, iterations: Any) -> Any:
+    """Builds the graph optimizer whose `iterations` is the Estimator's global step.
+
+    Example:
+        >>> opt = build(*legacy_class_and_config(model.optimizer), global_step)  # doctest: +SKIP
+    """
+    opt = cls.from_config(config) if config is not None else cls()
+    if iterations is not None:
+        opt.iterations = iterations
+    return opt
+
+
+def _config_or_none(optimizer: Any) -> dict | None:
+    try:
+        return optimizer.get_config()
+    except (NotImplementedError, AttributeError):
+        return None
+
+
+def _translate(cls: type, config: dict) -> dict:
+    accepted = set(inspect.signature(cls.__init__).parameters) | set(_CLIP_KEYS)
+    out = {}
+    for key, value in config.items():
+        if key in _DROPPED_IF_SET and value not in _DROPPED_IF_SET[key]:
+            log.warning(
+                "model_to_estimator: optimizer option %s=%r has no graph-mode "
+                "equivalent and is ignored",
+                key,
+                value,
+            )
+        if key in accepted and value is not None:
+            out[key] = _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item") and getattr(value, "shape", None) == ():
+        return value.item()
+    if isinstance(value, dict) and "class_name" in value and "config" in value:
+        return _schedule(value)
+    return value
+
+
+def _schedule(value: dict) -> Any:
+    """A serialized learning-rate schedule (Keras 3 or tf_keras) as a tf_keras schedule."""
+    from tf_keras.optimizers import schedules
+
+    cls = getattr(schedules, value["class_name"], None)
+    if cls is None:
+        raise TfportInputError(
+            message(
+                f"The learning-rate schedule {value['class_name']} has no tf_keras equivalent",
+                "Use a built-in schedule (ExponentialDecay, PiecewiseConstantDecay, ...)",
+                schedule=value["class_name"],
+            )
+        )
+    return cls.from_config(value["config"])

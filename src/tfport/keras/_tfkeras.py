@@ -1,0 +1,258 @@
+"""model_fn and first checkpoint for tf_keras (Keras 2) models.
+
+The model is cloned into each mode's graph with tf_keras's own graph-mode
+(`training_v1`) machinery, so the graph, the loss, the metric names and the
+optimizer updates are those the legacy `model_to_estimator` built; the
+optimizer's `iterations` is the Estimator's global step.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from tfport._src.engine.spec import EstimatorSpec, ModeKeys
+from tfport._src.errors import TfportInputError, message
+from tfport._src.tfenv import import_tf
+from tfport.keras import _inputs, _metrics, _optimizers, _saving
+
+
+def is_tf_keras_model(model: Any) -> bool:
+    """True for a tf_keras (Keras 2) model.
+
+    Example:
+        >>> is_tf_keras_model(object())
+        False
+    """
+    try:
+        import tf_keras
+    except ImportError:  # pragma: no cover - tf_keras is a dependency
+        return False
+    return isinstance(model, tf_keras.Model)
+
+
+def is_graph_network(model: Any) -> bool:
+    """True for Functional and Sequential models (object checkpoints work for them).
+
+    Example:
+        >>> is_graph_network(object())
+        False
+    """
+    import tf_keras
+
+    return bool(getattr(model, "_is_graph_network", False)) or isinstance(
+        model, tf_keras.Sequential
+    )
+
+
+def check_subclassed(model: Any, custom_objects: dict | None) -> None:
+    """A subclassed model must rebuild itself from its config (legacy rule)."""
+    if is_graph_network(model):
+        return
+    import tf_keras
+
+    try:
+        with tf_keras.utils.custom_object_scope(custom_objects or {}):
+            model.__class__.from_config(model.get_config())
+    except NotImplementedError:
+        raise TfportInputError(
+            message(
+                f"The subclassed Keras model {type(model).__name__} cannot be cloned into an "
+                "Estimator graph",
+                "Implement get_config() and from_config() on the model class",
+                model=type(model).__name__,
+            )
+        ) from None
+
+
+class ModelFn:
+    """The Estimator model_fn of a tf_keras model (plain per-replica graph code).
+
+    Example:
+        >>> fn = ModelFn(model, None, save_object_ckpt=True)  # doctest: +SKIP
+        >>> spec = fn(features, labels, "train")  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        custom_objects: dict | None,
+        save_object_ckpt: bool,
+        metric_names_map: dict | None = None,
+        export_outputs: dict | None = None,
+    ):
+        self._model = model
+        self._custom_objects = custom_objects
+        self._save_object_ckpt = save_object_ckpt
+        self._metric_names_map = metric_names_map
+        self._export_outputs = export_outputs
+        self._opt_cls, self._opt_config = _optimizers.legacy_class_and_config(model.optimizer)
+        # Read now: cloning in a graph swaps the model class's bases to graph-mode Keras.
+        self._compile_args = dict(model._get_compile_args())
+
+    def after_graph(self) -> None:
+        """Called by the Estimator once a graph is built: the eager model works again."""
+        restore_eager_classes(self._model)
+
+    def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+        tf = import_tf()
+        clone = clone_and_compile(self, mode, features, labels)
+        names = _output_names(tf, clone)
+        predictions = dict(zip(names, clone.outputs))
+        loss = train_op = metric_ops = None
+        if mode != ModeKeys.PREDICT:
+            if mode == ModeKeys.TRAIN:
+                clone._make_train_function()
+                train_op = clone.train_function.updates_op
+            else:
+                clone._make_test_function()
+            loss = clone.total_loss
+            metric_ops = _metrics.keras2_metric_ops(clone, self._metric_names_map)
+        self._restore_subclassed()
+        scaffold = None
+        if self._save_object_ckpt:
+            scaffold = _saving.object_scaffold(clone, tf.compat.v1.train.get_global_step())
+        return EstimatorSpec(
+            mode=mode,
+            predictions=predictions,
+            loss=loss,
+            train_op=train_op,
+            eval_metric_ops=metric_ops,
+            export_outputs=_saving.export_outputs(predictions, self._export_outputs),
+            scaffold=scaffold,
+        )
+
+    def _restore_subclassed(self) -> None:
+        model = self._model
+        if not is_graph_network(model) and getattr(model, "_original_attributes_cache", None):
+            import tf_keras
+
+            tf_keras.__internal__.models.in_place_subclassed_model_state_restoration(model)
+
+
+def restore_eager_classes(model: Any) -> None:
+    """Makes the user's eager model usable again after cloning it into a graph.
+
+    Building a tf_keras model in a graph swaps the bases of its (shared) classes
+    to graph-mode Keras, which breaks the eager original ("invalid state" on
+    predict/fit, a legacy limitation); this swaps them back.
+
+    Example:
+        >>> restore_eager_classes(model)  # doctest: +SKIP
+    """
+    from tf_keras.src.engine import base_layer, base_layer_v1, training, training_v1
+    from tf_keras.src.utils import version_utils
+
+    for obj in [model, *getattr(model, "submodules", ())]:
+        cls = type(obj)
+        if isinstance(obj, training.Model) or issubclass(cls, training_v1.Model):
+            version_utils.swap_class(cls, training.Model, training_v1.Model, True)
+        version_utils.swap_class(cls, base_layer.Layer, base_layer_v1.Layer, True)
+
+
+def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any = None) -> Any:
+    """Clones `fn`'s model into the current graph on the Estimator's tensors and compiles it.
+
+    Example:
+        >>> clone = clone_and_compile(fn, "train", features, labels)  # doctest: +SKIP
+    """
+    import tf_keras
+    from tf_keras.src import metrics as tf_keras_metrics
+
+    tf = import_tf()
+    model = fn._model
+    tf_keras.backend.set_learning_phase(mode == ModeKeys.TRAIN)
+    inputs, targets, weights = _to_keras_io(model, features, labels)
+    compile_clone = mode != ModeKeys.PREDICT
+    global_step = args = None
+    if compile_clone:
+        args = dict(fn._compile_args)
+        global_step = tf.compat.v1.train.get_or_create_global_step()
+        tf_keras.__internal__.backend.track_variable(global_step)
+    clone = tf_keras.__internal__.models.clone_and_build_model(
+        model,
+        inputs,
+        None,
+        fn._custom_objects,
+        compile_clone=False,
+        in_place_reset=not is_graph_network(model),
+    )
+    if compile_clone:
+        args["optimizer"] = _optimizers.build(fn._opt_cls, fn._opt_config, global_step)
+        args["metrics"] = tf_keras_metrics.clone_metrics(args["metrics"])
+        args["weighted_metrics"] = tf_keras_metrics.clone_metrics(args["weighted_metrics"])
+        if targets is not None:
+            args["target_tensors"] = targets
+        clone.compile(**args)
+        if weights is not None:
+            clone._compile_weights_loss_and_weighted_metrics(
+                _standardize_weights(weights, clone.output_names)
+            )
+    return clone
+
+
+def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]:
+    features, weights = _inputs.split_sample_weights(features)
+    graph_net = is_graph_network(model) and getattr(model, "_is_graph_network", False)
+    in_names = list(model.input_names) if graph_net else None
+    out_names = list(model.output_names) if graph_net else None
+    inputs = _inputs.ordered(features, in_names, "features", "inputs")
+    if in_names:
+        _inputs.check_count(inputs, in_names, "features")
+    targets = _inputs.ordered(labels, out_names, "labels", "outputs")
+    if out_names and targets is not None:
+        _inputs.check_count(targets, out_names, "labels")
+    return inputs, targets, weights
+
+
+def _standardize_weights(weights: Any, output_names: list[str]) -> list:
+    if isinstance(weights, dict):
+        return [weights.get(name) for name in output_names]
+    if isinstance(weights, (list, tuple)):
+        return list(weights)
+    return [weights] + [None] * (len(output_names) - 1)
+
+
+def _output_names(tf: Any, clone: Any) -> list[str]:
+    # Under a distribution strategy every replica's clone must use the same keys.
+    if tf.distribute.has_strategy():
+        return [re.sub(r"_\d$", "", name) for name in clone.output_names]
+    return list(clone.output_names)
+
+
+def save_first_checkpoint(fn: ModelFn, config: Any) -> str:
+    """Writes the model's current weights to `model_dir/keras/keras_model.ckpt` (once).
+
+    Returns the checkpoint prefix the Estimator warm-starts from.
+
+    Example:
+        >>> save_first_checkpoint(fn, run_config)  # doctest: +SKIP
+        '/m/keras/keras_model.ckpt'
+    """
+    tf = import_tf()
+    keras_dir = os.path.join(config.model_dir, "keras")
+    latest = tf.train.latest_checkpoint(keras_dir)
+    if latest:
+        return latest
+    weights = fn._model.get_weights()
+    tf.io.gfile.makedirs(keras_dir)
+    path = os.path.join(keras_dir, "keras_model.ckpt")
+    with tf.Graph().as_default():
+        tf.compat.v1.random.set_random_seed(config.tf_random_seed)
+        global_step = tf.compat.v1.train.create_global_step()
+        clone = clone_and_compile(fn, ModeKeys.TRAIN)
+        clone._make_train_function()
+        with tf.compat.v1.Session(config=config.session_config) as session:
+            if weights:
+                clone.set_weights(weights)
+            import tf_keras
+
+            tf_keras.__internal__.backend.initialize_variables(session)
+            if fn._save_object_ckpt:
+                clone._track_trackable(global_step, "estimator_global_step")
+                clone.save_weights(path)
+            else:
+                tf.compat.v1.train.Saver().save(session, path)
+    restore_eager_classes(fn._model)
+    return path

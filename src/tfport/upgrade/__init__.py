@@ -1,0 +1,44 @@
+"""Source upgrade: TF 1.x / Estimator-era Python to code that runs on TF 2.21 with tfport.
+
+Runs TensorFlow's own `tf_upgrade_v2` logic, then tfport's libcst rewrites
+(`tf.estimator` and `tf.contrib.tpu` -> `tfport.estimator`, `model_to_estimator`
+-> `tfport.keras`, `tf.layers`, TensorShape `.value`, `colocate_with`,
+`ConfigProto` -> `tf.config`, report items for the rest of `tf.contrib`).
+
+Example:
+    >>> from tfport.upgrade import upgrade_paths
+    >>> results = upgrade_paths(["train.py"], out_dir="upgraded")  # doctest: +SKIP
+    >>> [r.status.value for r in results]  # doctest: +SKIP
+    ['changed']
+"""
+
+from tfport.upgrade._codemods import SourceSyntaxError, upgrade_source
+from tfport.upgrade._report import (
+    ERROR,
+    INFO,
+    WARNING,
+    FileResult,
+    ReportItem,
+    SourceResult,
+    Status,
+    report_text,
+    summary,
+)
+from tfport.upgrade._runner import plan_outputs, upgrade_file, upgrade_paths
+
+__all__ = [
+    "ERROR",
+    "INFO",
+    "WARNING",
+    "FileResult",
+    "ReportItem",
+    "SourceResult",
+    "SourceSyntaxError",
+    "Status",
+    "plan_outputs",
+    "report_text",
+    "summary",
+    "upgrade_file",
+    "upgrade_paths",
+    "upgrade_source",
+]

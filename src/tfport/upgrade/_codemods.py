@@ -1,0 +1,154 @@
+"""The upgrade of one source text: tfport's libcst passes around `tf_upgrade_v2`.
+
+Order:
+
+1. :class:`EstimatorPass` on the original text (it needs the original imports:
+   `tf_upgrade_v2` turns ``import tensorflow.compat.v1 as tf`` into
+   ``import tensorflow as tf``, which would change what ``tf.estimator.X`` means);
+2. `tf_upgrade_v2` (TF 2.21's own logic, default mode);
+3. Estimator names again, layers, TensorShape, colocate_with, ConfigProto,
+   the tf.contrib report, and the prelude (tfport imports + ``tfport.install()``).
+
+Report positions refer to the input text: each pass's lines are mapped back
+through the earlier passes' edits. With `tf_upgrade` (TensorFlow imported
+anyway), every rewrite target is also checked against the installed tfport.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+
+import libcst as cst
+
+from tfport._src.errors import TfportInputError, message
+from tfport.upgrade._base import run_pass
+from tfport.upgrade._colocate import ColocatePass
+from tfport.upgrade._configproto import ConfigProtoPass
+from tfport.upgrade._contrib import ContribPass
+from tfport.upgrade._estimator import CHECK_TARGETS, EstimatorPass
+from tfport.upgrade._layers import LayersPass
+from tfport.upgrade._prelude import PreludePass
+from tfport.upgrade._report import ReportItem, SourceResult
+from tfport.upgrade._tensorshape import TensorShapePass
+
+AFTER_TF_UPGRADE = (
+    EstimatorPass,  # again, in case tf_upgrade_v2 produced tf.estimator names
+    LayersPass,
+    TensorShapePass,
+    ColocatePass,
+    ConfigProtoPass,
+    ContribPass,
+    PreludePass,
+)
+
+
+class SourceSyntaxError(TfportInputError):
+    """The source text is not valid Python."""
+
+
+def check_syntax(code: str, path: str = "<string>") -> None:
+    """Raises :class:`SourceSyntaxError` (one line, with the position) for invalid Python.
+
+    Example:
+        >>> check_syntax("x = (")
+        Traceback (most recent call last):
+        ...
+        tfport.upgrade._codemods.SourceSyntaxError: Syntax error ...
+    """
+    try:
+        ast.parse(code, filename=path)
+    except (SyntaxError, ValueError) as err:
+        line = getattr(err, "lineno", None) or 0
+        col = max((getattr(err, "offset", None) or 1) - 1, 0)
+        what = getattr(err, "msg", None) or str(err)
+        raise SourceSyntaxError(
+            message(
+                f"Syntax error at {path}:{line}:{col}: {what}",
+                "Fix the file so that Python can parse it, then run again",
+            )
+        ) from None
+
+
+def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True) -> SourceResult:
+    """Upgrades one Python source text to run on TF 2.21 (with tfport).
+
+    Args:
+        code: the Python source.
+        path: its file name, for messages.
+        tf_upgrade: also run TF's `tf_upgrade_v2` logic (imports TensorFlow on first use).
+
+    Returns:
+        A :class:`SourceResult` with the new code and the report items.
+
+    Raises:
+        SourceSyntaxError: `code` is not valid Python.
+
+    Example:
+        >>> src = "import tensorflow as tf\\nspec = tf.estimator.EstimatorSpec\\n"
+        >>> print(upgrade_source(src, tf_upgrade=False).code)
+        import tfport  # tfport upgrade: keep this before TensorFlow is imported
+        tfport.install()
+        import tfport.estimator
+        import tensorflow as tf
+        spec = tfport.estimator.EstimatorSpec
+        <BLANKLINE>
+    """
+    check_syntax(code, path)
+    module = cst.parse_module(code)
+    lines = _LineMap(code)
+    items: list[ReportItem] = []
+    stages: list = [EstimatorPass, *(["tf_upgrade_v2"] if tf_upgrade else []), *AFTER_TF_UPGRADE]
+    token = CHECK_TARGETS.set(tf_upgrade)
+    try:
+        for stage in stages:
+            if stage == "tf_upgrade_v2":
+                new, more = _run_tf_upgrade(module, lines.code, path)
+            else:
+                new, more = run_pass(module, stage, lines.code)
+            items += [lines.to_input(item) for item in more]
+            if new is not module:
+                module = new
+                lines.advance(module.code)
+    finally:
+        CHECK_TARGETS.reset(token)
+    return SourceResult(module.code, tuple(items))
+
+
+def _run_tf_upgrade(
+    module: cst.Module, code: str, path: str
+) -> tuple[cst.Module, list[ReportItem]]:
+    from tfport.upgrade._tf_upgrade import tf_upgrade
+
+    new_code, items = tf_upgrade(code, path)
+    if new_code is None or new_code == code:
+        return module, items
+    return cst.parse_module(new_code), items
+
+
+class _LineMap:
+    """Maps line numbers of the text between passes back to the input file's lines."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.lines = code.splitlines()
+        self.origin = list(range(1, len(self.lines) + 2))
+
+    def to_input(self, item: ReportItem) -> ReportItem:
+        if item.line < 1:
+            return item
+        line = self.origin[min(item.line, len(self.origin)) - 1]
+        return dataclasses.replace(item, line=line)
+
+    def advance(self, code: str) -> None:
+        if code == self.code:
+            return
+        new_lines = code.splitlines()
+        origin = [0] * (len(new_lines) + 1)
+        matcher = difflib.SequenceMatcher(None, self.lines, new_lines, autojunk=False)
+        for _, i1, i2, j1, j2 in matcher.get_opcodes():
+            for k in range(j1, j2):
+                origin[k] = self.origin[min(i1 + (k - j1), max(i2 - 1, i1))]
+        origin[-1] = self.origin[-1]
+        self.code, self.lines, self.origin = code, new_lines, origin
