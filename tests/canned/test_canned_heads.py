@@ -5,14 +5,41 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-BINARY_METRICS = {"accuracy", "accuracy_baseline", "auc", "auc_precision_recall", "average_loss",
-                  "global_step", "label/mean", "loss", "precision", "prediction/mean", "recall"}
-CLASS_PREDICTIONS = {"all_class_ids", "all_classes", "class_ids", "classes", "logits",
-                     "probabilities"}
-V1_NAMES = ["BaselineClassifier", "BaselineEstimator", "BaselineRegressor", "DNNClassifier",
-            "DNNEstimator", "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator",
-            "DNNLinearCombinedRegressor", "DNNRegressor", "LinearClassifier", "LinearEstimator",
-            "LinearRegressor"]
+BINARY_METRICS = {
+    "accuracy",
+    "accuracy_baseline",
+    "auc",
+    "auc_precision_recall",
+    "average_loss",
+    "global_step",
+    "label/mean",
+    "loss",
+    "precision",
+    "prediction/mean",
+    "recall",
+}
+CLASS_PREDICTIONS = {
+    "all_class_ids",
+    "all_classes",
+    "class_ids",
+    "classes",
+    "logits",
+    "probabilities",
+}
+V1_NAMES = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+]
 
 
 def _tf():
@@ -82,9 +109,13 @@ def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
     features = _data()
     labels = (features["x"][:, 0] + 0.3 * features["x"][:, 1] > 0).astype("int64")
     dense, color = _columns()
-    est = module.DNNLinearCombinedClassifier(str(tmp_path), linear_feature_columns=[color],
-                                             dnn_feature_columns=dense, dnn_hidden_units=[4],
-                                             weight_column="w")
+    est = module.DNNLinearCombinedClassifier(
+        str(tmp_path),
+        linear_feature_columns=[color],
+        dnn_feature_columns=dense,
+        dnn_hidden_units=[4],
+        weight_column="w",
+    )
     train, evaluate, predict = _fns(features, labels)
     metrics = est.train(train, steps=5).evaluate(evaluate)
     preds = list(est.predict(predict))
@@ -96,8 +127,9 @@ def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
     xent = np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
     classes = np.array([p["class_ids"][0] for p in preds])
     np.testing.assert_allclose(metrics["average_loss"], np.sum(xent * w) / np.sum(w), rtol=1e-5)
-    np.testing.assert_allclose(metrics["accuracy"],
-                               np.sum((classes == labels) * w) / np.sum(w), rtol=1e-5)
+    np.testing.assert_allclose(
+        metrics["accuracy"], np.sum((classes == labels) * w) / np.sum(w), rtol=1e-5
+    )
     np.testing.assert_allclose(metrics["label/mean"], np.sum(labels * w) / np.sum(w), rtol=1e-5)
     np.testing.assert_allclose(metrics["prediction/mean"], np.sum(p1 * w) / np.sum(w), rtol=1e-5)
     assert [p["classes"][0] for p in preds] == [str(c).encode() for c in classes]
@@ -115,8 +147,7 @@ def test_regressor_loss_reduction_and_metrics(tmp_path, v2):
     train, evaluate, predict = _fns(features, labels)
     metrics = est.train(train, steps=5).evaluate(evaluate)
     got = np.array([p["predictions"][0] for p in est.predict(predict)], "float64")
-    assert set(metrics) == {"average_loss", "global_step", "label/mean", "loss",
-                            "prediction/mean"}
+    assert set(metrics) == {"average_loss", "global_step", "label/mean", "loss", "prediction/mean"}
     squared = (got - labels[:, 0]) ** 2
     np.testing.assert_allclose(metrics["average_loss"], squared.mean(), rtol=1e-5)
     np.testing.assert_allclose(metrics["prediction/mean"], got.mean(), rtol=1e-5, atol=1e-6)
@@ -131,8 +162,9 @@ def test_baseline_classifier_learns_the_prior(tmp_path):
 
     features = _data()
     labels = np.array([0, 1, 2, 2] * 12, "int64")
-    est = _canned.BaselineClassifier(str(tmp_path), n_classes=3,
-                                     optimizer=_tf().keras.optimizers.legacy.SGD(1.0))
+    est = _canned.BaselineClassifier(
+        str(tmp_path), n_classes=3, optimizer=_tf().keras.optimizers.legacy.SGD(1.0)
+    )
     train, evaluate, predict = _fns({"x": features["x"]}, labels)
     est.train(train, steps=200)
     probs = next(iter(est.predict(predict)))["probabilities"]

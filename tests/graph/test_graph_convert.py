@@ -282,3 +282,46 @@ def test_loops_and_conds_convert_with_one_output(tf, tmp_path, flavor):
     assert inspect_graph(str(path))["graphs"][0]["outputs"] == ["y:0"]
     report = convert(str(path), str(tmp_path / "sm"), verify=True)
     assert report["verify"]["max_abs_diff"]["serving_default"] == {"y": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("name", "identifier", "key"),
+    [
+        ("scope/input-1:0", True, "scope_input_1"),
+        ("probabilities:0", True, "probabilities"),
+        ("split:1", True, "split_1"),
+        ("in", True, "in_"),
+        ("1st:0", True, "input_1st"),
+        ("9out:0", False, "9out"),
+    ],
+)
+def test_signature_keys(name, identifier, key):
+    from tfport.graph import signature_key
+
+    assert signature_key(name, identifier) == key
+
+
+@pytest.mark.slow
+def test_awkward_names_become_valid_keys(tf, tmp_path):
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        a = v1.placeholder(tf.float32, [2], name="1abc")
+        b = v1.placeholder(tf.float32, [2], name="in")
+        total = tf.add(a, b, name="9out")
+    frozen = tmp_path / "awkward.pb"
+    frozen.write_bytes(graph.as_graph_def().SerializeToString())
+    out = tmp_path / "frozen_sm"
+    convert(str(frozen), str(out), verify=True)
+    got = tf.saved_model.load(str(out)).signatures["serving_default"](
+        input_1abc=tf.constant([1.0, 2.0]), in_=tf.constant([3.0, 4.0])
+    )
+    np.testing.assert_allclose(got["9out"].numpy(), [4.0, 6.0])
+    export = tmp_path / "v1"
+    with graph.as_default(), v1.Session(graph=graph) as sess:
+        builder = v1.saved_model.Builder(str(export))
+        sig = v1.saved_model.predict_signature_def({"x-in": a, "in": b}, {"out/put": total})
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"my sig": sig})
+        builder.save()
+    report = convert(str(export), str(tmp_path / "v1_sm"), verify=True)
+    assert report["signatures"]["my sig"]["inputs"] == {"in_": "in:0", "x_in": "1abc:0"}

@@ -42,6 +42,9 @@ def install() -> None:
     sys.modules.setdefault("tensorflow_estimator", _estimator_package(estimator, estimator_v1))
     _arrange_v1_layers(tf)
     _patch_keras_estimator()
+    from tfport.estimator import tpu
+
+    _set(tf.compat.v1.tpu, "CrossShardOptimizer", tpu.CrossShardOptimizer)
     _installed = True
 
 

@@ -216,7 +216,7 @@ def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
     def serve(*args: Any) -> Any:
         return pruned(*args)
 
-    return tf.function(serve, input_signature=specs).get_concrete_function()
+    return tf.function(serve, input_signature=specs, autograph=False).get_concrete_function()
 
 
 def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, Any]:

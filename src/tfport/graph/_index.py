@@ -35,6 +35,7 @@ class GraphIndex:
         self.graph_def = graph_def
         if data is None:
             data = graph_def.SerializeToString()
+        self.nbytes = len(data)
         bulk = _protos.scan_nodes(data, len(graph_def.node))
         if bulk is None:
             names, ops, inputs = _walk(graph_def)
@@ -44,6 +45,10 @@ class GraphIndex:
         joined = _OUTPUT_INDEX.sub("", "\n".join(inputs).replace("^", ""))
         self.consumed = set(joined.split("\n")) if inputs else set()
         self.name_set = set(names)
+
+    def _positions(self, wanted: set[str]) -> list[tuple[int, str]]:
+        """(position, name) of the nodes named in `wanted`, in graph order."""
+        return _sorted_positions(self.names, wanted)
 
     def placeholders(self, with_default: bool = False) -> list[Any]:
         """The Placeholder nodes (and PlaceholderWithDefault ones when asked)."""
@@ -59,8 +64,7 @@ class GraphIndex:
         """
         skip = no_output_ops | _PLUMBING | {"Const", "Placeholder", "PlaceholderWithDefault"}
         unread = self.name_set - self.consumed
-        pairs = zip(self.names, self.ops, strict=True)
-        found = [(i, n) for i, (n, op) in enumerate(pairs) if n in unread and op not in skip]
+        found = [(i, n) for i, n in self._positions(unread) if self.ops[i] not in skip]
         identities = {i: n for i, n in found if self.ops[i] in ("Identity", "IdentityN")}
         if not identities:
             return [n for _, n in found]
@@ -74,6 +78,12 @@ class GraphIndex:
             if i not in sources
             or not (source_ops.get(sources[i]) in _BRANCH_SOURCES or n.startswith(sources[i] + "/"))
         ]
+
+
+def _sorted_positions(names: list[str], wanted: set[str]) -> list[tuple[int, str]]:
+    if len(wanted) <= 16:  # list.index scans at C speed
+        return sorted((names.index(n), n) for n in wanted)
+    return [(i, n) for i, n in enumerate(names) if n in wanted]
 
 
 def _walk(graph_def: Any) -> tuple[list[str], list[str], list[str]]:

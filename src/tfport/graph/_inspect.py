@@ -63,7 +63,7 @@ def _graph_report(
     histogram = collections.Counter(index.ops)
     return {
         "nodes": len(index.ops),
-        "bytes": graph_def.ByteSize(),
+        "bytes": index.nbytes,
         "producer": graph_def.versions.producer,
         "inputs": [_placeholder(n) for n in index.placeholders()],
         "outputs": [name + ":0" for name in index.sinks(_ops.NO_OUTPUT_OPS)],

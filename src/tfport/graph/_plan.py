@@ -53,29 +53,36 @@ class Plan:
     trust: bool = False
 
 
-def sanitize(name: str) -> str:
+def sanitize(name: str, identifier: bool = True) -> str:
     """Signature key of a tensor name: drop ':0', replace all but [A-Za-z0-9_] by '_'.
 
-    TF2 signature inputs must be Python identifiers, so a key that would start with a
-    digit or be a keyword ('in', 'lambda') gets a leading '_'.
+    TF2 signature inputs (`identifier`) must be Python identifiers that TF can also use as op names:
+    a keyword gets a trailing '_' ('in' -> 'in_'), leading underscores are dropped and a
+    key that would start with a digit gets 'input_' in front.
 
     Example:
         >>> sanitize("scope/input-1:0")
         'scope_input_1'
-        >>> sanitize("in")
-        '_in'
+        >>> sanitize("in"), sanitize("1st:0")
+        ('in_', 'input_1st')
     """
     base = name[:-2] if name.endswith(":0") else name
     key = re.sub(r"[^A-Za-z0-9_]", "_", base)
-    return key if _valid(key) else "_" + key
+    if not identifier:
+        return key
+    key = key.lstrip("_")
+    if not key or key[0].isdigit():
+        key = "input_" + key
+    return key + "_" if keyword.iskeyword(key) else key
 
 
-def _keys(names: Sequence[str], taken: set[str]) -> list[str]:
+def _keys(names: Sequence[str], taken: set[str], identifier: bool = True) -> list[str]:
     keys = []
     for name in names:
-        key, n = sanitize(name), 2
+        base = sanitize(name, identifier)
+        key, n = base, 2
         while key in taken:
-            key, n = f"{sanitize(name)}_{n}", n + 1
+            key, n = f"{base}_{n}", n + 1
         taken.add(key)
         keys.append(key)
     return keys
@@ -140,7 +147,10 @@ def plan_frozen(
     taken: set[str] = set()
     sig = Signature(
         [_tensor(k, n, nodes) for k, n in zip(_keys(in_names, taken), in_names, strict=True)],
-        [Tensor(k, n, 0, None) for k, n in zip(_keys(out_names, set()), out_names, strict=True)],
+        [
+            Tensor(k, n, 0, None)
+            for k, n in zip(_keys(out_names, set(), False), out_names, strict=True)
+        ],
     )
     return Plan(art.path, "graph_def", pruned, graph_def, {"serving_default": sig}, trust=trust)
 
@@ -297,7 +307,7 @@ def _signature(key: str, sig: Any, path: str) -> Signature:
 
 
 def _valid(key: str) -> bool:
-    return key.isidentifier() and not keyword.iskeyword(key)
+    return key.isidentifier() and not keyword.iskeyword(key) and not key.startswith("_")
 
 
 def _replace_variables(pruned: Any) -> dict[str, str]:

@@ -92,7 +92,9 @@ def scan(
     fn_roles = _function_roles(calls, roles or {})
     findings = []
     ops = _index.index(graph_def).ops
-    unsafe = [graph_def.node[i] for i, op in enumerate(ops) if op not in allowed]
+    unsafe = []
+    if set(ops) - allowed:
+        unsafe = [graph_def.node[i] for i, op in enumerate(ops) if op not in allowed]
     functions = _all_nodes(graph_def, with_graph=False)
     for where, node in itertools.chain(((GRAPH, n) for n in unsafe), functions):
         if node.op in allowed or node.op in library:

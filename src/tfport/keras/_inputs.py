@@ -77,3 +77,19 @@ def _tensor(x: Any) -> Any:
     if tf.is_tensor(x) or isinstance(x, tf.SparseTensor):
         return x
     return tf.compat.v1.convert_to_tensor_or_sparse_tensor(x)
+
+
+def replicas_in_sync() -> int:
+    """Replicas of the distribution strategy the model_fn runs under (1 without one).
+
+    Example:
+        >>> replicas_in_sync()  # doctest: +SKIP
+        1
+    """
+    tf = import_tf()
+    if not tf.distribute.has_strategy():
+        return 1
+    context = tf.distribute.get_replica_context()
+    if context is None:
+        return 1
+    return int(context.num_replicas_in_sync)

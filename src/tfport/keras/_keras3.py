@@ -124,13 +124,17 @@ class ModelFn:
         loss = train_op = metrics = None
         if mode != ModeKeys.PREDICT:
             y_true = self._targets(labels, outputs)
-            loss = compiled_loss(gm, y_true, outputs, weights, reg_losses)
+            # Keras scales each replica's loss by 1/replicas (gradients are summed across
+            # replicas); the Estimator reports the unscaled loss.
+            replica_loss = compiled_loss(gm, y_true, outputs, weights, reg_losses)
+            replicas = _inputs.replicas_in_sync()
+            loss = replica_loss * float(replicas) if replicas > 1 else replica_loss
             metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
         global_step = tf.compat.v1.train.get_global_step()
         optimizer = None
         if training:
             optimizer = _optimizers.build(self.opt_cls, self.opt_config, global_step)
-            apply = optimizer.get_updates(loss, gm.of(self.model.trainable_variables))
+            apply = optimizer.get_updates(replica_loss, gm.of(self.model.trainable_variables))
             train_op = tf.group(*apply, *updates)
         scaffold = None
         if self.save_object_ckpt:

@@ -89,7 +89,10 @@ class GraphModel:
 def compiled_loss(
     gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any, reg_losses: list
 ) -> Any:
-    """The compiled total loss (per-output losses x loss_weights + regularization)."""
+    """The compiled total loss (per-output losses x loss_weights + regularization).
+
+    Under N replicas it is, like every Keras 3 loss, scaled by 1/N.
+    """
     import keras
 
     tf = import_tf()
@@ -105,8 +108,10 @@ def compiled_loss(
     _build_eagerly(loss_fn, y_true, y_pred, call=True)
     with keras.StatelessScope(state_mapping=gm.mapping() + _zeros_for(loss_fn.variables)):
         loss = loss_fn(y_true, y_pred, sample_weight)
+    from keras.src.losses.loss import scale_loss_for_distribution
+
     for value in reg_losses:
-        loss = loss + tf.cast(value, loss.dtype)
+        loss = loss + scale_loss_for_distribution(tf.cast(value, loss.dtype))
     return loss
 
 

@@ -20,7 +20,20 @@ def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
     if not getattr(clone, "_compile_metrics", None):
         return None
     metrics = list(clone._compile_metric_functions)
+    _as_local_variables([v for m in metrics for v in m.variables])
     return rename({m.name: m for m in metrics}, names_map)
+
+
+def _as_local_variables(variables: list) -> None:
+    """Keras metric variables join LOCAL_VARIABLES so every local_init_op covers them."""
+    from tfport._src.tfenv import import_tf
+
+    v1 = import_tf().compat.v1
+    for key in (v1.GraphKeys.LOCAL_VARIABLES, v1.GraphKeys.METRIC_VARIABLES):
+        collection = v1.get_collection_ref(key)
+        for var in variables:
+            if not any(var is x for x in collection):
+                collection.append(var)
 
 
 def rename(metrics: dict, names_map: dict | None) -> dict:

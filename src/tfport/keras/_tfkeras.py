@@ -107,7 +107,11 @@ class ModelFn:
                 train_op = clone.train_function.updates_op
             else:
                 clone._make_test_function()
-            loss = clone.total_loss
+            # Under N replicas tf_keras scales each replica's loss by 1/N (its gradients
+            # are summed); the Estimator reports the unscaled (mean) loss.
+            loss, factor = clone.total_loss, _unscale(clone)
+            if factor != 1.0:
+                loss = loss * factor
             metric_ops = _metrics.keras2_metric_ops(clone, self._metric_names_map)
         self._restore_subclassed()
         scaffold = None
@@ -204,6 +208,17 @@ def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]
     if out_names and targets is not None:
         _inputs.check_count(targets, out_names, "labels")
     return inputs, targets, weights
+
+
+def _unscale(clone: Any) -> float:
+    replicas = _inputs.replicas_in_sync()
+    return float(replicas) if replicas > 1 and _loss_is_scaled(clone) else 1.0
+
+
+def _loss_is_scaled(clone: Any) -> bool:
+    # tf_keras scales losses reduced over the batch (AUTO / SUM_OVER_BATCH_SIZE), not SUM.
+    reductions = {getattr(fn, "reduction", "auto") for fn in getattr(clone, "loss_functions", [])}
+    return not reductions or not reductions <= {"sum", "none"}
 
 
 def _standardize_weights(weights: Any, output_names: list[str]) -> list:

@@ -12,7 +12,10 @@ from typing import Any
 from tfport._src.canned import base, dnn
 from tfport._src.canned.base import CannedEstimator
 from tfport._src.canned.combined import combined_model_fn
-from tfport._src.canned.model_fns import baseline_model_fn, dnn_model_fn, linear_model_fn
+from tfport._src.canned.estimators_baseline import V1BaselineClassifier as BaselineClassifier
+from tfport._src.canned.estimators_baseline import V1BaselineEstimator as BaselineEstimator
+from tfport._src.canned.estimators_baseline import V1BaselineRegressor as BaselineRegressor
+from tfport._src.canned.model_fns import dnn_model_fn, linear_model_fn
 
 SUM = "weighted_sum"
 
@@ -362,58 +365,17 @@ class DNNLinearCombinedEstimator(CannedEstimator):
         )
 
 
-class BaselineClassifier(CannedEstimator):
-    """v1 baseline classifier: learns the class prior (Ftrl 0.3)."""
-
-    def __init__(
-        self,
-        model_dir: Any = None,
-        n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        loss_reduction: Any = SUM,
-    ) -> None:
-        head = base.classifier_head(
-            n_classes, weight_column, label_vocabulary, loss_reduction, v2=False
-        )
-        super().__init__(
-            **base.make(baseline_model_fn, model_dir, config, None, head=head, optimizer=optimizer)
-        )
-
-
-class BaselineRegressor(CannedEstimator):
-    """v1 baseline regressor: learns the label mean (Ftrl 0.3)."""
-
-    def __init__(
-        self,
-        model_dir: Any = None,
-        label_dimension: int = 1,
-        weight_column: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        loss_reduction: Any = SUM,
-    ) -> None:
-        head = base.regression_head(label_dimension, weight_column, loss_reduction, v2=False)
-        super().__init__(
-            **base.make(baseline_model_fn, model_dir, config, None, head=head, optimizer=optimizer)
-        )
-
-
-class BaselineEstimator(CannedEstimator):
-    """v1 baseline with a user-given (v1) head."""
-
-    def __init__(
-        self, head: Any, model_dir: Any = None, optimizer: Any = "Ftrl", config: Any = None
-    ) -> None:
-        super().__init__(
-            **base.make(
-                baseline_model_fn,
-                model_dir,
-                config,
-                None,
-                head=base.check_head(head, False),
-                optimizer=optimizer,
-            )
-        )
+__all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+]

@@ -12,63 +12,14 @@ from typing import Any
 from tfport._src.canned import base, dnn
 from tfport._src.canned.base import CannedEstimator
 from tfport._src.canned.combined import combined_model_fn
+from tfport._src.canned.estimators_baseline import V2BaselineClassifier as BaselineClassifier
+from tfport._src.canned.estimators_baseline import V2BaselineEstimator as BaselineEstimator
+from tfport._src.canned.estimators_baseline import V2BaselineRegressor as BaselineRegressor
+from tfport._src.canned.head_api import BinaryClassHead, MultiClassHead, RegressionHead
 from tfport._src.canned.heads import Head
-from tfport._src.canned.model_fns import baseline_model_fn, dnn_model_fn, linear_model_fn
+from tfport._src.canned.model_fns import dnn_model_fn, linear_model_fn
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
-
-
-def MultiClassHead(
-    n_classes: int,
-    weight_column: Any = None,
-    label_vocabulary: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802 (legacy public name)
-    """`tf.estimator.MultiClassHead`: softmax cross-entropy over `n_classes` (> 2)."""
-    _no_custom(loss_fn, name)
-    return Head("classifier", n_classes, weight_column, label_vocabulary, loss_reduction, True)
-
-
-def BinaryClassHead(
-    weight_column: Any = None,
-    thresholds: Any = None,
-    label_vocabulary: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802
-    """`tf.estimator.BinaryClassHead`: sigmoid cross-entropy (thresholds: not supported)."""
-    _no_custom(loss_fn, name, thresholds)
-    return Head("classifier", 2, weight_column, label_vocabulary, loss_reduction, True)
-
-
-def RegressionHead(
-    label_dimension: int = 1,
-    weight_column: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    inverse_link_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802
-    """`tf.estimator.RegressionHead`: mean squared error."""
-    _no_custom(loss_fn, name, inverse_link_fn)
-    return base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
-
-
-def _no_custom(*values: Any) -> None:
-    from tfport._src.errors import TfportInputError, message
-
-    if any(v is not None for v in values):
-        raise TfportInputError(
-            message(
-                "Custom loss_fn, name, thresholds and inverse_link_fn are not supported by tfport "
-                "heads yet",
-                "Leave them unset",
-                values=[v for v in values if v is not None],
-            )
-        )
 
 
 class DNNClassifier(CannedEstimator):
@@ -440,58 +391,20 @@ class DNNLinearCombinedEstimator(CannedEstimator):
         )
 
 
-class BaselineClassifier(CannedEstimator):
-    """v2 baseline classifier (Keras Ftrl 0.3)."""
-
-    def __init__(
-        self,
-        model_dir: Any = None,
-        n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    ) -> None:
-        head = base.classifier_head(
-            n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
-        )
-        super().__init__(
-            **base.make(baseline_model_fn, model_dir, config, None, head=head, optimizer=optimizer)
-        )
-
-
-class BaselineRegressor(CannedEstimator):
-    """v2 baseline regressor (Keras Ftrl 0.3)."""
-
-    def __init__(
-        self,
-        model_dir: Any = None,
-        label_dimension: int = 1,
-        weight_column: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    ) -> None:
-        head = base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
-        super().__init__(
-            **base.make(baseline_model_fn, model_dir, config, None, head=head, optimizer=optimizer)
-        )
-
-
-class BaselineEstimator(CannedEstimator):
-    """v2 baseline with a user-given head."""
-
-    def __init__(
-        self, head: Any, model_dir: Any = None, optimizer: Any = "Ftrl", config: Any = None
-    ) -> None:
-        super().__init__(
-            **base.make(
-                baseline_model_fn,
-                model_dir,
-                config,
-                None,
-                head=base.check_head(head, True),
-                optimizer=optimizer,
-            )
-        )
+__all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "BinaryClassHead",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+    "MultiClassHead",
+    "RegressionHead",
+]

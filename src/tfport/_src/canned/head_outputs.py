@@ -111,8 +111,29 @@ def _mean(tf: Any, values: Any, weights: Any, name: str) -> tuple:
     return tf.compat.v1.metrics.mean(values, weights=weights, name=name)
 
 
+def _keras_pr_auc(tf: Any, labels: Any, scores: Any, weights: Any) -> tuple:
+    """v2 heads' PR AUC: a Keras `AUC(curve="PR")` (interpolated), as (value, update_op).
+
+    Its variables join LOCAL_VARIABLES / METRIC_VARIABLES, as the legacy EstimatorSpec did.
+    """
+    v1 = tf.compat.v1
+    metric = tf.keras.metrics.AUC(curve="PR", name="auc_precision_recall")
+    if weights is not None:
+        weights = tf.broadcast_to(weights, tf.shape(scores))
+    update = metric.update_state(labels, scores, sample_weight=weights)
+    for var in metric.variables:
+        v1.add_to_collection(v1.GraphKeys.LOCAL_VARIABLES, var)
+        v1.add_to_collection(v1.GraphKeys.METRIC_VARIABLES, var)
+    return metric.result(), update
+
+
 def classifier_metrics(
-    n_classes: int, label_ids: Any, predictions: dict, weights: Any, unreduced_loss: Any
+    n_classes: int,
+    label_ids: Any,
+    predictions: dict,
+    weights: Any,
+    unreduced_loss: Any,
+    v2: bool = False,
 ) -> dict:
     """The legacy eval metrics of a classification head.
 
@@ -143,11 +164,14 @@ def classifier_metrics(
                     tf.maximum(label_mean[1], 1.0 - label_mean[1]),
                 ),
                 "auc": m.auc(label_ids, logistic, weights=weights, name="auc"),
-                "auc_precision_recall": m.auc(
-                    label_ids, logistic, weights=weights, curve="PR", name="auc_precision_recall"
-                ),
             }
         )
+        if v2:
+            out["auc_precision_recall"] = _keras_pr_auc(tf, label_ids, logistic, weights)
+        else:
+            out["auc_precision_recall"] = m.auc(
+                label_ids, logistic, weights=weights, curve="PR", name="auc_precision_recall"
+            )
     return out
 
 

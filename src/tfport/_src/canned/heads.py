@@ -125,7 +125,7 @@ class Head:
         if self.kind == "regression":
             return head_outputs.regression_metrics(processed, predictions, weights, unreduced)
         return head_outputs.classifier_metrics(
-            self.n_classes, processed, predictions, weights, unreduced
+            self.n_classes, processed, predictions, weights, unreduced, v2=self.v2
         )
 
     # -- loss ------------------------------------------------------------------------------
