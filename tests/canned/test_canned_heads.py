@@ -170,3 +170,18 @@ def test_baseline_classifier_learns_the_prior(tmp_path):
     probs = next(iter(est.predict(predict)))["probabilities"]
     np.testing.assert_allclose(probs, [0.25, 0.25, 0.5], atol=0.02)
     assert est.get_variable_names()[:1] == ["baseline/bias"]
+
+
+def test_v1_estimator_takes_public_head_with_v1_semantics(tmp_path):
+    from tfport.estimator import _canned, _canned_v1
+
+    features = _data()
+    labels = np.argmax(features["x"], 1).astype("int64")
+    head = _canned.MultiClassHead(3, loss_reduction="sum")
+    est = _canned_v1.DNNEstimator(head, [4], _columns()[0], str(tmp_path))
+    train, evaluate, _ = _fns(features, labels)
+    metrics = est.train(train, steps=3).evaluate(evaluate)
+    names = est.get_variable_names()
+    assert "dnn/hiddenlayer_0/kernel/t_0/Adagrad" in names  # v1 Adagrad slots, partitioned
+    # SUM reduction: the loss metric is the per-batch sum (16 examples) of the average loss.
+    np.testing.assert_allclose(metrics["loss"], 16 * metrics["average_loss"], rtol=1e-5)

@@ -40,3 +40,8 @@ def estimator(model_dir, **config) -> tfe.Estimator:
     config.setdefault("tf_random_seed", 1)
     return tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(model_dir), **config),
                          params={"lr": 0.1})
+
+
+def static_input_fn():
+    """Global batch 32 with a static size (drop_remainder), as multi-worker needs."""
+    return tf.data.Dataset.from_tensor_slices((X, Y)).repeat().batch(32, drop_remainder=True)

@@ -173,3 +173,25 @@ def test_inspect_cli_text_for_people(frozen_dir):
     assert proc.returncode == 0, proc.stderr
     assert "signature serving_default" in proc.stdout and "[x=input:0]" in proc.stdout
     assert "variable hidden/kernel" in proc.stdout and "RestoreV2" in proc.stdout
+
+
+@pytest.mark.parametrize("kind", BAD)
+def test_bad_input_convert_exit_2_one_line(tmp_path, frozen_dir, kind):
+    path = _bad_inputs(tmp_path, frozen_dir)[kind]
+    out = tmp_path / "out"
+    proc = run_cli("graph", "convert", path, out)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("tfport: error:") and path.name in line
+    assert not out.exists()
+
+
+def test_output_overlapping_the_input_refused(tmp_path, frozen_dir):
+    from tfport.graph import convert
+
+    with pytest.raises(TfportInputError, match="overlaps the input"):
+        convert(
+            str(frozen_dir / "saved_model_v1"), str(frozen_dir / "saved_model_v1"), overwrite=True
+        )
+    with pytest.raises(TfportInputError, match="overlaps the input"):
+        convert(str(frozen_dir / "frozen.pb"), str(frozen_dir), overwrite=True)

@@ -23,14 +23,19 @@ def keras3_sequential(compile_model: bool = True):
     import keras
 
     keras.utils.set_random_seed(7)
-    model = keras.Sequential([
-        keras.Input((4,), name="hidden_input"),
-        keras.layers.Dense(16, activation="relu", name="hidden"),
-        keras.layers.Dense(3, activation="softmax", name="probs"),
-    ])
+    model = keras.Sequential(
+        [
+            keras.Input((4,), name="hidden_input"),
+            keras.layers.Dense(16, activation="relu", name="hidden"),
+            keras.layers.Dense(3, activation="softmax", name="probs"),
+        ]
+    )
     if compile_model:
-        model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.05, momentum=0.9),
-                      loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.compile(
+            optimizer=keras.optimizers.SGD(learning_rate=0.05, momentum=0.9),
+            loss="sparse_categorical_crossentropy",
+            metrics=["accuracy"],
+        )
     return model
 
 
@@ -39,13 +44,18 @@ def tf_keras_sequential(compile_model: bool = True):
     import tf_keras
 
     tf_keras.utils.set_random_seed(7)
-    model = tf_keras.Sequential([
-        tf_keras.layers.Dense(16, activation="relu", input_shape=(4,), name="hidden"),
-        tf_keras.layers.Dense(3, activation="softmax", name="probs"),
-    ])
+    model = tf_keras.Sequential(
+        [
+            tf_keras.layers.Dense(16, activation="relu", input_shape=(4,), name="hidden"),
+            tf_keras.layers.Dense(3, activation="softmax", name="probs"),
+        ]
+    )
     if compile_model:
-        model.compile(optimizer=tf_keras.optimizers.legacy.SGD(learning_rate=0.05, momentum=0.9),
-                      loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.compile(
+            optimizer=tf_keras.optimizers.legacy.SGD(learning_rate=0.05, momentum=0.9),
+            loss="sparse_categorical_crossentropy",
+            metrics=["accuracy"],
+        )
     return model
 
 
@@ -54,8 +64,11 @@ def input_fns(d: dict, key: str = "hidden_input"):
     import tensorflow as tf
 
     def train():
-        return tf.data.Dataset.from_tensor_slices(
-            ({key: d["train_x"]}, d["train_y"])).repeat().batch(32, drop_remainder=True)
+        return (
+            tf.data.Dataset.from_tensor_slices(({key: d["train_x"]}, d["train_y"]))
+            .repeat()
+            .batch(32, drop_remainder=True)
+        )
 
     def evaluate():
         return tf.data.Dataset.from_tensor_slices(({key: d["test_x"]}, d["test_y"])).batch(32)

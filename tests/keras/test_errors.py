@@ -34,16 +34,19 @@ def errors():
     return errors
 
 
-@pytest.mark.parametrize("build", [_data.tf_keras_sequential, _data.keras3_sequential],
-                         ids=["tf_keras", "keras3"])
+@pytest.mark.parametrize(
+    "build", [_data.tf_keras_sequential, _data.keras3_sequential], ids=["tf_keras", "keras3"]
+)
 def test_uncompiled_model(tfport_mod, errors, build, tmp_path):
     with pytest.raises(errors.TfportInputError, match="has not been compiled.*model.compile"):
-        tfport_mod.keras.model_to_estimator(keras_model=build(compile_model=False),
-                                            model_dir=str(tmp_path))
+        tfport_mod.keras.model_to_estimator(
+            keras_model=build(compile_model=False), model_dir=str(tmp_path)
+        )
 
 
-@pytest.mark.parametrize("build", [_data.tf_keras_sequential, _data.keras3_sequential],
-                         ids=["tf_keras", "keras3"])
+@pytest.mark.parametrize(
+    "build", [_data.tf_keras_sequential, _data.keras3_sequential], ids=["tf_keras", "keras3"]
+)
 def test_feature_keys_not_matching_inputs(tfport_mod, errors, data, build, tmp_path):
     est = tfport_mod.keras.model_to_estimator(keras_model=build(), model_dir=str(tmp_path))
     train, _, _ = _data.input_fns(data, key="wrong_name")
@@ -110,14 +113,21 @@ def test_load_weights_from_empty_dir(tfport_mod, errors, tmp_path):
 
 def test_cli_reports_uncompiled_model_as_usage_error(tmp_path):
     script = tmp_path / "legacy.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import tensorflow as tf
         model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(4,))])
-        tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=%r)
-    """ % str(tmp_path / "m")))
+        tf.keras.estimator.model_to_estimator(keras_model=model, model_dir={model_dir!r})
+    """).format(model_dir=str(tmp_path / "m"))
+    )
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    proc = subprocess.run([sys.executable, "-m", "tfport", "run", str(script)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfport", "run", str(script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "tfport: error:" in proc.stderr and "has not been compiled" in proc.stderr
     assert "Traceback" not in proc.stderr

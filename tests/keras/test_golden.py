@@ -1,4 +1,4 @@
-"""Golden `keras_model_to_estimator`: the legacy script under `tfport run` from the step-0 checkpoint."""
+"""Golden `keras_model_to_estimator`: the legacy script under `tfport run` from step 0."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ def run(goldens, legacy_dir, tmp_path_factory):
 @pytest.mark.slow
 def test_step40_checkpoint_matches_golden(run, goldens):
     _, model_dir, expected = run
-    compare.assert_checkpoints_match(str(model_dir / "model.ckpt-40"),
-                                     str(goldens / CASE / "model_dir" / "model.ckpt-40"), 1e-5)
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / CASE / "model_dir" / "model.ckpt-40"), 1e-5
+    )
     import tensorflow as tf
 
     names = sorted(name for name, _ in tf.train.list_variables(str(model_dir / "model.ckpt-40")))
@@ -47,5 +48,21 @@ def test_first_checkpoint_in_keras_dir_has_legacy_keys(run, goldens):
 
     _, model_dir, _ = run
     got = sorted(n for n, _ in tf.train.list_variables(str(model_dir / "keras")))
-    want = sorted(n for n, _ in tf.train.list_variables(str(goldens / CASE / "model_dir" / "keras")))
+    golden_keras = goldens / CASE / "model_dir" / "keras"
+    want = sorted(n for n, _ in tf.train.list_variables(str(golden_keras)))
     assert got == want
+
+
+@pytest.mark.slow
+def test_unmodified_script_on_mirrored_2_matches_golden(goldens, legacy_dir, tmp_path):
+    """The seed scenario on 2 replicas (`tfport run --strategy mirrored:2`), no code change."""
+    model_dir = compare.step0_copy(goldens / CASE, tmp_path)
+    out = compare.run_case(
+        legacy_dir, CASE, model_dir, tmp_path / "out.json", "--strategy", "mirrored:2"
+    )
+    expected = json.loads((goldens / CASE / "expected.json").read_text())
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / CASE / "model_dir" / "model.ckpt-40"), 1e-4
+    )
+    assert compare.max_abs_diff(out["eval_metrics"], expected["eval_metrics"]) <= 1e-4
+    assert compare.max_abs_diff(out["predictions"], expected["predictions"]) <= 1e-4

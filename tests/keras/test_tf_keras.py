@@ -67,9 +67,13 @@ def test_two_output_metric_names_and_loss(tfport_mod, data, tmp_path):
     y2 = (data["train_y"] + 1) % 3
 
     def train():
-        return tf.data.Dataset.from_tensor_slices(
-            ({"x": data["train_x"]}, {"a": data["train_y"], "b": y2})
-        ).repeat().batch(32, drop_remainder=True)
+        return (
+            tf.data.Dataset.from_tensor_slices(
+                ({"x": data["train_x"]}, {"a": data["train_y"], "b": y2})
+            )
+            .repeat()
+            .batch(32, drop_remainder=True)
+        )
 
     def evaluate():
         return tf.data.Dataset.from_tensor_slices(
@@ -81,14 +85,21 @@ def test_two_output_metric_names_and_loss(tfport_mod, data, tmp_path):
     assert set(metrics) == {"loss", "global_step", *want_names}
     # Loss and metrics equal tf_keras's own evaluation of the trained weights.
     tfport_mod.keras.load_estimator_weights(model, est.model_dir)
-    keras_eval = model.evaluate(data["test_x"], [data["test_y"], (data["test_y"] + 1) % 3],
-                                batch_size=32, verbose=0, return_dict=True)
+    keras_eval = model.evaluate(
+        data["test_x"],
+        [data["test_y"], (data["test_y"] + 1) % 3],
+        batch_size=32,
+        verbose=0,
+        return_dict=True,
+    )
     assert abs(keras_eval["loss"] - metrics["loss"]) <= 1e-5
     for name in want_names:
         assert abs(keras_eval[name] - metrics[name]) <= 1e-5
     renamed = tfport_mod.keras.model_to_estimator(
-        keras_model=model, model_dir=str(tmp_path / "m"),
-        metric_names_map={want_names[0]: "acc_a", want_names[1]: "acc_b"})
+        keras_model=model,
+        model_dir=str(tmp_path / "m"),
+        metric_names_map={want_names[0]: "acc_a", want_names[1]: "acc_b"},
+    )
     assert {"acc_a", "acc_b"} <= set(renamed.evaluate(evaluate))
 
 
@@ -97,13 +108,20 @@ def test_saver_format_is_name_based_and_weights_load_back(tfport_mod, data, tmp_
     import tensorflow as tf
 
     model = _data.tf_keras_sequential()
-    est = tfport_mod.keras.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "m"),
-                                              checkpoint_format="saver")
+    est = tfport_mod.keras.model_to_estimator(
+        keras_model=model, model_dir=str(tmp_path / "m"), checkpoint_format="saver"
+    )
     train, _, predict = _data.input_fns(data)
     est.train(train, max_steps=5)
     names = {n for n, _ in tf.train.list_variables(str(tmp_path / "m"))}
-    assert {"global_step", "hidden/kernel", "hidden/bias", "probs/kernel", "probs/bias",
-            "training/SGD/hidden/kernel/momentum"} <= names
+    assert {
+        "global_step",
+        "hidden/kernel",
+        "hidden/bias",
+        "probs/kernel",
+        "probs/bias",
+        "training/SGD/hidden/kernel/momentum",
+    } <= names
     assert not any(".ATTRIBUTES" in n for n in names)
     preds = _data.predictions(est, predict)
     tfport_mod.keras.load_estimator_weights(model, est.model_dir)
@@ -130,6 +148,17 @@ def test_object_checkpoint_loads_back_and_exports(tfport_mod, data, tmp_path):
     out = tf.saved_model.load(path).signatures["serving_default"](tf.constant(data["test_x"]))
     assert set(out) == {"probs"}
     assert np.max(np.abs(out["probs"].numpy() - preds)) <= 1e-5
+    # export_outputs adds a signature per output name.
+    classify = tfport_mod.keras.model_to_estimator(
+        keras_model=model,
+        model_dir=est.model_dir,
+        export_outputs={"probs": tfport_mod.estimator.export.PredictOutput},
+    )
+    path = classify.export_saved_model(str(tmp_path / "export2"), receiver)
+    signatures = tf.saved_model.load(path).signatures
+    assert set(signatures) == {"serving_default", "probs"}
+    scores = signatures["probs"](tf.constant(data["test_x"]))["output"].numpy()
+    assert np.max(np.abs(scores - preds)) <= 1e-5
 
 
 @pytest.mark.slow
@@ -138,8 +167,10 @@ def test_current_optimizer_keeps_its_learning_rate(tfport_mod, data, tmp_path):
     import tf_keras
 
     model = _data.tf_keras_sequential(compile_model=False)
-    model.compile(optimizer=tf_keras.optimizers.Adam(learning_rate=0.0123),
-                  loss="sparse_categorical_crossentropy")
+    model.compile(
+        optimizer=tf_keras.optimizers.Adam(learning_rate=0.0123),
+        loss="sparse_categorical_crossentropy",
+    )
     est = tfport_mod.keras.model_to_estimator(keras_model=model, model_dir=str(tmp_path / "m"))
     train, _, _ = _data.input_fns(data)
     est.train(train, max_steps=2)

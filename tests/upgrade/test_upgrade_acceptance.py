@@ -76,9 +76,6 @@ SEED = """
 import numpy as np
 import tensorflow as tf
 
-model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
-
-
 def input_fn(params):
     x = np.random.RandomState(0).normal(size=(64, 4)).astype("float32")
     y = (x[:, 0] > 0).astype("int64")
@@ -87,6 +84,7 @@ def input_fn(params):
 
 
 def model_fn(features, labels, mode, params):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
     logits = model(features)
     loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
     optimizer = tf.train.AdamOptimizer(learning_rate=0.01)

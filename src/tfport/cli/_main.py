@@ -18,6 +18,7 @@ from tfport import __version__
 from tfport._src.errors import TfportError
 
 _AREAS = (
+    "tfport.cli._demo",
     "tfport.cli._run",
     "tfport.cli._ckpt",
     "tfport.cli._graph",

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         out_dir=args.out,
         write=not args.diff,
         overwrite=args.overwrite,
+        progress=None if args.json else _print_status,
     )
     if args.report:
         with atomic_file(args.report, "w") as f:
@@ -102,10 +103,13 @@ def _check_report_path(path: str, overwrite: bool) -> None:
         )
 
 
+def _print_status(result) -> None:
+    where = f" -> {result.output}" if result.output and result.output != result.path else ""
+    print(f"{result.status.value:9} {result.path}{where}", file=sys.stderr, flush=True)
+
+
 def _print_human(results: list, diff: bool) -> None:
     for result in results:
-        where = f" -> {result.output}" if result.output and result.output != result.path else ""
-        print(f"{result.status.value:9} {result.path}{where}", file=sys.stderr)
         if diff and result.diff:
             sys.stdout.write(result.diff)
         for line in result.lines():

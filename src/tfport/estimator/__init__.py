@@ -32,6 +32,8 @@ from tfport._src.engine.train_and_evaluate import (
 )
 from tfport._src.engine.warm_start import WarmStartSettings
 from tfport.estimator import export
+from tfport.estimator._canned import *  # noqa: F403 - the v2 canned estimators and heads
+from tfport.estimator._canned import __all__ as _canned_names
 
 __all__ = [
     "Estimator",
@@ -54,7 +56,7 @@ __all__ = [
     "stop_if_no_decrease_hook",
     "stop_if_no_increase_hook",
     "VocabInfo",
-]
+] + list(_canned_names)
 
 
 def __getattr__(name: str) -> Any:

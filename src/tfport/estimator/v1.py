@@ -31,4 +31,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(dir(_core)) | {"tpu"})
+    canned = importlib.import_module(_V1_CANNED)
+    return sorted(set(dir(_core)) | set(getattr(canned, "__all__", ())) | {"tpu"})

@@ -9,6 +9,7 @@ with ``trust`` does TensorFlow's own loader (which runs them) take over.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -75,6 +76,7 @@ def convert(
                 )
             )
         plan = _plan.plan_saved_model(art, tags, allow_ops, trust)
+    _refuse_overlap(path, out_dir)
     atomic.refuse_existing(out_dir, overwrite)
     feeds = _verify.make_inputs(plan, sample_inputs or {}) if verify else None
     report: dict[str, Any] = {"source": path, "output": out_dir, "kind": plan.kind}
@@ -83,6 +85,20 @@ def convert(
         if feeds is not None:
             report["verify"] = _verify.verify(plan, tmp, feeds, atol)
     return report
+
+
+def _refuse_overlap(path: str, out_dir: str) -> None:
+    """Inputs are never modified: the output may not be, hold or sit inside the input."""
+    src, dst = os.path.realpath(path), os.path.realpath(out_dir)
+    if src == dst or src.startswith(dst + os.sep) or dst.startswith(src + os.sep):
+        raise TfportInputError(
+            message(
+                "The output folder overlaps the input",
+                "Choose an output folder outside the input",
+                path=path,
+                out_dir=out_dir,
+            )
+        )
 
 
 def load_frozen(

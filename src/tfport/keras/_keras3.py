@@ -121,15 +121,11 @@ class ModelFn:
         training = mode == ModeKeys.TRAIN
         outputs, updates, reg_losses = gm.call(inputs, training=training)
         predictions = dict(zip(self.output_names, _flat(outputs)))
-        loss = train_op = metrics = None
+        loss = replica_loss = train_op = metrics = None
         if mode != ModeKeys.PREDICT:
-            y_true = self._targets(labels, outputs)
-            # Keras scales each replica's loss by 1/replicas (gradients are summed across
-            # replicas); the Estimator reports the unscaled loss.
-            replica_loss = compiled_loss(gm, y_true, outputs, weights, reg_losses)
-            replicas = _inputs.replicas_in_sync()
-            loss = replica_loss * float(replicas) if replicas > 1 else replica_loss
-            metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
+            replica_loss, loss, metrics = self._loss_and_metrics(
+                gm, labels, outputs, weights, reg_losses
+            )
         global_step = tf.compat.v1.train.get_global_step()
         optimizer = None
         if training:
@@ -149,6 +145,19 @@ class ModelFn:
             scaffold=scaffold,
             export_outputs=_saving.export_outputs(predictions, self._export_outputs),
         )
+
+    def _loss_and_metrics(
+        self, gm: GraphModel, labels: Any, outputs: Any, weights: Any, reg_losses: list
+    ) -> tuple[Any, Any, dict]:
+        """(loss for the gradients, loss to report, eval metric ops)."""
+        y_true = self._targets(labels, outputs)
+        # Keras scales each replica's loss by 1/replicas (gradients are summed across
+        # replicas); the Estimator reports the unscaled loss.
+        replica_loss = compiled_loss(gm, y_true, outputs, weights, reg_losses)
+        replicas = _inputs.replicas_in_sync()
+        loss = replica_loss * float(replicas) if replicas > 1 else replica_loss
+        metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
+        return replica_loss, loss, metrics
 
     def _inputs(self, features: Any) -> Any:
         from keras import tree

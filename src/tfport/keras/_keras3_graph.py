@@ -82,7 +82,7 @@ class GraphModel:
         if optimizer is not None:
             root.optimizer = optimizer
         if global_step is not None:
-            setattr(root, "estimator_global_step", global_step)
+            root.estimator_global_step = global_step
         return root
 
 
@@ -122,10 +122,28 @@ def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> 
     if metrics is None:
         return {}
     _build_eagerly(metrics, y_true, y_pred, call=False)
+    state = _metric_state(tf, metrics.variables)
+    import keras
+
+    with keras.StatelessScope(state_mapping=gm.mapping()):
+        new_values = metrics.stateless_update_state(state, y_true, y_pred, sample_weight)
+    update = tf.group(*[v.assign(tf.convert_to_tensor(n)) for v, n in zip(state, new_values)])
+    # CompileMetrics.result() names them as Keras 3 does (`<output>_<metric>` on
+    # multi-output models, `_1` suffixes, `weighted_` prefixes).
+    values = _result(tf, metrics, state)
+    return {name: (value, update) for name, value in values.items()}
+
+
+_AGGREGATION = {"sum": "SUM", "mean": "MEAN", "only_first_replica": "ONLY_FIRST_REPLICA"}
+
+
+def _metric_state(tf: Any, variables: list) -> list:
+    """Local, sync-on-read graph variables (like tf.compat.v1.metrics') for metric state."""
     v1 = tf.compat.v1
     state = []
-    with tf.compat.v1.variable_scope("keras_metrics"):
-        for i, var in enumerate(metrics.variables):
+    with v1.variable_scope("keras_metrics"):
+        for i, var in enumerate(variables):
+            aggregation = _AGGREGATION.get(str(getattr(var, "aggregation", "sum")), "SUM")
             state.append(
                 v1.get_variable(
                     f"{var.path.replace('/', '_')}_{i}",
@@ -135,19 +153,24 @@ def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> 
                     trainable=False,
                     use_resource=True,
                     collections=[v1.GraphKeys.LOCAL_VARIABLES, v1.GraphKeys.METRIC_VARIABLES],
+                    synchronization=tf.VariableSynchronization.ON_READ,
+                    aggregation=getattr(tf.VariableAggregation, aggregation),
                 )
             )
-    import keras
+    return state
 
-    with keras.StatelessScope(state_mapping=gm.mapping()):
-        new_values = metrics.stateless_update_state(state, y_true, y_pred, sample_weight)
-    update = tf.group(*[v.assign(tf.convert_to_tensor(n)) for v, n in zip(state, new_values)])
-    ops, start = {}, 0
-    for metric in metrics.metrics:
-        count = len(metric.variables)
-        ops[metric.name] = (metric.stateless_result(state[start : start + count]), update)
-        start += count
-    return ops
+
+def _result(tf: Any, metric: Any, state: list) -> Any:
+    """The metric's result; across replicas it reads the aggregated state (cross-replica)."""
+    from tfport.keras._inputs import replicas_in_sync
+
+    if replicas_in_sync() == 1:
+        return metric.stateless_result(state)
+
+    def merged(_: Any, *aggregated: Any) -> Any:
+        return metric.stateless_result([tf.convert_to_tensor(v) for v in aggregated])
+
+    return tf.distribute.get_replica_context().merge_call(merged, args=tuple(state))
 
 
 def _zeros_for(variables: Any) -> list:
@@ -160,18 +183,31 @@ def _build_eagerly(obj: Any, y_true: Any, y_pred: Any, call: bool) -> None:
     if getattr(obj, "built", False):
         return
     import numpy as np
-    from keras import tree
     from tensorflow.python.eager import context
+
+    from keras import tree
 
     def example(t: Any) -> Any:
         shape = [1 if d is None else d for d in t.shape.as_list()]
         return np.zeros([1] + shape[1:], t.dtype.as_numpy_dtype)
 
     yt, yp = tree.map_structure(example, y_true), tree.map_structure(example, y_pred)
-    with context.eager_mode():
-        if call:
-            obj(yt, yp)
-            for metric in getattr(obj, "metrics", []):
-                metric.reset_state()
-        else:
-            obj.build(yt, yp)
+    try:
+        with context.eager_mode():
+            if call:
+                obj(yt, yp)
+                for metric in getattr(obj, "metrics", []):
+                    metric.reset_state()
+            else:
+                obj.build(yt, yp)
+    except (ValueError, TypeError) as err:
+        what = "loss" if call else "metrics"
+        raise TfportInputError(
+            message(
+                f"The Keras 3 model's compiled {what} do not fit its outputs and the labels: "
+                + str(err).splitlines()[0],
+                f"Fix model.compile({what}=...) (Keras 3 wants one entry per output on "
+                "multi-output models) or the labels the input_fn returns",
+                labels=tree.map_structure(lambda t: str(t.shape), y_true),
+            )
+        ) from err

@@ -13,7 +13,7 @@ import io
 import os
 import stat
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tfport._src.atomic import atomic_file
 from tfport._src.errors import TfportInputError, message
@@ -68,6 +68,7 @@ def upgrade_paths(
     write: bool = True,
     overwrite: bool = False,
     tf_upgrade: bool = True,
+    progress: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
     """Upgrades every `.py` file under `paths` (files are taken as given).
 
@@ -79,6 +80,7 @@ def upgrade_paths(
         write: False writes nothing (a dry run for `--diff`).
         overwrite: allow replacing existing files under `out_dir`.
         tf_upgrade: also run TF's `tf_upgrade_v2` logic.
+        progress: called with each file's result as soon as it is known.
 
     Returns:
         One :class:`FileResult` per file, in a stable order.
@@ -100,7 +102,12 @@ def upgrade_paths(
                     out=out_dir,
                 )
             )
-    return [upgrade_file(src, out, write=write, tf_upgrade=tf_upgrade) for src, out in plan]
+    results = []
+    for src, out in plan:
+        results.append(upgrade_file(src, out, write=write, tf_upgrade=tf_upgrade))
+        if progress is not None:
+            progress(results[-1])
+    return results
 
 
 def plan_outputs(

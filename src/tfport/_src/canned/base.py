@@ -54,8 +54,21 @@ def make(model_fn: Any, model_dir: Any, config: Any, warm_start_from: Any, **kwa
     )
 
 
+_TO_V1_REDUCTION = {
+    "sum": "weighted_sum",
+    "sum_over_batch_size": "weighted_sum_over_batch_size",
+    "auto": "weighted_sum_over_batch_size",
+}
+
+
 def check_head(head: Any, v2: bool) -> Head:
-    """`head` if it is a tfport head of the right generation, else a clear error."""
+    """`head` for an estimator of generation `v2`; a v1 estimator takes the public (v2) heads
+    as v1 heads (v1 optimizers, same loss reduction), since v1 had no public head factory.
+
+    Example:
+        >>> check_head(MultiClassHead(3), v2=False).v2  # doctest: +SKIP
+        False
+    """
     if not isinstance(head, Head):
         raise TfportInputError(
             message(
@@ -64,15 +77,25 @@ def check_head(head: Any, v2: bool) -> Head:
                 head=head,
             )
         )
-    if head.v2 != v2:
-        raise TfportInputError(
-            message(
-                "head generation does not match the estimator (v1 vs v2)",
-                "Build the head for the same generation as the estimator",
-                head_v2=head.v2,
-            )
+    if head.v2 == v2:
+        return head
+    if not v2:
+        return Head(
+            head.kind,
+            head.n_classes,
+            head.weight_column,
+            head.vocabulary,
+            _TO_V1_REDUCTION[head.loss_reduction],
+            v2=False,
+            label_dimension=head.label_dimension,
         )
-    return head
+    raise TfportInputError(
+        message(
+            "A v2 estimator needs a v2 head",
+            "Build it with tfport.estimator.MultiClassHead / BinaryClassHead / RegressionHead",
+            head_v2=head.v2,
+        )
+    )
 
 
 def classifier_head(

@@ -37,7 +37,7 @@ def combined_model_fn(
     dnn_feature_columns: Any = (),
     dnn_optimizer: Any = "Adagrad",
     dnn_hidden_units: Any = None,
-    dnn_activation_fn: Any = None,
+    dnn_activation_fn: Any = "relu",
     dnn_dropout: Any = None,
     input_layer_partitioner: Any = None,
     batch_norm: bool = False,

@@ -60,7 +60,7 @@ def dnn_logits(
     units: int,
     hidden_units: Any,
     feature_columns: Any,
-    activation_fn: Any = None,
+    activation_fn: Any = "relu",
     dropout: Any = None,
     batch_norm: bool = False,
     input_layer_partitioner: Any = None,
@@ -104,7 +104,8 @@ def _build(
     tf = import_tf()
     v1 = tf.compat.v1
     layers = v1_layers(tf)
-    activation_fn = activation_fn or tf.nn.relu
+    if isinstance(activation_fn, str) and activation_fn == "relu":  # the legacy default
+        activation_fn = tf.nn.relu
     training = mode == ModeKeys.TRAIN
     scope_name = v1.get_variable_scope().name
     with v1.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):

@@ -34,7 +34,7 @@ def dnn_model_fn(
     hidden_units: Any,
     feature_columns: Any,
     optimizer: Any = "Adagrad",
-    activation_fn: Any = None,
+    activation_fn: Any = "relu",
     dropout: Any = None,
     batch_norm: bool = False,
     input_layer_partitioner: Any = None,

@@ -36,7 +36,10 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
         dataset = calls.call_input_fn(input_fn, mode, est.params_for_input(), est.config,
                                       device=None)
         _check_dataset(tf, dataset, strategy, mode)
-        iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
+        if is_multi_worker(strategy):
+            iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
+        else:
+            iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
         hooks = [calls.DatasetInitializerHook(iterator)]
         features, labels = _split(iterator.get_next())
         from tensorflow.python.training import training_util
@@ -78,6 +81,57 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
         built = Built(graph, spec, hooks, global_step, features, labels)
         built.metric_ops = metric_ops
         return built
+
+
+def is_multi_worker(strategy: Any) -> bool:
+    """True for a strategy spanning several worker processes (collectives over gRPC)."""
+    check = getattr(strategy.extended, "_in_multi_worker_mode", None)
+    return bool(check and check())
+
+
+def session_target(strategy: Any, config: Any) -> tuple[str, Any]:
+    """The session master and ConfigProto for `strategy` (the in-process server's address)."""
+    session_config = config.session_config
+    if strategy is None or not is_multi_worker(strategy):
+        return "", session_config
+    session_config = strategy.update_config_proto(session_config)
+    return config.master, session_config
+
+
+def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
+    """This worker's share of each global batch: its replicas' consecutive minibatches.
+
+    The global batch is cut into one minibatch per replica (in replica order); worker w
+    takes the minibatches of its local replicas, so the workers together see exactly the
+    batches one process would (no sharding by element).
+    """
+    extended = strategy.extended
+    workers = int(extended._num_workers)
+    worker = int(extended._id_in_cluster)
+    total = strategy.num_replicas_in_sync
+    local = total // workers
+    batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
+    if batch is None:
+        raise TfportInputError(
+            message("Multi-worker training needs a static global batch size",
+                    "Batch the dataset with drop_remainder=True", element_spec=str(
+                        dataset.element_spec))
+        )
+
+    def input_fn(input_context: Any) -> Any:
+        del input_context
+        ds = dataset.rebatch(batch // total).batch(total, drop_remainder=True)
+
+        def take(*parts: Any) -> Any:
+            mine = tf.nest.map_structure(lambda t: t[worker * local:(worker + 1) * local], parts)
+            return mine if len(parts) > 1 else mine[0]
+
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = (
+            tf.data.experimental.AutoShardPolicy.OFF)
+        return ds.map(take).unbatch().with_options(options)
+
+    return input_fn
 
 
 def _replica_metrics(v1: Any, spec: Any) -> dict:

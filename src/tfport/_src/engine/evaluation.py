@@ -37,15 +37,12 @@ def evaluate(
         all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
         if checkpoint_path:
             graphs.check_checkpoint_covers_graph(checkpoint_path)
+        from tfport._src.engine.distributed import session_target
+
+        master, session_config = session_target(est.config.eval_distribute, est.config)
         results = _evaluate_once(
-            tf,
-            built,
-            checkpoint_path,
-            update_op,
-            eval_dict,
-            all_hooks,
-            steps,
-            est.config.session_config,
+            tf, built, checkpoint_path, update_op, eval_dict, all_hooks, steps,
+            session_config, master,
         )
     _write_summaries(tf, est, results, checkpoint_path, name)
     return results
@@ -123,6 +120,7 @@ def _evaluate_once(
     hooks: list,
     steps: Any,
     session_config: Any,
+    master: str = "",
 ) -> dict:
     v1 = tf.compat.v1
     from tensorflow.python.training import evaluation as tf_evaluation
@@ -136,7 +134,8 @@ def _evaluate_once(
     all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold
     creator = v1.train.ChiefSessionCreator(
-        scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path, config=session_config
+        scaffold=scaffold, master=master, checkpoint_filename_with_path=checkpoint_path,
+        config=session_config,
     )
     with v1.train.MonitoredSession(session_creator=creator, hooks=all_hooks) as session:
         while not session.should_stop():

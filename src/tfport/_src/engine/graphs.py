@@ -135,14 +135,17 @@ def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
     """
     tf = import_tf()
     v1 = tf.compat.v1
+    from tensorflow.python.training.saving import saveable_object_util
+
     have = dict(tf.train.list_variables(checkpoint_path))
     missing, mismatched = [], []
-    for var in v1.global_variables():
-        name = var.op.name
+    # The Saver's own names: partitioned variables ("part_N") save under their full name.
+    for name, var in saveable_object_util.op_list_to_dict(v1.global_variables()).items():
+        shape = _full_shape(var)
         if name not in have:
             missing.append(name)
-        elif list(have[name]) != var.shape.as_list():
-            mismatched.append(f"{name} {have[name]} vs {var.shape.as_list()}")
+        elif shape is not None and list(have[name]) != shape:
+            mismatched.append(f"{name} {have[name]} vs {shape}")
     if missing or mismatched:
         raise TfportInputError(
             message(
@@ -154,3 +157,14 @@ def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
                 mismatched=mismatched[:10],
             )
         )
+
+
+def _full_shape(var: Any) -> list | None:
+    if isinstance(var, (list, tuple)):  # a partitioned variable's parts
+        info = getattr(var[0], "_save_slice_info", None)
+        return list(info.full_shape) if info is not None else None
+    info = getattr(var, "_save_slice_info", None)
+    if info is not None:
+        return list(info.full_shape)
+    shape = getattr(var, "shape", None)
+    return shape.as_list() if shape is not None and shape.rank is not None else None

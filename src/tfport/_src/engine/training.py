@@ -102,21 +102,28 @@ def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> Non
         chief_hooks.append(saver_hook)
     preemption = PreemptionWatcher()
     worker_hooks.append(preemption.hook())
+    from tfport._src.engine.distributed import session_target
+
+    master, session_config = session_target(config.train_distribute, config)
+    chief = config.is_chief
+    if master and not chief:  # multi-worker: every worker initializes, only the chief writes
+        chief_hooks = []
     with (
         preemption.installed(),
         v1.train.MonitoredTrainingSession(
-            master=config.master,
-            is_chief=config.is_chief,
+            master=master,
+            is_chief=chief or bool(master),
             checkpoint_dir=est.model_dir,
             scaffold=spec.scaffold,
             hooks=worker_hooks,
-            chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
+            chief_only_hooks=tuple(chief_hooks)
+            + (tuple(spec.training_chief_hooks) if chief else ()),
             save_checkpoint_secs=0,
-            save_summaries_steps=config.save_summary_steps,
-            config=config.session_config,
+            save_summaries_steps=config.save_summary_steps if chief else None,
+            config=session_config,
             max_wait_secs=config.session_creation_timeout_secs,
-            log_step_count_steps=config.log_step_count_steps,
-            save_graph_def=config.checkpoint_save_graph_def,
+            log_step_count_steps=config.log_step_count_steps if chief else None,
+            save_graph_def=config.checkpoint_save_graph_def and chief,
         ) as session,
     ):
         loop = built.train_loop or (spec.train_op, spec.loss)

@@ -1,0 +1,76 @@
+"""Two worker processes on 127.0.0.1 (TF_CONFIG, multi-worker) train like one process."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import models  # noqa: E402
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    import tensorflow as tf
+    import models
+    est = tf.estimator.Estimator(models.model_fn, params={{"lr": 0.1}},
+                                 config=tf.estimator.RunConfig(model_dir=sys.argv[1],
+                                                               save_checkpoints_steps=100))
+    est.train(models.static_input_fn, max_steps=21)
+    print("worker done", est.config.task_id)
+    """
+)
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    for s in socks:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+@pytest.mark.slow
+def test_two_workers_train_like_one_process(tmp_path):
+    single = models.estimator(tmp_path / "single", save_checkpoints_steps=100)
+    single.train(models.static_input_fn, max_steps=1)
+    shutil.copytree(tmp_path / "single", tmp_path / "multi")
+    single.train(models.static_input_fn, max_steps=21)
+
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT.format(tests=str(pathlib.Path(__file__).parent)))
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
+    procs = []
+    for index in range(2):
+        env = dict(os.environ, TF_CONFIG=json.dumps(
+            {"cluster": cluster, "task": {"type": "worker", "index": index}}))
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "tfport", "run", "--strategy", "multi-worker", str(script),
+             str(tmp_path / "multi")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True))
+    try:
+        outs = [p.communicate(timeout=300) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-3000:]
+        assert "worker done" in out
+    multi = models.estimator(tmp_path / "multi")
+    assert multi.get_variable_value("global_step") == 21
+    for name in ("logits/kernel", "logits/bias"):
+        np.testing.assert_allclose(multi.get_variable_value(name),
+                                   single.get_variable_value(name), atol=1e-4, err_msg=name)
