@@ -74,3 +74,52 @@ def test_two_workers_train_like_one_process(tmp_path):
     for name in ("logits/kernel", "logits/bias"):
         np.testing.assert_allclose(multi.get_variable_value(name),
                                    single.get_variable_value(name), atol=1e-4, err_msg=name)
+
+
+PS_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    import tensorflow as tf
+    import models
+    est = tf.estimator.Estimator(models.model_fn, params={{"lr": 0.1}},
+                                 config=tf.estimator.RunConfig(model_dir=sys.argv[1],
+                                                               save_checkpoints_steps=10))
+    est.train(models.static_input_fn, max_steps=30)
+    print("worker done", est.config.task_type, est.config.task_id)
+    """
+)
+
+
+@pytest.mark.slow
+def test_parameter_server_cluster_trains_with_variables_on_ps(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(PS_SCRIPT.format(tests=str(pathlib.Path(__file__).parent)))
+    ports = _free_ports(3)
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"],
+               "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    procs = {}
+    for kind, index in (("ps", 0), ("worker", 0), ("worker", 1)):
+        env = dict(os.environ, TF_CONFIG=json.dumps(
+            {"cluster": cluster, "task": {"type": kind, "index": index}}))
+        procs[kind, index] = subprocess.Popen(
+            [sys.executable, "-m", "tfport", "run", "--strategy", "parameter-server",
+             str(script), str(tmp_path / "m")], env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+    try:
+        outs = {key: procs[key].communicate(timeout=300) for key in
+                (("worker", 0), ("worker", 1))}
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+        procs["ps", 0].communicate()
+    for key, (out, err) in outs.items():
+        assert procs[key].returncode == 0, err[-3000:]
+        assert f"worker done worker {key[1]}" in out
+    trained = models.estimator(tmp_path / "m")
+    assert trained.get_variable_value("global_step") >= 30
+    before = models.estimator(tmp_path / "fresh")
+    before.train(models.static_input_fn, max_steps=1)
+    metrics = trained.evaluate(models.input_fn(repeat=False))
+    assert metrics["loss"] < before.evaluate(models.input_fn(repeat=False))["loss"]

@@ -195,3 +195,44 @@ def test_keras3_metrics_not_fitting_outputs(tfport_mod, data, tmp_path):
             lambda: tf.data.Dataset.from_tensor_slices(({"x": data["train_x"]}, labels)).batch(32),
             max_steps=1,
         )
+
+
+@pytest.mark.slow
+def test_keras3_subclassed_model(tfport_mod, data, tmp_path):
+    import tensorflow as tf
+
+    import keras
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = keras.layers.Dense(16, activation="relu")
+            self.out = keras.layers.Dense(3, activation="softmax")
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+    model = Net()
+    model(data["train_x"][:2])  # builds the weights
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    est = tfport_mod.keras.model_to_estimator(keras_model=model, model_dir=str(tmp_path))
+    est.train(
+        lambda: (
+            tf.data.Dataset.from_tensor_slices((data["train_x"], data["train_y"]))
+            .repeat()
+            .batch(32)
+        ),
+        max_steps=5,
+    )
+    assert "layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE" in {
+        n for n, _ in tf.train.list_variables(str(tmp_path))
+    }
+    preds = _data.predictions(
+        est, lambda: tf.data.Dataset.from_tensor_slices(data["test_x"]).batch(32), key="output_1"
+    )
+    tfport_mod.keras.load_estimator_weights(model, est.model_dir)
+    assert np.max(np.abs(model.predict(data["test_x"], verbose=0) - preds)) <= 1e-5

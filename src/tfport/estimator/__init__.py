@@ -55,7 +55,7 @@ __all__ = [
     "stop_if_lower_hook",
     "stop_if_no_decrease_hook",
     "stop_if_no_increase_hook",
-    "VocabInfo",
+    "VocabInfo",  # noqa: F405 - TF's class, via __getattr__
 ] + list(_canned_names)
 
 

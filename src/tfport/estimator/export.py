@@ -16,10 +16,10 @@ __all__ = [
     "TensorServingInputReceiver",
     "build_parsing_serving_input_receiver_fn",
     "build_raw_serving_input_receiver_fn",
-    "ExportOutput",
-    "PredictOutput",
-    "ClassificationOutput",
-    "RegressionOutput",
+    "ExportOutput",  # noqa: F822 - lazy, via __getattr__
+    "PredictOutput",  # noqa: F822 - lazy, via __getattr__
+    "ClassificationOutput",  # noqa: F822 - lazy, via __getattr__
+    "RegressionOutput",  # noqa: F822 - lazy, via __getattr__
 ]
 
 _OUTPUTS = ("ExportOutput", "PredictOutput", "ClassificationOutput", "RegressionOutput")

@@ -8,6 +8,8 @@ object-based layout (`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`,
 `.OPTIMIZER_SLOT/optimizer/<slot>`, `estimator_global_step`); `"saver"` writes
 name-based keys, the Keras variable paths (`sequential/hidden/kernel`).
 `load_estimator_weights` reads either back into the Keras 3 model.
+Subclassed models (built) take the features as given and name their
+predictions by the keys of the dict `call()` returns, else `output_1`, ....
 """
 
 from __future__ import annotations
@@ -91,13 +93,12 @@ class ModelFn:
         metric_names_map: dict | None = None,
         export_outputs: dict | None = None,
     ) -> None:
-        if not getattr(model, "built", False) or not getattr(model, "inputs", None):
+        if not getattr(model, "built", False) or not model.variables:
             raise TfportInputError(
                 message(
-                    f"The Keras 3 model {model.name} has no known inputs (a subclassed or "
-                    "unbuilt model)",
-                    "Build it with keras.Input(...) (Sequential / Functional) before "
-                    "model_to_estimator()",
+                    f"The Keras 3 model {model.name} is not built (it has no weights yet)",
+                    "Build it with keras.Input(...) (Sequential / Functional), or call a "
+                    "subclassed model once on a batch, before model_to_estimator()",
                     model=type(model).__name__,
                 )
             )
@@ -106,8 +107,11 @@ class ModelFn:
         self._names_map = metric_names_map
         self._export_outputs = export_outputs
         self.opt_cls, self.opt_config = _optimizers.legacy_class_and_config(model.optimizer)
-        self.input_names = input_names(model)
-        self.output_names = output_names(model)
+        # None for subclassed models: features go to call() as given, outputs are named
+        # from what call() returns (dict keys, else output_1, output_2, ...).
+        graph_net = bool(getattr(model, "inputs", None))
+        self.input_names = input_names(model) if graph_net else None
+        self.output_names = output_names(model) if graph_net else None
         self.graph_names = [s.graph_name for s in layout(model)]
 
     def after_graph(self) -> None:
@@ -120,7 +124,7 @@ class ModelFn:
         inputs = self._inputs(features)
         training = mode == ModeKeys.TRAIN
         outputs, updates, reg_losses = gm.call(inputs, training=training)
-        predictions = dict(zip(self.output_names, _flat(outputs)))
+        predictions = dict(zip(self._output_names(outputs), _flat(outputs)))
         loss = replica_loss = train_op = metrics = None
         if mode != ModeKeys.PREDICT:
             replica_loss, loss, metrics = self._loss_and_metrics(
@@ -159,10 +163,19 @@ class ModelFn:
         metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
         return replica_loss, loss, metrics
 
+    def _output_names(self, outputs: Any) -> list[str]:
+        if self.output_names is not None:
+            return self.output_names
+        if isinstance(outputs, dict):
+            return sorted(outputs)
+        return [f"output_{i + 1}" for i in range(len(_flat(outputs)))]
+
     def _inputs(self, features: Any) -> Any:
         from keras import tree
 
         names = self.input_names
+        if names is None:  # subclassed: call() takes the features as they come
+            return features
         if isinstance(features, dict):
             aliases = _sequential_aliases(self.model, names)
             features = {aliases.get(k, k): v for k, v in features.items()}
@@ -184,8 +197,9 @@ class ModelFn:
                     labels=None,
                 )
             )
-        flat = _inputs.ordered(labels, self.output_names, "labels", "outputs")
-        _inputs.check_count(flat, self.output_names, "labels")
+        names = self._output_names(outputs)
+        flat = _inputs.ordered(labels, names, "labels", "outputs")
+        _inputs.check_count(flat, names, "labels")
         if not tree.is_nested(outputs):
             return flat[0]
         return tree.pack_sequence_as(outputs, flat)

@@ -55,8 +55,9 @@ class GraphModel:
         model = self.model
         trainable = self.of(model.trainable_variables)
         non_trainable = self.of(model.non_trainable_variables)
+        kwargs = {"training": training} if getattr(model, "_call_has_training_arg", True) else {}
         outputs, new_values, losses = model.stateless_call(
-            trainable, non_trainable, inputs, training=training, return_losses=True
+            trainable, non_trainable, inputs, return_losses=True, **kwargs
         )
         updates = []
         if training:

@@ -42,7 +42,8 @@ def model_to_estimator(
     are named as compiled (`<output>_<metric>` on multi-output models).
 
     Args:
-        keras_model: a compiled tf_keras or Keras 3 model.
+        keras_model: a compiled tf_keras or Keras 3 model (Sequential, Functional or
+            subclassed; a subclassed Keras 3 model must be built, e.g. called once).
         keras_model_path: or the path of a saved compiled model (`.h5`, `.keras`, SavedModel).
         custom_objects: custom classes needed to clone/load the model.
         model_dir: where checkpoints go (overrides `config.model_dir`).

@@ -59,6 +59,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
         with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
             grouped = strategy.extended.call_for_each_replica(replica_fn,
                                                               args=(features, labels))
+        _drop_replica_components(v1)
         first = specs[0]
         loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
         if mode == ModeKeys.TRAIN:
@@ -86,16 +87,32 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
 def is_multi_worker(strategy: Any) -> bool:
     """True for a strategy spanning several worker processes (collectives over gRPC)."""
     check = getattr(strategy.extended, "_in_multi_worker_mode", None)
-    return bool(check and check())
+    return bool(check and check()) and not is_parameter_server(strategy)
 
 
-def session_target(strategy: Any, config: Any) -> tuple[str, Any]:
-    """The session master and ConfigProto for `strategy` (the in-process server's address)."""
+def is_parameter_server(strategy: Any) -> bool:
+    """True for a (v1, graph-mode) ParameterServerStrategy."""
+    return "ParameterServer" in type(strategy).__name__
+
+
+def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
+    """The session master, ConfigProto, and whether every worker initializes variables.
+
+    Multi-worker collectives run on the in-process server the strategy started (each
+    worker initializes; initial values are broadcast). Parameter-server training runs on
+    this task's own server, the chief initializes the variables that live on the ps tasks.
+    """
     session_config = config.session_config
-    if strategy is None or not is_multi_worker(strategy):
-        return "", session_config
-    session_config = strategy.update_config_proto(session_config)
-    return config.master, session_config
+    if strategy is None:
+        return "", session_config, False
+    if is_multi_worker(strategy):
+        return config.master, strategy.update_config_proto(session_config), True
+    if is_parameter_server(strategy) and config.cluster_spec:
+        from tfport._src.engine.strategies import task_server
+
+        target = task_server(config.cluster_spec, config.task_type, config.task_id).target
+        return target, strategy.update_config_proto(session_config), False
+    return "", session_config, False
 
 
 def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
@@ -132,6 +149,21 @@ def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
         return ds.map(take).unbatch().with_options(options)
 
     return input_fn
+
+
+def _drop_replica_components(v1: Any) -> None:
+    """Keeps only the distributed variable where its per-replica parts were also collected.
+
+    tf_keras optimizers under a graph-mode strategy add both a slot's MirroredVariable and
+    its components (`.../m`, `.../m/replica_1`) to GLOBAL_VARIABLES; the Saver must see the
+    MirroredVariable alone, so checkpoints keep the single-device names.
+    """
+    from tensorflow.python.distribute import values as ds_values
+
+    collection = v1.get_collection_ref(v1.GraphKeys.GLOBAL_VARIABLES)
+    parts = {id(c) for v in collection if isinstance(v, ds_values.DistributedValues)
+             for c in v.values}
+    collection[:] = [v for v in collection if id(v) not in parts]
 
 
 def _replica_metrics(v1: Any, spec: Any) -> dict:

@@ -39,7 +39,7 @@ def evaluate(
             graphs.check_checkpoint_covers_graph(checkpoint_path)
         from tfport._src.engine.distributed import session_target
 
-        master, session_config = session_target(est.config.eval_distribute, est.config)
+        master, session_config, _ = session_target(est.config.eval_distribute, est.config)
         results = _evaluate_once(
             tf, built, checkpoint_path, update_op, eval_dict, all_hooks, steps,
             session_config, master,

@@ -38,6 +38,8 @@ def set_default_strategy(spec: Any) -> None:
     _default["strategy"] = None
     if isinstance(spec, str):
         _parse(spec)  # validate early, before the script runs
+        if spec == "parameter-server":
+            serve_if_ps_task()
         if spec.startswith("mirrored:"):
             _ensure_devices(int(spec.split(":", 1)[1]))
 
@@ -86,10 +88,38 @@ def resolve(spec: Any) -> Any:
     if kind == "multi-worker":
         return d.experimental.MultiWorkerMirroredStrategy()
     if kind == "parameter-server":
+        serve_if_ps_task()
         return d.experimental.ParameterServerStrategy()
     if kind == "tpu":
         return _tpu_strategy(arg)
     return _auto()
+
+
+_servers: dict = {}
+
+
+def task_server(cluster: dict, task_type: str, task_id: int) -> Any:
+    """This process's `tf.distribute.Server` for its TF_CONFIG task (started once)."""
+    key = (task_type, task_id)
+    if key not in _servers:
+        tf = import_tf()
+        _servers[key] = tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name=task_type,
+                                             task_index=task_id, start=True)
+    return _servers[key]
+
+
+def serve_if_ps_task() -> None:
+    """On a `ps` task of TF_CONFIG: serve variables until killed (as legacy Estimator did)."""
+    from tfport._src.engine.run_config import parse_tf_config
+
+    config = parse_tf_config()
+    task = config.get("task", {})
+    if task.get("type") != "ps":
+        return
+    server = task_server(config["cluster"], "ps", int(task.get("index", 0)))
+    log.warning("ps task %s serving at %s", task.get("index", 0), server.target)
+    print(f"tfport: ps task {task.get('index', 0)} serving at {server.target}", flush=True)
+    server.join()
 
 
 def _gpus() -> list[str]:

@@ -104,15 +104,15 @@ def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> Non
     worker_hooks.append(preemption.hook())
     from tfport._src.engine.distributed import session_target
 
-    master, session_config = session_target(config.train_distribute, config)
+    master, session_config, every_worker_inits = session_target(config.train_distribute, config)
     chief = config.is_chief
-    if master and not chief:  # multi-worker: every worker initializes, only the chief writes
+    if not chief:  # only the chief writes checkpoints and summaries
         chief_hooks = []
     with (
         preemption.installed(),
         v1.train.MonitoredTrainingSession(
             master=master,
-            is_chief=chief or bool(master),
+            is_chief=chief or every_worker_inits,
             checkpoint_dir=est.model_dir,
             scaffold=spec.scaffold,
             hooks=worker_hooks,
