@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tfport._src.canned.names import V1_NAMES
+
 BINARY_METRICS = {
     "accuracy",
     "accuracy_baseline",
@@ -26,20 +28,6 @@ CLASS_PREDICTIONS = {
     "logits",
     "probabilities",
 }
-V1_NAMES = [
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
-]
 
 
 def _tf():

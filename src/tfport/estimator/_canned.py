@@ -7,38 +7,8 @@ Example:
 
 from __future__ import annotations
 
-from tfport._src.canned.estimators_v2 import (
-    BaselineClassifier,
-    BaselineEstimator,
-    BaselineRegressor,
-    BinaryClassHead,
-    DNNClassifier,
-    DNNEstimator,
-    DNNLinearCombinedClassifier,
-    DNNLinearCombinedEstimator,
-    DNNLinearCombinedRegressor,
-    DNNRegressor,
-    LinearClassifier,
-    LinearEstimator,
-    LinearRegressor,
-    MultiClassHead,
-    RegressionHead,
-)
+from tfport._src.canned import estimators_v2
+from tfport._src.canned.names import V2_NAMES
 
-__all__ = [
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "BinaryClassHead",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
-    "MultiClassHead",
-    "RegressionHead",
-]
+__all__ = list(V2_NAMES)
+globals().update({name: getattr(estimators_v2, name) for name in __all__})

@@ -7,32 +7,8 @@ Example:
 
 from __future__ import annotations
 
-from tfport._src.canned.estimators_v1 import (
-    BaselineClassifier,
-    BaselineEstimator,
-    BaselineRegressor,
-    DNNClassifier,
-    DNNEstimator,
-    DNNLinearCombinedClassifier,
-    DNNLinearCombinedEstimator,
-    DNNLinearCombinedRegressor,
-    DNNRegressor,
-    LinearClassifier,
-    LinearEstimator,
-    LinearRegressor,
-)
+from tfport._src.canned import estimators_v1
+from tfport._src.canned.names import V1_NAMES
 
-__all__ = [
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
-]
+__all__ = list(V1_NAMES)
+globals().update({name: getattr(estimators_v1, name) for name in __all__})

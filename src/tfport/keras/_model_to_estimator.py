@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from tfport._src.engine import graphs
 from tfport._src.engine.estimator import Estimator
 from tfport._src.engine.run_config import RunConfig
 from tfport._src.errors import TfportInputError, message
@@ -230,9 +228,6 @@ def _config(config: Any, model_dir: Any) -> RunConfig:
 class KerasEstimator(Estimator):
     """An Estimator whose checkpoints may be object-based (keys from the Keras object graph).
 
-    Evaluate / predict check object-based checkpoints through the object graph
-    (the engine's check compares variable names, which such checkpoints do not hold).
-
     Example:
         >>> est = model_to_estimator(keras_model=model)  # doctest: +SKIP
     """
@@ -245,15 +240,13 @@ class KerasEstimator(Estimator):
 
     def evaluate(self, *args: Any, **kwargs: Any) -> dict:
         try:
-            with _object_aware_checks():
-                return super().evaluate(*args, **kwargs)
+            return super().evaluate(*args, **kwargs)
         finally:
             self.model_fn.after_graph()
 
     def predict(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         try:
-            with _object_aware_checks():
-                yield from super().predict(*args, **kwargs)
+            yield from super().predict(*args, **kwargs)
         finally:
             self.model_fn.after_graph()
 
@@ -264,21 +257,3 @@ class KerasEstimator(Estimator):
             self.model_fn.after_graph()
 
     export_savedmodel = export_saved_model
-
-
-@contextlib.contextmanager
-def _object_aware_checks() -> Iterator[None]:
-    original = graphs.check_checkpoint_covers_graph
-
-    def check(checkpoint_path: str) -> None:
-        tf = import_tf()
-        names = {name for name, _ in tf.train.list_variables(checkpoint_path)}
-        if "_CHECKPOINTABLE_OBJECT_GRAPH" in names:
-            return  # the object-graph Saver reports missing keys itself
-        original(checkpoint_path)
-
-    graphs.check_checkpoint_covers_graph = check
-    try:
-        yield
-    finally:
-        graphs.check_checkpoint_covers_graph = original

@@ -71,20 +71,13 @@ def dnn_model_fn(
         return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
 
 
-def _linear_optimizer_v1(optimizer: Any, columns: Any) -> Any:
+def _linear_optimizer(optimizer: Any, columns: Any, v2: bool) -> Any:
     tf = import_tf()
     if optimizer is None:
-        lr = optimizers.linear_learning_rate(len(columns))
-        return tf.compat.v1.train.FtrlOptimizer(learning_rate=lr)
-    return optimizers.get_v1(optimizer, optimizers.LINEAR_LEARNING_RATE)
-
-
-def _linear_optimizer_v2(optimizer: Any, columns: Any) -> Any:
-    tf = import_tf()
-    if optimizer is None:
-        lr = optimizers.linear_learning_rate(len(columns))
-        return tf.keras.optimizers.legacy.Ftrl(learning_rate=lr)
-    return optimizers.get_v2(optimizer, optimizers.LINEAR_LEARNING_RATE)
+        ftrl = tf.keras.optimizers.legacy.Ftrl if v2 else tf.compat.v1.train.FtrlOptimizer
+        return ftrl(learning_rate=optimizers.linear_learning_rate(len(columns)))
+    get = optimizers.get_v2 if v2 else optimizers.get_v1
+    return get(optimizer, optimizers.LINEAR_LEARNING_RATE)
 
 
 def linear_model_fn(
@@ -117,7 +110,7 @@ def linear_model_fn(
         linear.add_linear_summaries(bias, weights, units)
         opt = None
         if mode == ModeKeys.TRAIN:
-            opt = _iterations(_linear_optimizer_v2(optimizer, feature_columns))
+            opt = _iterations(_linear_optimizer(optimizer, feature_columns, v2=True))
         return head.create_estimator_spec(
             features,
             mode,
@@ -135,7 +128,7 @@ def linear_model_fn(
             features, feature_columns, units, sparse_combiner
         )
         linear.add_linear_summaries(bias, weights, units)
-        opt = _linear_optimizer_v1(optimizer, feature_columns)
+        opt = _linear_optimizer(optimizer, feature_columns, v2=False)
         return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
 
 

@@ -139,21 +139,23 @@ def call_input_fn(input_fn: Any, mode: str, params: dict, config: Any,
         return input_fn(**kwargs)
 
 
-class DatasetInitializerHook:
-    """Creates a SessionRunHook that initializes a dataset iterator after session creation."""
+def dataset_initializer_hook(iterator: Any) -> Any:
+    """A SessionRunHook that initializes `iterator` once the session exists.
 
-    def __new__(cls, iterator: Any) -> Any:
-        tf = import_tf()
+    Example:
+        >>> hook = dataset_initializer_hook(iterator)  # doctest: +SKIP
+    """
+    tf = import_tf()
 
-        class _Hook(tf.compat.v1.train.SessionRunHook):
-            def begin(self) -> None:
-                self._init = iterator.initializer
+    class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
+        def begin(self) -> None:
+            self._init = iterator.initializer  # built before the graph is finalized
 
-            def after_create_session(self, session: Any, coord: Any) -> None:
-                del coord
-                session.run(self._init)
+        def after_create_session(self, session: Any, coord: Any) -> None:
+            del coord
+            session.run(self._init)
 
-        return _Hook()
+    return _DatasetInitializerHook()
 
 
 def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
@@ -166,7 +168,7 @@ def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
     hooks: list = []
     if isinstance(result, tf.data.Dataset):
         iterator = tf.compat.v1.data.make_initializable_iterator(result)
-        hooks.append(DatasetInitializerHook(iterator))
+        hooks.append(dataset_initializer_hook(iterator))
         result = iterator.get_next()
     if isinstance(result, (list, tuple)):
         if len(result) != 2:
@@ -189,8 +191,6 @@ def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
                 received=type(result).__name__,
             )
         )
-    if mode == "train" and labels is None:
-        pass
     return features, labels, hooks
 
 

@@ -26,6 +26,16 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
     Example:
         >>> built = build(est, input_fn, ModeKeys.TRAIN, strategy)  # doctest: +SKIP
     """
+    if "TPU" in type(strategy).__name__:
+        raise TfportInputError(
+            message(
+                "Executing on a TPU is not supported by this version of tfport (it was never "
+                "run on TPU hardware)",
+                "Use --strategy auto / mirrored: TPUEstimator model_fns, CrossShardOptimizer "
+                "included, run unchanged on GPUs and CPUs",
+                strategy=type(strategy).__name__,
+            )
+        )
     tf = import_tf()
     v1 = tf.compat.v1
     graph = tf.Graph()
@@ -40,7 +50,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
             iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
         else:
             iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
-        hooks = [calls.DatasetInitializerHook(iterator)]
+        hooks = [calls.dataset_initializer_hook(iterator)]
         features, labels = _split(iterator.get_next())
         from tensorflow.python.training import training_util
 
@@ -180,6 +190,9 @@ def _replica_metrics(v1: Any, spec: Any) -> dict:
         if hasattr(metric, "result") and hasattr(metric, "update_state"):
             import tensorflow as tf
 
+            from tfport._src.engine.evaluation import as_local_variables
+
+            as_local_variables(v1, metric.variables)
             metrics[key] = (metric.result(), tf.group(*(metric.updates or [])))
         else:
             metrics[key] = metric

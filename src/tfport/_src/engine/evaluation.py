@@ -35,7 +35,7 @@ def evaluate(
     with built.graph.as_default():
         update_op, eval_dict = _metric_ops(tf, built)
         all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
-        if checkpoint_path:
+        if checkpoint_path and not built.spec.scaffold.saver:
             graphs.check_checkpoint_covers_graph(checkpoint_path)
         from tfport._src.engine.distributed import session_target
 
@@ -95,7 +95,7 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
         if hasattr(metric, "result") and hasattr(metric, "update_state"):
             values[key] = metric.result()
             updates.extend(getattr(metric, "updates", []) or [])
-            _as_local_variables(v1, metric.variables)
+            as_local_variables(v1, metric.variables)
         else:
             values[key], update = metric
             updates.append(update)
@@ -103,7 +103,7 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
     return (tf.group(*updates) if updates else None), values
 
 
-def _as_local_variables(v1: Any, variables: Any) -> None:
+def as_local_variables(v1: Any, variables: Any) -> None:
     """Keras metric variables live outside TF1 collections; make local_init_op cover them."""
     local = v1.get_collection_ref(v1.GraphKeys.LOCAL_VARIABLES)
     for var in variables:

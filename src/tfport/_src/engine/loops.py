@@ -35,7 +35,7 @@ def build(est: Any, input_fn: Any, iterations: int) -> Built:
         hooks: list = []
         if isinstance(result, tf.data.Dataset):
             iterator = v1.data.make_initializable_iterator(result)
-            hooks.append(calls.DatasetInitializerHook(iterator))
+            hooks.append(calls.dataset_initializer_hook(iterator))
             next_batch = iterator.get_next
         else:
             calls.parse_input_result(result, ModeKeys.TRAIN)  # validates

@@ -31,7 +31,7 @@ def predict(
     built = graphs.build(est, input_fn, ModeKeys.PREDICT)
     with built.graph.as_default():
         predictions = _extract_keys(built.spec.predictions, predict_keys)
-        if checkpoint_path:
+        if checkpoint_path and not built.spec.scaffold.saver:
             graphs.check_checkpoint_covers_graph(checkpoint_path)
         all_hooks = list(built.input_hooks) + hooks + list(built.spec.prediction_hooks)
         creator = tf.compat.v1.train.ChiefSessionCreator(
