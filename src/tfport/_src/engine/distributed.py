@@ -81,7 +81,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
                 training_chief_hooks=first.training_chief_hooks,
                 scaffold=first.scaffold,
             )
-            return Built(graph, spec, hooks, global_step, features, labels)
+            return Built(graph, spec, hooks, global_step, features, labels, distributed=True)
         metric_ops = {
             key: (strategy.experimental_local_results(value)[0], strategy.group(update))
             for key, (value, update) in grouped["metrics"].items()
@@ -89,9 +89,11 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
         spec = EstimatorSpec(
             mode, loss=loss, evaluation_hooks=first.evaluation_hooks, scaffold=first.scaffold
         )
-        built = Built(graph, spec, hooks, global_step, features, labels)
-        built.metric_ops = metric_ops
-        return built
+    with graph.as_default():  # outside the scope: a plain mean of the all-replica loss
+        metric_ops[LOSS_KEY] = v1.metrics.mean(loss)
+    built = Built(graph, spec, hooks, global_step, features, labels, distributed=True)
+    built.metric_ops = metric_ops
+    return built
 
 
 def is_multi_worker(strategy: Any) -> bool:
@@ -196,7 +198,6 @@ def _replica_metrics(v1: Any, spec: Any) -> dict:
             metrics[key] = (metric.result(), tf.group(*(metric.updates or [])))
         else:
             metrics[key] = metric
-    metrics[LOSS_KEY] = v1.metrics.mean(spec.loss)
     return metrics
 
 

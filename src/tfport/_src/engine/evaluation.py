@@ -36,7 +36,7 @@ def evaluate(
         update_op, eval_dict = _metric_ops(tf, built)
         all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
         if checkpoint_path and not built.spec.scaffold.saver:
-            graphs.check_checkpoint_covers_graph(checkpoint_path)
+            _check_or_align_names(tf, est, input_fn, built, checkpoint_path)
         from tfport._src.engine.distributed import session_target
 
         master, session_config, _ = session_target(est.config.eval_distribute, est.config)
@@ -46,6 +46,20 @@ def evaluate(
         )
     _write_summaries(tf, est, results, checkpoint_path, name)
     return results
+
+
+def _check_or_align_names(tf: Any, est: Any, input_fn: Any, built: Any,
+                          checkpoint_path: str) -> None:
+    """Checks the checkpoint covers the graph; under a strategy, reads single-device names."""
+    var_list = None
+    if built.distributed:
+        from tfport._src.engine.aligned_names import aligned_var_list
+
+        var_list = aligned_var_list(est, input_fn, ModeKeys.EVAL, checkpoint_path)
+        if var_list:
+            saver = tf.compat.v1.train.Saver(var_list)
+            built.spec = built.spec._replace(scaffold=tf.compat.v1.train.Scaffold(saver=saver))
+    graphs.check_checkpoint_covers_graph(checkpoint_path, var_list)
 
 
 def resolve_checkpoint(est: Any, checkpoint_path: Any, what: str) -> str | None:

@@ -25,15 +25,19 @@ class Built:
     train_loop: Any = None
     metric_ops: Any = None
     iterations: Any = None
+    distributed: bool = False
 
 
-def build(est: Any, input_fn: Any, mode: str) -> Built:
+def build(est: Any, input_fn: Any, mode: str, distribute: bool = True) -> Built:
     """Builds the graph of `mode` for Estimator `est` (legacy op order).
+
+    Args:
+        distribute: False builds the single-device graph even under a strategy.
 
     Example:
         >>> built = build(est, input_fn, ModeKeys.TRAIN)  # doctest: +SKIP
     """
-    strategy = _strategy_for(est, mode)
+    strategy = _strategy_for(est, mode) if distribute else None
     if strategy is not None:
         from tfport._src.engine import distributed
 
@@ -127,7 +131,7 @@ def maybe_warm_start(est: Any) -> None:
     )
 
 
-def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
+def check_checkpoint_covers_graph(checkpoint_path: str, var_list: dict | None = None) -> None:
     """Raises a clear error when the checkpoint lacks variables of the current graph.
 
     Example:
@@ -142,8 +146,9 @@ def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
         return  # object-based keys: the object-graph Saver reports missing keys itself
     missing, mismatched = [], []
     # The Saver's own names: partitioned variables ("part_N") save under their full name.
-    for name, var in saveable_object_util.op_list_to_dict(v1.global_variables()).items():
-        shape = _full_shape(var)
+    names = var_list or saveable_object_util.op_list_to_dict(v1.global_variables())
+    for name, var in names.items():
+        shape = full_shape(var)
         if name not in have:
             missing.append(name)
         elif shape is not None and list(have[name]) != shape:
@@ -161,7 +166,8 @@ def check_checkpoint_covers_graph(checkpoint_path: str) -> None:
         )
 
 
-def _full_shape(var: Any) -> list | None:
+def full_shape(var: Any) -> list | None:
+    """The whole shape of a (possibly partitioned) variable, as checkpoints record it."""
     if isinstance(var, (list, tuple)):  # a partitioned variable's parts
         info = getattr(var[0], "_save_slice_info", None)
         return list(info.full_shape) if info is not None else None

@@ -43,7 +43,7 @@ def train(
             from tfport._src.engine.loops import iterations_hook
 
             hooks.append(iterations_hook(*built.iterations, steps, max_steps))
-        _train_with_spec(est, built, hooks, listeners)
+        _train_with_spec(est, built, hooks, listeners, input_fn)
 
 
 def _check_steps(steps: Any, max_steps: Any) -> None:
@@ -63,7 +63,8 @@ def _check_steps(steps: Any, max_steps: Any) -> None:
             )
 
 
-def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> None:
+def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple,
+                     input_fn: Any) -> None:
     tf = import_tf()
     v1 = tf.compat.v1
     spec, config = built.spec, est.config
@@ -82,15 +83,21 @@ def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple) -> Non
     worker_hooks.extend(spec.training_hooks)
     if not (spec.scaffold.saver or v1.get_collection(v1.GraphKeys.SAVERS)):
         latest = tf.train.latest_checkpoint(est.model_dir)
+        var_list = None
+        if latest and built.distributed:
+            from tfport._src.engine.aligned_names import aligned_var_list
+
+            var_list = aligned_var_list(est, input_fn, ModeKeys.TRAIN, latest)
         if latest:
-            graphs.check_checkpoint_covers_graph(latest)
+            graphs.check_checkpoint_covers_graph(latest, var_list)
         v1.add_to_collection(
             v1.GraphKeys.SAVERS,
             v1.train.Saver(
+                var_list=var_list,
                 sharded=True,
                 max_to_keep=config.keep_checkpoint_max,
                 keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
-                defer_build=True,
+                defer_build=var_list is None,
                 save_relative_paths=True,
             ),
         )
