@@ -21,6 +21,8 @@ _NOISE = re.compile(
     r"|WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     r"|To enable the following instructions: .* compiler flags\.)$"
 )
+# Logged when a session starts on a machine without NVIDIA devices: not an error there.
+_NO_GPU = re.compile(r"^E\d{4} \S+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*$")
 
 
 def prepare_environment() -> None:
@@ -80,3 +82,43 @@ def _quiet_absl() -> None:
     except ImportError:  # pragma: no cover - absl ships with TensorFlow
         pass
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
+
+
+def filter_stderr_noise() -> None:
+    """Drops TensorFlow's start-up chatter from this process's fd 2 for its whole life.
+
+    A thread forwards every other line unchanged (errors and tracebacks included); an
+    exit handler drains it. On a machine without NVIDIA devices the `cuInit` failure
+    line is chatter too. Called by `tfport run` / `tfport demo` unless --debug.
+
+    Example:
+        >>> filter_stderr_noise()  # doctest: +SKIP
+    """
+    import atexit
+    import threading
+
+    patterns = [_NOISE] + ([] if os.path.exists("/dev/nvidiactl") else [_NO_GPU])
+    sys.stderr.flush()
+    original = os.dup(2)
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+
+    def pump() -> None:
+        with os.fdopen(read_end, "rb") as source, os.fdopen(original, "wb", 0) as sink:
+            for line in source:
+                text = line.decode("utf-8", "replace").rstrip("\n")
+                if not any(p.match(text) for p in patterns):
+                    sink.write(line)
+
+    thread = threading.Thread(target=pump, name="tfport-stderr", daemon=True)
+    thread.start()
+
+    def drain() -> None:
+        sys.stderr.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 2)  # the pipe's last writer closes: the pump reads to the end
+        os.close(devnull)
+        thread.join(timeout=5)
+
+    atexit.register(drain)

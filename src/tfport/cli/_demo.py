@@ -17,7 +17,7 @@ def add_parser(subparsers: Any, parents: list) -> None:
     p.add_argument("--strategy", default="mirrored:2", help="strategy spec (default mirrored:2)")
     p.add_argument("--model-dir", default=None, help="model_dir (default: a new temp folder)")
     p.add_argument("--steps", type=int, default=200, help="training steps (default 200)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, filter_tf_noise=True)
 
 
 def run(args: argparse.Namespace) -> int:

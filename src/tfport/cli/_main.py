@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     debug = bool(getattr(args, "debug", False)) or bool(os.environ.get("TFPORT_DEBUG"))
     if debug:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0")
+    elif getattr(args, "filter_tf_noise", False):
+        from tfport._src.tfenv import filter_stderr_noise
+
+        filter_stderr_noise()
     try:
         return int(args.func(args) or 0)
     except TfportError as err:

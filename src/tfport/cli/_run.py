@@ -31,7 +31,7 @@ def add_parser(subparsers: Any, parents: list) -> None:
     p.add_argument(
         "args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script"
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, filter_tf_noise=True)
 
 
 def run(args: argparse.Namespace) -> int:
