@@ -111,8 +111,9 @@ def call_model_fn(
     return spec
 
 
-def call_input_fn(input_fn: Any, mode: str, params: dict, config: Any,
-                  device: str | None = "/cpu:0") -> Any:
+def call_input_fn(
+    input_fn: Any, mode: str, params: dict, config: Any, device: str | None = "/cpu:0"
+) -> Any:
     """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
 
     Example:

@@ -43,8 +43,9 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
         if est.config.tf_random_seed is not None:
             v1.set_random_seed(est.config.tf_random_seed)
         global_step = v1.train.create_global_step(graph)
-        dataset = calls.call_input_fn(input_fn, mode, est.params_for_input(), est.config,
-                                      device=None)
+        dataset = calls.call_input_fn(
+            input_fn, mode, est.params_for_input(), est.config, device=None
+        )
         _check_dataset(tf, dataset, strategy, mode)
         if is_multi_worker(strategy):
             iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
@@ -67,8 +68,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
             return {"loss": spec.loss, "metrics": _replica_metrics(v1, spec)}
 
         with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
-            grouped = strategy.extended.call_for_each_replica(replica_fn,
-                                                              args=(features, labels))
+            grouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
         _drop_replica_components(v1)
         first = specs[0]
         loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
@@ -142,9 +142,11 @@ def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
     batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
     if batch is None:
         raise TfportInputError(
-            message("Multi-worker training needs a static global batch size",
-                    "Batch the dataset with drop_remainder=True", element_spec=str(
-                        dataset.element_spec))
+            message(
+                "Multi-worker training needs a static global batch size",
+                "Batch the dataset with drop_remainder=True",
+                element_spec=str(dataset.element_spec),
+            )
         )
 
     def input_fn(input_context: Any) -> Any:
@@ -152,12 +154,11 @@ def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
         ds = dataset.rebatch(batch // total).batch(total, drop_remainder=True)
 
         def take(*parts: Any) -> Any:
-            mine = tf.nest.map_structure(lambda t: t[worker * local:(worker + 1) * local], parts)
+            mine = tf.nest.map_structure(lambda t: t[worker * local : (worker + 1) * local], parts)
             return mine if len(parts) > 1 else mine[0]
 
         options = tf.data.Options()
-        options.experimental_distribute.auto_shard_policy = (
-            tf.data.experimental.AutoShardPolicy.OFF)
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
         return ds.map(take).unbatch().with_options(options)
 
     return input_fn
@@ -173,8 +174,9 @@ def _drop_replica_components(v1: Any) -> None:
     from tensorflow.python.distribute import values as ds_values
 
     collection = v1.get_collection_ref(v1.GraphKeys.GLOBAL_VARIABLES)
-    parts = {id(c) for v in collection if isinstance(v, ds_values.DistributedValues)
-             for c in v.values}
+    parts = {
+        id(c) for v in collection if isinstance(v, ds_values.DistributedValues) for c in v.values
+    }
     collection[:] = [v for v in collection if id(v) not in parts]
 
 

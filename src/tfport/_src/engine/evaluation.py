@@ -41,15 +41,23 @@ def evaluate(
 
         master, session_config, _ = session_target(est.config.eval_distribute, est.config)
         results = _evaluate_once(
-            tf, built, checkpoint_path, update_op, eval_dict, all_hooks, steps,
-            session_config, master,
+            tf,
+            built,
+            checkpoint_path,
+            update_op,
+            eval_dict,
+            all_hooks,
+            steps,
+            session_config,
+            master,
         )
     _write_summaries(tf, est, results, checkpoint_path, name)
     return results
 
 
-def _check_or_align_names(tf: Any, est: Any, input_fn: Any, built: Any,
-                          checkpoint_path: str) -> None:
+def _check_or_align_names(
+    tf: Any, est: Any, input_fn: Any, built: Any, checkpoint_path: str
+) -> None:
     """Checks the checkpoint covers the graph; under a strategy, reads single-device names."""
     var_list = None
     if built.distributed:
@@ -148,7 +156,9 @@ def _evaluate_once(
     all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold
     creator = v1.train.ChiefSessionCreator(
-        scaffold=scaffold, master=master, checkpoint_filename_with_path=checkpoint_path,
+        scaffold=scaffold,
+        master=master,
+        checkpoint_filename_with_path=checkpoint_path,
         config=session_config,
     )
     with v1.train.MonitoredSession(session_creator=creator, hooks=all_hooks) as session:

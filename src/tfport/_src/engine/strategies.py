@@ -103,8 +103,9 @@ def task_server(cluster: dict, task_type: str, task_id: int) -> Any:
     key = (task_type, task_id)
     if key not in _servers:
         tf = import_tf()
-        _servers[key] = tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name=task_type,
-                                             task_index=task_id, start=True)
+        _servers[key] = tf.distribute.Server(
+            tf.train.ClusterSpec(cluster), job_name=task_type, task_index=task_id, start=True
+        )
     return _servers[key]
 
 

@@ -24,11 +24,22 @@ from tfport._src.tfenv import import_tf
 log = logging.getLogger("tfport")
 
 
-class TPUConfig(collections.namedtuple("TPUConfig", [
-        "iterations_per_loop", "num_shards", "num_cores_per_replica",
-        "per_host_input_for_training", "tpu_job_name", "initial_infeed_sleep_secs",
-        "input_partition_dims", "eval_training_input_configuration",
-        "experimental_host_call_every_n_steps"])):
+class TPUConfig(
+    collections.namedtuple(
+        "TPUConfig",
+        [
+            "iterations_per_loop",
+            "num_shards",
+            "num_cores_per_replica",
+            "per_host_input_for_training",
+            "tpu_job_name",
+            "initial_infeed_sleep_secs",
+            "input_partition_dims",
+            "eval_training_input_configuration",
+            "experimental_host_call_every_n_steps",
+        ],
+    )
+):
     """TPU-specific settings (only `iterations_per_loop` matters off TPU).
 
     Example:
@@ -36,20 +47,39 @@ class TPUConfig(collections.namedtuple("TPUConfig", [
         10
     """
 
-    def __new__(cls, iterations_per_loop: int = 2, num_shards: int | None = None,
-                num_cores_per_replica: int | None = None,
-                per_host_input_for_training: Any = True, tpu_job_name: str | None = None,
-                initial_infeed_sleep_secs: int | None = None, input_partition_dims: Any = None,
-                eval_training_input_configuration: Any = 2,
-                experimental_host_call_every_n_steps: int = 1, **_: Any) -> TPUConfig:
+    def __new__(
+        cls,
+        iterations_per_loop: int = 2,
+        num_shards: int | None = None,
+        num_cores_per_replica: int | None = None,
+        per_host_input_for_training: Any = True,
+        tpu_job_name: str | None = None,
+        initial_infeed_sleep_secs: int | None = None,
+        input_partition_dims: Any = None,
+        eval_training_input_configuration: Any = 2,
+        experimental_host_call_every_n_steps: int = 1,
+        **_: Any,
+    ) -> TPUConfig:
         if not isinstance(iterations_per_loop, int) or iterations_per_loop < 1:
-            raise TfportInputError(message("TPUConfig.iterations_per_loop must be an int >= 1",
-                                           "Fix it", iterations_per_loop=iterations_per_loop))
-        return super().__new__(cls, iterations_per_loop, num_shards, num_cores_per_replica,
-                               per_host_input_for_training, tpu_job_name,
-                               initial_infeed_sleep_secs, input_partition_dims,
-                               eval_training_input_configuration,
-                               experimental_host_call_every_n_steps)
+            raise TfportInputError(
+                message(
+                    "TPUConfig.iterations_per_loop must be an int >= 1",
+                    "Fix it",
+                    iterations_per_loop=iterations_per_loop,
+                )
+            )
+        return super().__new__(
+            cls,
+            iterations_per_loop,
+            num_shards,
+            num_cores_per_replica,
+            per_host_input_for_training,
+            tpu_job_name,
+            initial_infeed_sleep_secs,
+            input_partition_dims,
+            eval_training_input_configuration,
+            experimental_host_call_every_n_steps,
+        )
 
 
 class RunConfig(_BaseRunConfig):
@@ -60,8 +90,14 @@ class RunConfig(_BaseRunConfig):
         10
     """
 
-    def __init__(self, tpu_config: TPUConfig | None = None, evaluation_master: Any = None,
-                 master: Any = None, cluster: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        tpu_config: TPUConfig | None = None,
+        evaluation_master: Any = None,
+        master: Any = None,
+        cluster: Any = None,
+        **kwargs: Any,
+    ) -> None:
         self._tpu_config = tpu_config or TPUConfig()
         kwargs.setdefault("iterations_per_loop", self._tpu_config.iterations_per_loop)
         super().__init__(**kwargs)
@@ -73,10 +109,24 @@ class RunConfig(_BaseRunConfig):
     cluster = property(lambda self: self._cluster)
 
 
-class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
-        "mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs",
-        "scaffold_fn", "host_call", "training_hooks", "evaluation_hooks",
-        "prediction_hooks"])):
+class TPUEstimatorSpec(
+    collections.namedtuple(
+        "TPUEstimatorSpec",
+        [
+            "mode",
+            "predictions",
+            "loss",
+            "train_op",
+            "eval_metrics",
+            "export_outputs",
+            "scaffold_fn",
+            "host_call",
+            "training_hooks",
+            "evaluation_hooks",
+            "prediction_hooks",
+        ],
+    )
+):
     """What a TPU model_fn returns; `as_estimator_spec()` turns it into an EstimatorSpec.
 
     Example:
@@ -84,20 +134,45 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
         ... # doctest: +SKIP
     """
 
-    def __new__(cls, mode: str, predictions: Any = None, loss: Any = None, train_op: Any = None,
-                eval_metrics: Any = None, export_outputs: Any = None, scaffold_fn: Any = None,
-                host_call: Any = None, training_hooks: Any = None, evaluation_hooks: Any = None,
-                prediction_hooks: Any = None) -> TPUEstimatorSpec:
+    def __new__(
+        cls,
+        mode: str,
+        predictions: Any = None,
+        loss: Any = None,
+        train_op: Any = None,
+        eval_metrics: Any = None,
+        export_outputs: Any = None,
+        scaffold_fn: Any = None,
+        host_call: Any = None,
+        training_hooks: Any = None,
+        evaluation_hooks: Any = None,
+        prediction_hooks: Any = None,
+    ) -> TPUEstimatorSpec:
         for name, call in (("eval_metrics", eval_metrics), ("host_call", host_call)):
-            if call is not None and not (isinstance(call, (tuple, list)) and len(call) == 2
-                                         and callable(call[0])):
-                raise TfportInputError(message(
-                    f"TPUEstimatorSpec.{name} must be (fn, list_or_dict_of_tensors)",
-                    "Pass e.g. (metric_fn, [labels, logits])", **{name: call}))
-        return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics,
-                               export_outputs, scaffold_fn, host_call,
-                               tuple(training_hooks or ()), tuple(evaluation_hooks or ()),
-                               tuple(prediction_hooks or ()))
+            if call is not None and not (
+                isinstance(call, (tuple, list)) and len(call) == 2 and callable(call[0])
+            ):
+                raise TfportInputError(
+                    message(
+                        f"TPUEstimatorSpec.{name} must be (fn, list_or_dict_of_tensors)",
+                        "Pass e.g. (metric_fn, [labels, logits])",
+                        **{name: call},
+                    )
+                )
+        return super().__new__(
+            cls,
+            mode,
+            predictions,
+            loss,
+            train_op,
+            eval_metrics,
+            export_outputs,
+            scaffold_fn,
+            host_call,
+            tuple(training_hooks or ()),
+            tuple(evaluation_hooks or ()),
+            tuple(prediction_hooks or ()),
+        )
 
     def as_estimator_spec(self) -> EstimatorSpec:
         """The equivalent EstimatorSpec (eval_metrics called, host_call run as a hook)."""
@@ -106,12 +181,17 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
         if self.host_call is not None:
             hooks.append(_host_call_hook(_call(self.host_call)))
         return EstimatorSpec(
-            mode=self.mode, predictions=self.predictions, loss=self.loss,
-            train_op=self.train_op, eval_metric_ops=metric_ops,
+            mode=self.mode,
+            predictions=self.predictions,
+            loss=self.loss,
+            train_op=self.train_op,
+            eval_metric_ops=metric_ops,
             export_outputs=self.export_outputs,
             scaffold=self.scaffold_fn() if self.scaffold_fn else None,
-            training_hooks=hooks, evaluation_hooks=self.evaluation_hooks,
-            prediction_hooks=self.prediction_hooks)
+            training_hooks=hooks,
+            evaluation_hooks=self.evaluation_hooks,
+            prediction_hooks=self.prediction_hooks,
+        )
 
 
 def _call(fn_and_tensors: Any) -> Any:
@@ -137,26 +217,44 @@ class TPUEstimator(Estimator):
         ...                    use_tpu=False, train_batch_size=32)  # doctest: +SKIP
     """
 
-    def __init__(self, model_fn: Any = None, model_dir: str | None = None,
-                 config: Any = None, params: dict | None = None, use_tpu: bool = True,
-                 train_batch_size: int | None = None, eval_batch_size: int | None = None,
-                 predict_batch_size: int | None = None, batch_axis: Any = None,
-                 eval_on_tpu: bool = True, export_to_tpu: bool = True,
-                 export_to_cpu: bool = True, warm_start_from: Any = None,
-                 embedding_config_spec: Any = None, export_saved_model_api_version: Any = None,
-                 **_: Any) -> None:
+    def __init__(
+        self,
+        model_fn: Any = None,
+        model_dir: str | None = None,
+        config: Any = None,
+        params: dict | None = None,
+        use_tpu: bool = True,
+        train_batch_size: int | None = None,
+        eval_batch_size: int | None = None,
+        predict_batch_size: int | None = None,
+        batch_axis: Any = None,
+        eval_on_tpu: bool = True,
+        export_to_tpu: bool = True,
+        export_to_cpu: bool = True,
+        warm_start_from: Any = None,
+        embedding_config_spec: Any = None,
+        export_saved_model_api_version: Any = None,
+        **_: Any,
+    ) -> None:
         if params and "batch_size" in params:
-            raise TfportInputError(message(
-                "params must not contain 'batch_size'; TPUEstimator sets it",
-                "Pass train_batch_size / eval_batch_size / predict_batch_size instead",
-                params=params))
-        self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
-                             ModeKeys.PREDICT: predict_batch_size}
+            raise TfportInputError(
+                message(
+                    "params must not contain 'batch_size'; TPUEstimator sets it",
+                    "Pass train_batch_size / eval_batch_size / predict_batch_size instead",
+                    params=params,
+                )
+            )
+        self._batch_sizes = {
+            ModeKeys.TRAIN: train_batch_size,
+            ModeKeys.EVAL: eval_batch_size,
+            ModeKeys.PREDICT: predict_batch_size,
+        }
         self._use_tpu = use_tpu
         self._user_model_fn = model_fn
         params = dict(params or {}, use_tpu=use_tpu)
-        super().__init__(_spec_model_fn(model_fn), model_dir, config or RunConfig(), params,
-                         warm_start_from)
+        super().__init__(
+            _spec_model_fn(model_fn), model_dir, config or RunConfig(), params, warm_start_from
+        )
         self._mode = ModeKeys.TRAIN
         if use_tpu:
             _warn_if_no_tpu(self._config)
@@ -172,29 +270,50 @@ class TPUEstimator(Estimator):
         params = self.params
         batch = self._batch_sizes.get(mode)
         if batch is not None:
-            strategy = {ModeKeys.TRAIN: self._config.train_distribute,
-                        ModeKeys.EVAL: self._config.eval_distribute}.get(mode)
+            strategy = {
+                ModeKeys.TRAIN: self._config.train_distribute,
+                ModeKeys.EVAL: self._config.eval_distribute,
+            }.get(mode)
             params["batch_size"] = batch // num_replicas(strategy)
         from tfport._src.engine import calls
 
         return calls.call_model_fn(self._model_fn, features, labels, mode, params, self._config)
 
-    def train(self, input_fn: Any, hooks: Any = None, steps: int | None = None,
-              max_steps: int | None = None, saving_listeners: Any = None) -> TPUEstimator:
+    def train(
+        self,
+        input_fn: Any,
+        hooks: Any = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: Any = None,
+    ) -> TPUEstimator:
         self._mode = ModeKeys.TRAIN
         hooks = list(hooks or []) + [_examples_per_second_hook(self)]
         return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
 
-    def evaluate(self, input_fn: Any, steps: int | None = None, hooks: Any = None,
-                 checkpoint_path: str | None = None, name: str | None = None) -> dict:
+    def evaluate(
+        self,
+        input_fn: Any,
+        steps: int | None = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        name: str | None = None,
+    ) -> dict:
         self._mode = ModeKeys.EVAL
         return super().evaluate(input_fn, steps, hooks, checkpoint_path, name)
 
-    def predict(self, input_fn: Any, predict_keys: Any = None, hooks: Any = None,
-                checkpoint_path: str | None = None, yield_single_examples: bool = True) -> Any:
+    def predict(
+        self,
+        input_fn: Any,
+        predict_keys: Any = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        yield_single_examples: bool = True,
+    ) -> Any:
         self._mode = ModeKeys.PREDICT
-        return super().predict(input_fn, predict_keys, hooks, checkpoint_path,
-                               yield_single_examples)
+        return super().predict(
+            input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples
+        )
 
 
 def _spec_model_fn(model_fn: Any) -> Any:
@@ -205,8 +324,12 @@ def _spec_model_fn(model_fn: Any) -> Any:
 
     def wrapped(features: Any, labels: Any, mode: str, params: dict, config: Any) -> Any:
         kwargs = {"features": features}
-        for name, value in (("labels", labels), ("mode", mode), ("params", params),
-                            ("config", config)):
+        for name, value in (
+            ("labels", labels),
+            ("mode", mode),
+            ("params", params),
+            ("config", config),
+        ):
             if name in args:
                 kwargs[name] = value
         spec = model_fn(**kwargs)
@@ -218,8 +341,10 @@ def _spec_model_fn(model_fn: Any) -> Any:
 def _warn_if_no_tpu(config: Any) -> None:
     strategy = config.train_distribute
     if strategy is None or "TPU" not in type(strategy).__name__:
-        log.warning("TPUEstimator(use_tpu=True) without a TPU strategy: running on %s.",
-                    type(strategy).__name__ if strategy is not None else "the default device")
+        log.warning(
+            "TPUEstimator(use_tpu=True) without a TPU strategy: running on %s.",
+            type(strategy).__name__ if strategy is not None else "the default device",
+        )
 
 
 def _examples_per_second_hook(est: TPUEstimator) -> Any:
@@ -228,22 +353,29 @@ def _examples_per_second_hook(est: TPUEstimator) -> Any:
     every = est._config.iterations_per_loop or est._config.log_step_count_steps or 100
 
     class _ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
-        def _log_and_record(self, elapsed_steps: int, elapsed_time: float,
-                            global_step: int) -> None:
+        def _log_and_record(
+            self, elapsed_steps: int, elapsed_time: float, global_step: int
+        ) -> None:
             steps_per_sec = elapsed_steps / elapsed_time
             if self._summary_writer is not None:
-                summary = tf.compat.v1.Summary(value=[
-                    tf.compat.v1.Summary.Value(tag="global_step/sec",
-                                               simple_value=steps_per_sec),
-                    tf.compat.v1.Summary.Value(tag="examples/sec",
-                                               simple_value=steps_per_sec * batch)])
+                summary = tf.compat.v1.Summary(
+                    value=[
+                        tf.compat.v1.Summary.Value(
+                            tag="global_step/sec", simple_value=steps_per_sec
+                        ),
+                        tf.compat.v1.Summary.Value(
+                            tag="examples/sec", simple_value=steps_per_sec * batch
+                        ),
+                    ]
+                )
                 self._summary_writer.add_summary(summary, global_step)
 
     return _ExamplesPerSecondHook(every_n_steps=every, output_dir=est.model_dir)
 
 
-def cross_shard_optimizer(opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer",
-                          group_assignment: Any = None) -> Any:
+def cross_shard_optimizer(
+    opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer", group_assignment: Any = None
+) -> Any:
     """`CrossShardOptimizer` that works everywhere.
 
     Inside a TPU computation it is TF's own (cross-replica sum); elsewhere it is the

@@ -295,20 +295,8 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
 
     def evaluate(step: int) -> None:
         checkpoint = import_tf().train.latest_checkpoint(estimator.model_dir)
-        result = estimator.evaluate(
-            eval_spec.input_fn,
-            steps=eval_spec.steps,
-            hooks=eval_spec.hooks,
-            checkpoint_path=checkpoint,
-            name=eval_spec.name,
-        )
-        final = train_spec.max_steps is not None and step >= train_spec.max_steps
-        state.update(
-            last_time=time.time(),
-            last_step=step,
-            result=result,
-            exports=_run_exporters(estimator, eval_spec, checkpoint, result, final),
-        )
+        result, exports, _ = _evaluate_and_export(estimator, train_spec, eval_spec, checkpoint)
+        state.update(last_time=time.time(), last_step=step, result=result, exports=exports)
 
     tf = import_tf()
 
@@ -336,6 +324,21 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
     return state["result"], state["exports"]
 
 
+def _evaluate_and_export(
+    estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec, checkpoint: str
+) -> tuple[dict, list, bool]:
+    """Evaluates `checkpoint`, runs the exporters; returns (metrics, exports, is_final)."""
+    result = estimator.evaluate(
+        eval_spec.input_fn,
+        steps=eval_spec.steps,
+        hooks=eval_spec.hooks,
+        checkpoint_path=checkpoint,
+        name=eval_spec.name,
+    )
+    final = train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps
+    return result, _run_exporters(estimator, eval_spec, checkpoint, result, final), final
+
+
 def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
     tf = import_tf()
     time.sleep(eval_spec.start_delay_secs)
@@ -344,17 +347,9 @@ def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) 
         checkpoint = tf.train.latest_checkpoint(estimator.model_dir)
         if checkpoint and checkpoint != last:
             last = checkpoint
-            result = estimator.evaluate(
-                eval_spec.input_fn,
-                steps=eval_spec.steps,
-                hooks=eval_spec.hooks,
-                checkpoint_path=checkpoint,
-                name=eval_spec.name,
+            result, exports, final = _evaluate_and_export(
+                estimator, train_spec, eval_spec, checkpoint
             )
-            final = (
-                train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps
-            )
-            exports = _run_exporters(estimator, eval_spec, checkpoint, result, final)
             if final:
                 return result, exports
         time.sleep(max(eval_spec.throttle_secs, 1))

@@ -63,8 +63,7 @@ def _check_steps(steps: Any, max_steps: Any) -> None:
             )
 
 
-def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple,
-                     input_fn: Any) -> None:
+def _train_with_spec(est: Any, built: Any, hooks: list, listeners: tuple, input_fn: Any) -> None:
     tf = import_tf()
     v1 = tf.compat.v1
     spec, config = built.spec, est.config
