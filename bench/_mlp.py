@@ -59,6 +59,7 @@ def timing_hook(warmup: int, record: dict):
 
 def tfport_steps_per_s(model_dir: str, steps: int, warmup: int, iterations: int = 1,
                        strategy=None) -> float:
+    """Steps/s of `Estimator.train` up to global step `steps`, after `warmup` session runs."""
     import tfport.estimator as tfe
 
     record: dict = {}

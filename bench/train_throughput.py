@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import tempfile
 import time
 
@@ -54,20 +55,29 @@ def keras_fit_steps_per_s(steps: int, warmup: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds; figures are per-round medians")
     args = parser.parse_args()
+    rounds: dict[str, list[float]] = {"tfport": [], "bare": [], "keras": []}
     with tempfile.TemporaryDirectory() as tmp:
-        tfport = _mlp.tfport_steps_per_s(tmp, args.steps, args.warmup)
-    bare = bare_loop_steps_per_s(args.steps, args.warmup)
-    keras_fit = keras_fit_steps_per_s(args.steps, args.warmup)
+        for r in range(args.rounds):  # interleaved, so machine noise hits all three alike
+            steps = args.steps * (r + 1)  # the same model_dir: each round trains further
+            rounds["tfport"].append(_mlp.tfport_steps_per_s(tmp, steps, args.warmup))
+            rounds["bare"].append(bare_loop_steps_per_s(args.steps, args.warmup))
+            rounds["keras"].append(keras_fit_steps_per_s(args.steps, args.warmup))
+    med = {k: statistics.median(v) for k, v in rounds.items()}
+    vs_bare = statistics.median(t / b for t, b in zip(rounds["tfport"], rounds["bare"]))
+    vs_keras = statistics.median(t / k for t, k in zip(rounds["tfport"], rounds["keras"]))
     print(json.dumps({
         "steps": args.steps,
-        "tfport_steps_per_s": round(tfport, 1),
-        "bare_loop_steps_per_s": round(bare, 1),
-        "keras_fit_steps_per_s": round(keras_fit, 1),
-        "ratio_vs_bare_loop": round(tfport / bare, 3),
-        "ratio_vs_keras_fit": round(tfport / keras_fit, 3),
+        "rounds": args.rounds,
+        "tfport_steps_per_s": round(med["tfport"], 1),
+        "bare_loop_steps_per_s": round(med["bare"], 1),
+        "keras_fit_steps_per_s": round(med["keras"], 1),
+        "ratio_vs_bare_loop": round(vs_bare, 3),
+        "ratio_vs_keras_fit": round(vs_keras, 3),
     }))
 
 
