@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from typing import Any
 
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
@@ -106,7 +107,9 @@ class ModelFn:
                 clone._make_train_function()
                 train_op = clone.train_function.updates_op
             else:
-                clone._make_test_function()
+                with warnings.catch_warnings():  # tf_keras's own deprecation notice
+                    warnings.filterwarnings("ignore", message=".*state_updates.*")
+                    clone._make_test_function()
             # Under N replicas tf_keras scales each replica's loss by 1/N (its gradients
             # are summed); the Estimator reports the unscaled (mean) loss.
             loss, factor = clone.total_loss, _unscale(clone)
