@@ -15,19 +15,6 @@ import _data  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def tfport_mod():
-    import tfport
-
-    tfport.install()
-    return tfport
-
-
-@pytest.fixture(scope="module")
-def data():
-    return _data.data()
-
-
-@pytest.fixture(scope="module")
 def errors():
     from tfport._src import errors
 

@@ -14,19 +14,6 @@ import _data  # noqa: E402
 KERNEL = "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"
 
 
-@pytest.fixture(scope="module")
-def tfport_mod():
-    import tfport
-
-    tfport.install()
-    return tfport
-
-
-@pytest.fixture(scope="module")
-def data():
-    return _data.data()
-
-
 def _train(est, data, weights, steps=3):
     import tensorflow as tf
 

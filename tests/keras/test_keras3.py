@@ -18,19 +18,6 @@ CASE = "keras_model_to_estimator"
 
 
 @pytest.fixture(scope="module")
-def tfport_mod():
-    import tfport
-
-    tfport.install()
-    return tfport
-
-
-@pytest.fixture(scope="module")
-def data():
-    return _data.data()
-
-
-@pytest.fixture(scope="module")
 def expected(goldens):
     return json.loads((goldens / CASE / "expected.json").read_text())
 

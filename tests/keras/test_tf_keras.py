@@ -12,19 +12,6 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import _data  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def tfport_mod():
-    import tfport
-
-    tfport.install()
-    return tfport
-
-
-@pytest.fixture(scope="module")
-def data():
-    return _data.data()
-
-
 def _two_output_model():
     import tf_keras
 
