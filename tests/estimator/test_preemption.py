@@ -72,3 +72,39 @@ def test_sigterm_saves_current_step_and_restart_resumes(tmp_path):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
     assert f"finished {saved + 5}" in out
+
+
+KILL_SCRIPT = SCRIPT.replace("save_checkpoints_steps=10**6", "save_checkpoints_steps=3")
+
+
+@pytest.mark.slow
+def test_kill_9_leaves_the_last_committed_checkpoint_restorable(tmp_path):
+    import tensorflow as tf
+
+    script = tmp_path / "train.py"
+    script.write_text(KILL_SCRIPT.format(models_dir=str(pathlib.Path(__file__).parent)))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    marker = tmp_path / "marker"
+    for kill_after in (7, 13, 20):  # kill -9 at different points of the save cycle
+        proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "m"),
+                                 str(marker), "100000"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 120
+        start = int(marker.read_text()) if marker.exists() and marker.read_text() else 0
+        while time.time() < deadline:
+            text = marker.read_text().strip() if marker.exists() else ""
+            if text and int(text) >= start + kill_after:
+                break
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        latest = tf.train.latest_checkpoint(str(tmp_path / "m"))
+        reader = tf.train.load_checkpoint(latest)  # every tensor of it reads back
+        for name in reader.get_variable_to_shape_map():
+            reader.get_tensor(name)
+    proc = _run(tmp_path, 2)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err[-3000:]
+    step = int(tf.train.load_variable(latest, "global_step"))
+    assert f"finished {step + 2}" in out
