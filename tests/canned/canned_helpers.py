@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import sys
 
 import numpy as np
@@ -48,23 +47,9 @@ def assert_variables_match(got_prefix: str, want_prefix: str, case: str) -> None
 
 def summary_tags(model_dir: pathlib.Path, sub: str) -> list:
     """Sorted tags of the event files under model_dir/sub."""
-    import tensorflow as tf
-
-    tags = set()
-    for path in (model_dir / sub).glob("events.out.tfevents*"):
-        for event in tf.compat.v1.train.summary_iterator(str(path)):
-            tags.update(v.tag for v in event.summary.value)
-    return sorted(tags)
+    return sorted(compare.summary_tags(model_dir, sub))
 
 
 def step40_copy(golden_case: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
     """Copies a golden model_dir keeping only model.ckpt-40 (to evaluate it directly)."""
-    model_dir = dest / "model_dir"
-    model_dir.mkdir(parents=True)
-    for path in (golden_case / "model_dir").iterdir():
-        if path.name.startswith("model.ckpt-40."):
-            shutil.copy(path, model_dir)
-    (model_dir / "checkpoint").write_text(
-        'model_checkpoint_path: "model.ckpt-40"\nall_model_checkpoint_paths: "model.ckpt-40"\n'
-    )
-    return model_dir
+    return compare.step_copy(golden_case, dest, 40)

@@ -12,17 +12,34 @@ import sys
 import numpy as np
 
 
-def step0_copy(golden_case: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
-    """Copies a golden model_dir keeping only model.ckpt-0 (the README's comparison recipe)."""
+def step_copy(golden_case: pathlib.Path, dest: pathlib.Path, step: int = 0) -> pathlib.Path:
+    """Copies a golden model_dir keeping only model.ckpt-STEP (step 0: the README's recipe)."""
     model_dir = dest / "model_dir"
     model_dir.mkdir(parents=True)
     for f in (golden_case / "model_dir").iterdir():
-        if f.name.startswith("model.ckpt-0."):
+        if f.name.startswith(f"model.ckpt-{step}."):
             shutil.copy(f, model_dir)
     (model_dir / "checkpoint").write_text(
-        'model_checkpoint_path: "model.ckpt-0"\nall_model_checkpoint_paths: "model.ckpt-0"\n'
+        f'model_checkpoint_path: "model.ckpt-{step}"\n'
+        f'all_model_checkpoint_paths: "model.ckpt-{step}"\n'
     )
     return model_dir
+
+
+def step0_copy(golden_case: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
+    """Copies a golden model_dir keeping only model.ckpt-0 (the README's comparison recipe)."""
+    return step_copy(golden_case, dest, 0)
+
+
+def summary_tags(model_dir: pathlib.Path, sub: str = ".") -> set[str]:
+    """The summary tags of the event files under model_dir/sub."""
+    import tensorflow as tf
+
+    tags: set[str] = set()
+    for path in (model_dir / sub).glob("events.out.tfevents*"):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            tags.update(v.tag for v in event.summary.value)
+    return tags
 
 
 def run_case(legacy_dir: pathlib.Path, case: str, model_dir: pathlib.Path,
