@@ -17,27 +17,6 @@ from typing import Any
 from tfport._src.tfenv import import_tf
 
 
-def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
-    """`(checkpoint name, variable or parts, full shape)` of the current graph, in creation order.
-
-    Example:
-        >>> saver_names(tf.compat.v1)  # doctest: +SKIP
-        [('global_step', <tf.Variable ...>, [])]
-    """
-    from tensorflow.python.training.saving import saveable_object_util
-
-    entries: dict[str, list] = {}
-    for var in v1.global_variables():
-        info = getattr(var, "_save_slice_info", None)
-        if info is not None:
-            entry = entries.setdefault(info.full_name, [[], list(info.full_shape)])
-            entry[0].append(var)
-            continue
-        (name,) = saveable_object_util.op_list_to_dict([var]).keys()
-        entries[name] = [var, var.shape.as_list() if var.shape.rank is not None else None]
-    return [(name, var, shape) for name, (var, shape) in entries.items()]
-
-
 def aligned_var_list(est: Any, input_fn: Any, mode: str, checkpoint: str) -> dict | None:
     """A `{single-device name: variable}` Saver var_list, or None when names already match.
 
@@ -50,14 +29,14 @@ def aligned_var_list(est: Any, input_fn: Any, mode: str, checkpoint: str) -> dic
     tf = import_tf()
     v1 = tf.compat.v1
     have = dict(tf.train.list_variables(checkpoint))
-    ours = saver_names(v1)
-    if all(name in have for name, _, _ in ours):
-        return None
     from tfport._src.engine import graphs
 
+    ours = graphs.saver_names(v1)
+    if all(name in have for name, _, _ in ours):
+        return None
     single = graphs.build(est, input_fn, mode, distribute=False)
     with single.graph.as_default():
-        theirs = [(name, shape) for name, _, shape in saver_names(v1)]
+        theirs = [(name, shape) for name, _, shape in graphs.saver_names(v1)]
     if len(theirs) != len(ours):
         return None
     var_list: dict = {}

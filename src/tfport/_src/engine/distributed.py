@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._src.engine import calls
+from tfport._src.engine.evaluation import metric_pairs
 from tfport._src.engine.graphs import Built
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
 from tfport._src.errors import TfportInputError, message
@@ -44,7 +45,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
             v1.set_random_seed(est.config.tf_random_seed)
         global_step = v1.train.create_global_step(graph)
         dataset = calls.call_input_fn(
-            input_fn, mode, est.params_for_input(), est.config, device=None
+            input_fn, mode, est.params_for_input(mode), est.config, device=None
         )
         _check_dataset(tf, dataset, strategy, mode)
         if is_multi_worker(strategy):
@@ -65,7 +66,7 @@ def build(est: Any, input_fn: Any, mode: str, strategy: Any) -> Built:
             specs.append(spec)
             if mode == ModeKeys.TRAIN:
                 return {"loss": spec.loss, "train_op": spec.train_op}
-            return {"loss": spec.loss, "metrics": _replica_metrics(v1, spec)}
+            return {"loss": spec.loss, "metrics": metric_pairs(tf, spec.eval_metric_ops)}
 
         with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
             grouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
@@ -178,29 +179,6 @@ def _drop_replica_components(v1: Any) -> None:
         id(c) for v in collection if isinstance(v, ds_values.DistributedValues) for c in v.values
     }
     collection[:] = [v for v in collection if id(v) not in parts]
-
-
-def _replica_metrics(v1: Any, spec: Any) -> dict:
-    metrics = {}
-    for key, metric in spec.eval_metric_ops.items():
-        if key == LOSS_KEY:
-            raise TfportInputError(
-                message(
-                    "eval_metric_ops must not contain the key 'loss' (the Estimator adds it)",
-                    "Rename your metric",
-                    eval_metric_ops=sorted(spec.eval_metric_ops),
-                )
-            )
-        if hasattr(metric, "result") and hasattr(metric, "update_state"):
-            import tensorflow as tf
-
-            from tfport._src.engine.evaluation import as_local_variables
-
-            as_local_variables(v1, metric.variables)
-            metrics[key] = (metric.result(), tf.group(*(metric.updates or [])))
-        else:
-            metrics[key] = metric
-    return metrics
 
 
 def _loss_reduction(tf: Any, graph: Any) -> Any:

@@ -81,14 +81,20 @@ class Estimator:
     model_fn = property(lambda self: self._model_fn)
     warm_start_settings: WarmStartSettings | None = property(lambda self: self._warm_start_settings)
 
-    def params_for_input(self) -> dict:
-        """The params an input_fn receives (a copy)."""
+    def params_for_input(self, mode: str) -> dict:
+        """The params an input_fn of `mode` receives (a copy)."""
+        del mode
+        return copy.deepcopy(self._params)
+
+    def params_for_model_fn(self, mode: str) -> dict:
+        """The params the model_fn of `mode` receives (a copy)."""
+        del mode
         return copy.deepcopy(self._params)
 
     def call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
         """Calls the model_fn for `mode` in the current graph."""
         return calls.call_model_fn(
-            self._model_fn, features, labels, mode, copy.deepcopy(self._params), self._config
+            self._model_fn, features, labels, mode, self.params_for_model_fn(mode), self._config
         )
 
     def train(

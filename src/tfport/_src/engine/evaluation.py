@@ -96,33 +96,37 @@ def resolve_checkpoint(est: Any, checkpoint_path: Any, what: str) -> str | None:
 
 
 def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
-    v1 = tf.compat.v1
-    ops = built.metric_ops
-    if ops is not None:
-        values = {key: value for key, (value, _) in ops.items()}
-        values[GLOBAL_STEP_KEY] = built.global_step
-        return tf.group(*[update for _, update in ops.values()]), values
-    ops = dict(built.spec.eval_metric_ops)
-    if LOSS_KEY in ops:
+    ops = built.metric_ops  # set by a distributed build, loss included
+    if ops is None:
+        ops = metric_pairs(tf, built.spec.eval_metric_ops)
+        ops[LOSS_KEY] = tf.compat.v1.metrics.mean(built.spec.loss)
+    values = {key: value for key, (value, _) in ops.items()}
+    values[GLOBAL_STEP_KEY] = built.global_step
+    return tf.group(*[update for _, update in ops.values()]), values
+
+
+def metric_pairs(tf: Any, eval_metric_ops: dict) -> dict:
+    """`{name: (value_op, update_op)}` from a spec's eval_metric_ops (tuples or Keras Metrics).
+
+    Example:
+        >>> metric_pairs(tf, {"acc": tf.compat.v1.metrics.accuracy(y, p)})  # doctest: +SKIP
+    """
+    if LOSS_KEY in eval_metric_ops:
         raise TfportInputError(
             message(
                 "eval_metric_ops must not contain the key 'loss' (the Estimator adds it)",
                 "Rename your metric",
-                eval_metric_ops=sorted(ops),
+                eval_metric_ops=sorted(eval_metric_ops),
             )
         )
-    ops[LOSS_KEY] = v1.metrics.mean(built.spec.loss)
-    updates, values = [], {}
-    for key, metric in ops.items():
+    pairs = {}
+    for key, metric in eval_metric_ops.items():
         if hasattr(metric, "result") and hasattr(metric, "update_state"):
-            values[key] = metric.result()
-            updates.extend(getattr(metric, "updates", []) or [])
-            as_local_variables(v1, metric.variables)
+            as_local_variables(tf.compat.v1, metric.variables)
+            pairs[key] = (metric.result(), tf.group(*(getattr(metric, "updates", None) or [])))
         else:
-            values[key], update = metric
-            updates.append(update)
-    values[GLOBAL_STEP_KEY] = built.global_step
-    return (tf.group(*updates) if updates else None), values
+            pairs[key] = tuple(metric)
+    return pairs
 
 
 def as_local_variables(v1: Any, variables: Any) -> None:

@@ -53,7 +53,7 @@ def build(est: Any, input_fn: Any, mode: str, distribute: bool = True) -> Built:
         if est.config.tf_random_seed is not None:
             tf.compat.v1.set_random_seed(est.config.tf_random_seed)
         global_step = tf.compat.v1.train.create_global_step(graph)
-        result = calls.call_input_fn(input_fn, mode, est.params_for_input(), est.config)
+        result = calls.call_input_fn(input_fn, mode, est.params_for_input(mode), est.config)
         features, labels, hooks = calls.parse_input_result(result, mode)
         spec = est.call_model_fn(features, labels, mode)
         global_step = tf.compat.v1.train.get_global_step(graph)
@@ -138,17 +138,15 @@ def check_checkpoint_covers_graph(checkpoint_path: str, var_list: dict | None = 
         >>> check_checkpoint_covers_graph("/m/model.ckpt-40")  # doctest: +SKIP
     """
     tf = import_tf()
-    v1 = tf.compat.v1
-    from tensorflow.python.training.saving import saveable_object_util
-
     have = dict(tf.train.list_variables(checkpoint_path))
     if "_CHECKPOINTABLE_OBJECT_GRAPH" in have:
         return  # object-based keys: the object-graph Saver reports missing keys itself
+    if var_list is None:  # the Saver's own names ("part_N" pieces under their full name)
+        entries = [(name, shape) for name, _, shape in saver_names(tf.compat.v1)]
+    else:
+        entries = [(name, _static_shape(var)) for name, var in var_list.items()]
     missing, mismatched = [], []
-    # The Saver's own names: partitioned variables ("part_N") save under their full name.
-    names = var_list or saveable_object_util.op_list_to_dict(v1.global_variables())
-    for name, var in names.items():
-        shape = full_shape(var)
+    for name, shape in entries:
         if name not in have:
             missing.append(name)
         elif shape is not None and list(have[name]) != shape:
@@ -166,13 +164,27 @@ def check_checkpoint_covers_graph(checkpoint_path: str, var_list: dict | None = 
         )
 
 
-def full_shape(var: Any) -> list | None:
-    """The whole shape of a (possibly partitioned) variable, as checkpoints record it."""
-    if isinstance(var, (list, tuple)):  # a partitioned variable's parts
-        info = getattr(var[0], "_save_slice_info", None)
-        return list(info.full_shape) if info is not None else None
-    info = getattr(var, "_save_slice_info", None)
-    if info is not None:
-        return list(info.full_shape)
-    shape = getattr(var, "shape", None)
+def _static_shape(var: Any) -> list | None:
+    shape = getattr(var, "shape", None)  # SaveableObjects have none
     return shape.as_list() if shape is not None and shape.rank is not None else None
+
+
+def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
+    """`(checkpoint name, variable or parts, full shape)` of the current graph, in creation order.
+
+    Example:
+        >>> saver_names(tf.compat.v1)  # doctest: +SKIP
+        [('global_step', <tf.Variable ...>, [])]
+    """
+    from tensorflow.python.training.saving import saveable_object_util
+
+    entries: dict[str, list] = {}
+    for var in v1.global_variables():
+        info = getattr(var, "_save_slice_info", None)
+        if info is not None:
+            entry = entries.setdefault(info.full_name, [[], list(info.full_shape)])
+            entry[0].append(var)
+            continue
+        (name,) = saveable_object_util.op_list_to_dict([var]).keys()
+        entries[name] = [var, _static_shape(var)]
+    return [(name, var, shape) for name, (var, shape) in entries.items()]

@@ -31,7 +31,9 @@ def build(est: Any, input_fn: Any, iterations: int) -> Built:
         if est.config.tf_random_seed is not None:
             v1.set_random_seed(est.config.tf_random_seed)
         global_step = v1.train.create_global_step(graph)
-        result = calls.call_input_fn(input_fn, ModeKeys.TRAIN, est.params_for_input(), est.config)
+        result = calls.call_input_fn(
+            input_fn, ModeKeys.TRAIN, est.params_for_input(ModeKeys.TRAIN), est.config
+        )
         hooks: list = []
         if isinstance(result, tf.data.Dataset):
             iterator = v1.data.make_initializable_iterator(result)

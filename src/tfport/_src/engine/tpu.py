@@ -250,24 +250,23 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self._use_tpu = use_tpu
-        self._user_model_fn = model_fn
         params = dict(params or {}, use_tpu=use_tpu)
-        super().__init__(
-            _spec_model_fn(model_fn), model_dir, config or RunConfig(), params, warm_start_from
-        )
-        self._mode = ModeKeys.TRAIN
+        # calls.call_model_fn takes the argument subset and turns a TPUEstimatorSpec into
+        # an EstimatorSpec (as_estimator_spec), so the user's model_fn is used as it is.
+        super().__init__(model_fn, model_dir, config or RunConfig(), params, warm_start_from)
         if use_tpu:
             _warn_if_no_tpu(self._config)
 
-    def params_for_input(self) -> dict:
-        params = super().params_for_input()
-        batch = self._batch_sizes.get(self._mode)
-        if batch is not None:
-            params["batch_size"] = batch
+    def params_for_input(self, mode: str) -> dict:
+        """input_fn params with `batch_size` = the mode's global batch (tfport splits it)."""
+        params = super().params_for_input(mode)
+        if self._batch_sizes.get(mode) is not None:
+            params["batch_size"] = self._batch_sizes[mode]
         return params
 
-    def call_model_fn(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
-        params = self.params
+    def params_for_model_fn(self, mode: str) -> dict:
+        """model_fn params with `batch_size` = the mode's per-replica batch, as legacy."""
+        params = super().params_for_model_fn(mode)
         batch = self._batch_sizes.get(mode)
         if batch is not None:
             strategy = {
@@ -275,9 +274,7 @@ class TPUEstimator(Estimator):
                 ModeKeys.EVAL: self._config.eval_distribute,
             }.get(mode)
             params["batch_size"] = batch // num_replicas(strategy)
-        from tfport._src.engine import calls
-
-        return calls.call_model_fn(self._model_fn, features, labels, mode, params, self._config)
+        return params
 
     def train(
         self,
@@ -287,55 +284,8 @@ class TPUEstimator(Estimator):
         max_steps: int | None = None,
         saving_listeners: Any = None,
     ) -> TPUEstimator:
-        self._mode = ModeKeys.TRAIN
         hooks = list(hooks or []) + [_examples_per_second_hook(self)]
         return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
-
-    def evaluate(
-        self,
-        input_fn: Any,
-        steps: int | None = None,
-        hooks: Any = None,
-        checkpoint_path: str | None = None,
-        name: str | None = None,
-    ) -> dict:
-        self._mode = ModeKeys.EVAL
-        return super().evaluate(input_fn, steps, hooks, checkpoint_path, name)
-
-    def predict(
-        self,
-        input_fn: Any,
-        predict_keys: Any = None,
-        hooks: Any = None,
-        checkpoint_path: str | None = None,
-        yield_single_examples: bool = True,
-    ) -> Any:
-        self._mode = ModeKeys.PREDICT
-        return super().predict(
-            input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples
-        )
-
-
-def _spec_model_fn(model_fn: Any) -> Any:
-    from tfport._src.engine.calls import check_model_fn, fn_args
-
-    check_model_fn(model_fn)
-    args = fn_args(model_fn)
-
-    def wrapped(features: Any, labels: Any, mode: str, params: dict, config: Any) -> Any:
-        kwargs = {"features": features}
-        for name, value in (
-            ("labels", labels),
-            ("mode", mode),
-            ("params", params),
-            ("config", config),
-        ):
-            if name in args:
-                kwargs[name] = value
-        spec = model_fn(**kwargs)
-        return spec.as_estimator_spec() if isinstance(spec, TPUEstimatorSpec) else spec
-
-    return wrapped
 
 
 def _warn_if_no_tpu(config: Any) -> None:
@@ -385,7 +335,7 @@ def cross_shard_optimizer(
         >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
         ... # doctest: +SKIP
     """
-    tf = import_tf()
+    import_tf()
     from tensorflow.python.tpu import tpu_function
 
     if tpu_function.get_tpu_context().number_of_shards is not None:
@@ -395,5 +345,4 @@ def cross_shard_optimizer(
         if reduction is not None:
             kwargs["reduction"] = reduction
         return tpu_optimizer.CrossShardOptimizer(opt, **kwargs)
-    del tf
     return opt
