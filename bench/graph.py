@@ -110,7 +110,7 @@ def time_inspect(make, target, folder, label):
 
 
 def latency_ratio(folder, rounds):
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
     from tfport.graph import convert
 
     tf = import_tf()

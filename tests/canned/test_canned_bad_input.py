@@ -9,11 +9,11 @@ import textwrap
 import numpy as np
 import pytest
 
-from tfport._src.errors import TfportInputError
+from tfport._common.errors import TfportInputError
 
 
 def _tf():
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
 
     return import_tf()
 

@@ -31,7 +31,7 @@ CLASS_PREDICTIONS = {
 
 
 def _tf():
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
 
     return import_tf()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 from tfport.checkpoint import CheckpointReader, CheckpointWriter
 
 TENSORS = {

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 from ckpt_helpers import run_cli
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 from tfport.checkpoint import CheckpointWriter
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from ckpt_helpers import run_cli, write_adam_ckpt
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 from tfport.checkpoint import CheckpointReader, convert
 
 # Deliberate differences from the legacy converter (see tfport.checkpoint._convert):

@@ -9,7 +9,7 @@ import pytest
 from ckpt_helpers import run_cli
 from ckpt_models import golden_inputs, keras3_mlp, keras3_softmax_mlp, tf_keras_mlp
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 from tfport.checkpoint import MappingError, assignment_map, restore
 
 

@@ -9,7 +9,7 @@ import pytest
 import tensorflow as tf
 
 import tfport.estimator as tfe
-from tfport._src.errors import TfportInputError
+from tfport._common.errors import TfportInputError
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import models  # noqa: E402

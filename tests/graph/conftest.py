@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 
 
 @pytest.fixture(scope="session")

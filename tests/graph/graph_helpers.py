@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 
 
 def run_cli(*args: str, cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess:

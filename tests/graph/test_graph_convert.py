@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from graph_helpers import build_v1_saved_model, error_lines, run_cli
 
-from tfport._src.errors import TfportInputError, TfportOperationError
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, TfportOperationError
+from tfport._common.tfenv import import_tf
 from tfport.graph import convert, inspect_graph, load_frozen
 
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 from graph_helpers import error_lines, run_cli
 
-from tfport._src.errors import TfportInputError
+from tfport._common.errors import TfportInputError
 from tfport.graph import _parse, inspect_graph
 
 

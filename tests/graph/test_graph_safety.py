@@ -8,7 +8,7 @@ import pathlib
 import pytest
 from graph_helpers import error_lines, run_cli
 
-from tfport._src.errors import TfportInputError
+from tfport._common.errors import TfportInputError
 from tfport.graph import _parse, _protos, _safety, inspect_graph
 
 

@@ -16,7 +16,7 @@ import _data  # noqa: E402
 
 @pytest.fixture(scope="module")
 def errors():
-    from tfport._src import errors
+    from tfport._common import errors
 
     return errors
 

@@ -172,7 +172,7 @@ def test_keras3_two_outputs_batchnorm_regularizer(tfport_mod, data, tmp_path):
 def test_keras3_metrics_not_fitting_outputs(tfport_mod, data, tmp_path):
     import tensorflow as tf
 
-    from tfport._src.errors import TfportInputError
+    from tfport._common.errors import TfportInputError
 
     model = _keras3_two_outputs(["accuracy"])
     est = tfport_mod.keras.model_to_estimator(keras_model=model, model_dir=str(tmp_path))

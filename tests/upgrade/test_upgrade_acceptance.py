@@ -139,7 +139,7 @@ def test_upgraded_cases_py_reproduces_custom_v1_adam(legacy_dir, goldens, tmp_pa
     proc = run_plain(upgraded, CASE, str(model_dir), str(out_json), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-5000:]
 
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
 
     tf = import_tf()
     ours = tf.train.load_checkpoint(str(model_dir / "model.ckpt-40"))

@@ -9,7 +9,7 @@ import stat
 import pytest
 from upgrade_helpers import src
 
-from tfport._src.errors import TfportInputError
+from tfport._common.errors import TfportInputError
 from tfport.upgrade import Status, report_text, upgrade_file, upgrade_paths
 
 LEGACY = src(

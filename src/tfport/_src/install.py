@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from tfport._src.tfenv import import_tf, prepare_environment
+from tfport._common.tfenv import import_tf, prepare_environment
 
 _installed = False
 

@@ -38,8 +38,8 @@ import os
 
 import numpy as np
 
-from tfport._src.atomic import atomic_dir, refuse_existing
-from tfport._src.errors import TfportInputError, message
+from tfport._common.atomic import atomic_dir, refuse_existing
+from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint import _plan, _slots
 from tfport.checkpoint._graph import GraphHyperparameters
 from tfport.checkpoint._layout import partition_layout, write_split

@@ -7,7 +7,7 @@ Example:
 
 from __future__ import annotations
 
-from tfport._src.errors import TfportInputError, TfportOperationError
+from tfport._common.errors import TfportInputError, TfportOperationError
 
 
 class CheckpointError(TfportInputError):

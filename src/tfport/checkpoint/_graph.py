@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tfport._src.errors import message
+from tfport._common.errors import message
 from tfport.checkpoint._errors import CheckpointError
 
 _TOKEN = re.compile(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from tfport._src.errors import message
+from tfport._common.errors import message
 from tfport.checkpoint._errors import CheckpointNotFoundError
 
 _STATE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"', re.M)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tfport._src.errors import message
+from tfport._common.errors import message
 from tfport.checkpoint import _slots
 from tfport.checkpoint._errors import CheckpointError
 from tfport.checkpoint._inspect import classify

@@ -17,8 +17,8 @@ import os
 import shutil
 import tempfile
 
-from tfport._src.atomic import refuse_existing
-from tfport._src.errors import TfportInputError, message
+from tfport._common.atomic import refuse_existing
+from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._errors import MappingError
 from tfport.checkpoint._inspect import classify
 from tfport.checkpoint._mapping import Match, match
@@ -188,7 +188,7 @@ def _save(model, to: str, out: str) -> None:
             model.save_weights(path)
             os.replace(path, out)
             return
-        from tfport._src.tfenv import import_tf
+        from tfport._common.tfenv import import_tf
 
         tf = import_tf()
         written = tf.train.Checkpoint(model=model).write(os.path.join(tmp, "ckpt"))

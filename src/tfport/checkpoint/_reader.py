@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tfport._src.errors import message
+from tfport._common.errors import message
 from tfport.checkpoint import _slices
 from tfport.checkpoint._dtypes import DTYPES, STRING, DType
 from tfport.checkpoint._errors import (

@@ -19,7 +19,7 @@ import struct
 
 import google_crc32c
 
-from tfport._src.errors import message
+from tfport._common.errors import message
 from tfport.checkpoint._errors import CorruptCheckpointError, UnsupportedCheckpointError
 
 MAGIC = 0xDB4775248B80FB57

@@ -23,8 +23,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from tfport._src.atomic import refuse_existing
-from tfport._src.errors import TfportInputError, message
+from tfport._common.atomic import refuse_existing
+from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._dtypes import BY_NAME, STRING, DType, from_numpy
 from tfport.checkpoint._paths import data_path
 from tfport.checkpoint._proto import BundleEntryProto, BundleHeaderProto

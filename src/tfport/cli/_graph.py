@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:

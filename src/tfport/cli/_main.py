@@ -15,7 +15,7 @@ import sys
 import traceback
 
 from tfport import __version__
-from tfport._src.errors import TfportError
+from tfport._common.errors import TfportError
 
 _AREAS = (
     "tfport.cli._demo",
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     if debug:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "0")
     elif getattr(args, "filter_tf_noise", False):
-        from tfport._src.tfenv import filter_stderr_noise
+        from tfport._common.tfenv import filter_stderr_noise
 
         filter_stderr_noise()
     try:

@@ -8,7 +8,7 @@ import runpy
 import sys
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 STRATEGY_HELP = (
     "put every RunConfig the script makes on this strategy unless it set its own: default, "

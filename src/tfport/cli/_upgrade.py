@@ -13,8 +13,8 @@ import json
 import os
 import sys
 
-from tfport._src.atomic import atomic_file, refuse_existing
-from tfport._src.errors import TfportInputError, message
+from tfport._common.atomic import atomic_file, refuse_existing
+from tfport._common.errors import TfportInputError, message
 
 _EPILOG = """\
 Runs TensorFlow's tf_upgrade_v2 logic, then tfport's rewrites: tf.estimator and

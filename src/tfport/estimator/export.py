@@ -27,7 +27,7 @@ _OUTPUTS = ("ExportOutput", "PredictOutput", "ClassificationOutput", "Regression
 
 def __getattr__(name: str) -> Any:
     if name in _OUTPUTS:
-        from tfport._src.tfenv import import_tf
+        from tfport._common.tfenv import import_tf
 
         import_tf()
         from tensorflow.python.saved_model.model_utils import export_output

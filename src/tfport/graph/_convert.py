@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tfport._src import atomic
-from tfport._src.errors import TfportInputError, TfportOperationError, message
-from tfport._src.tfenv import import_tf
+from tfport._common import atomic
+from tfport._common.errors import TfportInputError, TfportOperationError, message
+from tfport._common.tfenv import import_tf
 from tfport.graph import _parse, _plan, _verify
 
 _CAPTURE_SCOPE = "tfport_variables"

@@ -15,7 +15,7 @@ from google.protobuf import message as pb_message
 from google.protobuf import text_format
 from google.protobuf.unknown_fields import UnknownFieldSet
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 from tfport.graph import _index, _protos
 
 # Protobuf cannot hold a message of 2 GiB or more.

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 from tfport.graph import _index, _ops, _parse, _protos, _safety, _savedmodel
 
 DT_RESOURCE = 20

@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from tfport._src.errors import TfportOperationError, message
+from tfport._common.errors import TfportOperationError, message
 
 
 def _tf_root() -> str:

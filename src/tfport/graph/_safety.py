@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 from tfport.graph import _index, _ops
 
 MAX_CALL_DEPTH = 64

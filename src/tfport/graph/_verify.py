@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from tfport._src.errors import TfportInputError, TfportOperationError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, TfportOperationError, message
+from tfport._common.tfenv import import_tf
 from tfport.graph import _plan, _protos
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 def split_sample_weights(features: Any) -> tuple[Any, Any]:

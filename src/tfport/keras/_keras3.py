@@ -20,8 +20,8 @@ from typing import Any
 
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
 from tfport._src.engine.warm_start import WarmStartSettings
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 from tfport.keras._keras3_graph import GraphModel, compiled_loss, metric_ops
 from tfport.keras._keras3_layout import layout

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 from tfport.keras._keras3_layout import Slot, layout
 
 

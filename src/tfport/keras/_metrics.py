@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 
 def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
@@ -26,7 +26,7 @@ def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
 
 def _as_local_variables(variables: list) -> None:
     """Keras metric variables join LOCAL_VARIABLES so every local_init_op covers them."""
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
 
     v1 = import_tf().compat.v1
     for key in (v1.GraphKeys.LOCAL_VARIABLES, v1.GraphKeys.METRIC_VARIABLES):

@@ -10,8 +10,8 @@ from typing import Any
 
 from tfport._src.engine.estimator import Estimator
 from tfport._src.engine.run_config import RunConfig
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 

@@ -15,7 +15,7 @@ import inspect
 import logging
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 log = logging.getLogger("tfport")
 

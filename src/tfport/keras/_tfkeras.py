@@ -14,8 +14,8 @@ import warnings
 from typing import Any
 
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 
 

@@ -22,7 +22,7 @@ import difflib
 
 import libcst as cst
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 from tfport.upgrade._base import run_pass
 from tfport.upgrade._colocate import ColocatePass
 from tfport.upgrade._configproto import ConfigProtoPass

@@ -15,8 +15,8 @@ import stat
 import tokenize
 from collections.abc import Callable, Sequence
 
-from tfport._src.atomic import atomic_file
-from tfport._src.errors import TfportInputError, message
+from tfport._common.atomic import atomic_file
+from tfport._common.errors import TfportInputError, message
 from tfport.upgrade._codemods import upgrade_source
 from tfport.upgrade._report import FileResult, Status
 
@@ -119,7 +119,7 @@ def plan_outputs(
         >>> plan_outputs([], in_place=True, out_dir=None)
         Traceback (most recent call last):
         ...
-        tfport._src.errors.TfportInputError: No PATH given. ...
+        tfport._common.errors.TfportInputError: No PATH given. ...
     """
     if not paths:
         raise TfportInputError(message("No PATH given", "Name files or folders to upgrade"))

@@ -2,7 +2,7 @@
 
 TF 2.21 ships `tensorflow.tools.compatibility` (and its `google-pasta`
 dependency); importing it imports TensorFlow, so it is loaded on first use
-through :func:`tfport._src.tfenv.import_tf`. The upgrader prints each log line
+through :func:`tfport._common.tfenv.import_tf`. The upgrader prints each log line
 on stdout; that is captured so that `--json` output stays clean.
 """
 
@@ -29,7 +29,7 @@ class TfUpgradeUnavailable(RuntimeError):
 
 @functools.cache
 def _upgrader() -> Any:
-    from tfport._src.tfenv import import_tf
+    from tfport._common.tfenv import import_tf
 
     import_tf()
     try:

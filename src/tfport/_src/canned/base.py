@@ -7,8 +7,8 @@ from typing import Any
 from tfport._src.canned import checks
 from tfport._src.canned.heads import Head
 from tfport._src.engine.estimator import Estimator
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 class CannedEstimator(Estimator):

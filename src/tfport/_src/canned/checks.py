@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 LABEL_MARKER = "tfport-canned-label-check"
 

@@ -7,8 +7,8 @@ from typing import Any
 from tfport._src.canned import checks, dnn, linear, optimizers
 from tfport._src.canned.model_fns import _iterations, _trainable, _values
 from tfport._src.engine.spec import ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 def _check_columns(linear_columns: Any, dnn_columns: Any, hidden_units: Any) -> None:

@@ -12,8 +12,8 @@ import warnings
 from typing import Any
 
 from tfport._src.engine.spec import ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 def check_hidden_units(hidden_units: Any) -> tuple:

@@ -54,7 +54,7 @@ def RegressionHead(
 
 
 def _no_custom(*values: Any) -> None:
-    from tfport._src.errors import TfportInputError, message
+    from tfport._common.errors import TfportInputError, message
 
     if any(v is not None for v in values):
         raise TfportInputError(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 
 LOGITS, LOGISTIC, PROBABILITIES = "logits", "logistic", "probabilities"
 CLASS_IDS, CLASSES = "class_ids", "classes"

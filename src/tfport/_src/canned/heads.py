@@ -13,8 +13,8 @@ from typing import Any
 
 from tfport._src.canned import checks, head_outputs
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 V1_REDUCTIONS = (
     "weighted_sum",

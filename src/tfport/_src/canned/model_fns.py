@@ -6,8 +6,8 @@ from typing import Any
 
 from tfport._src.canned import checks, dnn, linear, optimizers
 from tfport._src.engine.spec import ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 def _values(features: Any) -> tuple:

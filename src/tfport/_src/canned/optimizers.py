@@ -11,8 +11,8 @@ import inspect
 import math
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 DNN_LEARNING_RATE = 0.05
 COMBINED_DNN_LEARNING_RATE = 0.001

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 
 
 def aligned_var_list(est: Any, input_fn: Any, mode: str, checkpoint: str) -> dict | None:

@@ -6,8 +6,8 @@ import inspect
 from typing import Any
 
 from tfport._src.engine.spec import EstimatorSpec
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 

@@ -15,8 +15,8 @@ from tfport._src.engine import calls
 from tfport._src.engine.evaluation import metric_pairs
 from tfport._src.engine.graphs import Built
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 LOSS_KEY = "loss"
 

@@ -13,8 +13,8 @@ from tfport._src.engine import calls, evaluation, exporting, prediction, trainin
 from tfport._src.engine.run_config import RunConfig
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
 from tfport._src.engine.warm_start import WarmStartSettings, to_settings
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from tfport._src.engine.evaluation import resolve_checkpoint
 from tfport._src.engine.spec import ModeKeys
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"]}
 

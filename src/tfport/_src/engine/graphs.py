@@ -8,8 +8,8 @@ import tempfile
 from typing import Any
 
 from tfport._src.engine import calls
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 @dataclasses.dataclass

@@ -6,8 +6,8 @@ import operator
 import os
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 TF_HOOKS = (
     "SessionRunHook",

@@ -15,7 +15,7 @@ from typing import Any
 from tfport._src.engine import calls
 from tfport._src.engine.graphs import Built
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.tfenv import import_tf
+from tfport._common.tfenv import import_tf
 
 
 def build(est: Any, input_fn: Any, iterations: int) -> Built:

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 
 class TaskType:
@@ -275,7 +275,7 @@ class RunConfig:
     def session_config(self) -> Any:
         """The ConfigProto for sessions: the user's, or the legacy default (soft placement,
         one meta-optimizer pass), on top of TF's context config (logical devices)."""
-        from tfport._src.tfenv import import_tf
+        from tfport._common.tfenv import import_tf
 
         tf = import_tf()
         from tensorflow.core.protobuf import rewriter_config_pb2

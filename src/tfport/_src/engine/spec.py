@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 class ModeKeys:

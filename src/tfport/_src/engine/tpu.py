@@ -18,8 +18,8 @@ from tfport._src.engine.estimator import Estimator
 from tfport._src.engine.run_config import RunConfig as _BaseRunConfig
 from tfport._src.engine.spec import EstimatorSpec, ModeKeys
 from tfport._src.engine.strategies import num_replicas
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from tfport._src.engine import graphs
 from tfport._src.engine.spec import ModeKeys, check_hooks
-from tfport._src.errors import TfportInputError, message
-from tfport._src.tfenv import import_tf
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 

@@ -6,7 +6,7 @@ import collections
 import os
 from typing import Any
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 
 class WarmStartSettings(

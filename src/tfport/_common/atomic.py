@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 
-from tfport._src.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message
 
 
 def refuse_existing(path: str, overwrite: bool) -> None:

@@ -1,0 +1,1 @@
+"""Helpers every tfport package shares: errors, atomic output, the TensorFlow environment."""
