@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from tfport.graph import _protos
+from tfport._common import protos
 
 MB = 1 << 20
 
@@ -42,7 +42,7 @@ def _const(graph, name, array):
 
 def weights_graph(target_bytes):
     """An MLP-like chain: Placeholder -> (MatMul, BiasAdd, Relu) x N with 256x256 weights."""
-    graph = _protos.graph_def_class()()
+    graph = protos.graph_def_class()()
     x = graph.node.add(name="input", op="Placeholder")
     x.attr["dtype"].type = 1
     prev, rng, i = "input", np.random.default_rng(0), 0
@@ -62,7 +62,7 @@ def weights_graph(target_bytes):
 
 def many_nodes_graph(target_bytes):
     """~1M small nodes: a long chain of elementwise ops with control inputs."""
-    graph = _protos.graph_def_class()()
+    graph = protos.graph_def_class()()
     x = graph.node.add(name="input", op="Placeholder")
     x.attr["dtype"].type = 1
     prev, i, ops = "input", 0, ("Relu", "Tanh", "Sigmoid", "Neg")

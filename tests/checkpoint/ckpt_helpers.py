@@ -9,8 +9,8 @@ import sys
 
 import numpy as np
 
+from tfport._common import protos
 from tfport.checkpoint import CheckpointWriter
-from tfport.checkpoint._proto import BundleEntryProto
 from tfport.checkpoint._table import build_table, read_table
 
 
@@ -37,7 +37,7 @@ def craft_index(src: str, dst: str, name: str, mutate) -> str:
     out = []
     for key, value in items:
         if key == name.encode():
-            entry = BundleEntryProto.FromString(value)
+            entry = protos.message_class("tensorflow.BundleEntryProto").FromString(value)
             mutate(entry)
             value = entry.SerializeToString()
         out.append((key, value))

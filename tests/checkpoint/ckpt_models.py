@@ -6,7 +6,7 @@ import numpy as np
 
 
 def golden_inputs() -> np.ndarray:
-    """The goldens' test rows (cases.py: RandomState(1234), rows 384:)."""
+    """The goldens' test rows (legacy/scripts/estimator_cases.py: RandomState(1234), rows 384:)."""
     rng = np.random.RandomState(1234)
     return rng.normal(size=(512, 4)).astype("float32")[384:]
 

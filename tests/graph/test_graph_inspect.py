@@ -146,11 +146,12 @@ def test_input_is_not_modified(tmp_path, frozen_dir):
 
 
 def test_bulk_node_scan_matches_per_node_walk(frozen_dir):
-    from tfport.graph import _index, _protos
+    from tfport._common import protos
+    from tfport.graph import _index
 
     art = _parse.read(str(frozen_dir / "saved_model_v1"))
     graph = art.saved_model.meta_graphs[0].graph_def
-    names, ops, inputs = _protos.scan_nodes(graph.SerializeToString(), len(graph.node))
+    names, ops, inputs = protos.scan_nodes(graph.SerializeToString(), len(graph.node))
     assert names == [n.name for n in graph.node]
     assert ops == [n.op for n in graph.node]
     assert inputs == [i for n in graph.node for i in n.input]

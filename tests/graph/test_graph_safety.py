@@ -8,13 +8,14 @@ import pathlib
 import pytest
 from graph_helpers import error_lines, run_cli
 
+from tfport._common import protos
 from tfport._common.errors import TfportInputError
-from tfport.graph import _parse, _protos, _safety, inspect_graph
+from tfport.graph import _parse, _safety, inspect_graph
 
 
 def _graph(nodes=(), functions=()):
     """A TF-free GraphDef: nodes are (name, op, inputs, {attr: function name}) tuples."""
-    graph = _protos.graph_def_class()()
+    graph = protos.graph_def_class()()
     for name, op, inputs, funcs in nodes:
         _node(graph.node.add(), name, op, inputs, funcs)
     for fname, body in functions:
@@ -145,7 +146,7 @@ def test_long_but_legal_chain_is_fine(tmp_path):
 
 def test_deeply_nested_protobuf_refused(tmp_path):
     """Nested attributes beyond protobuf's recursion limit: a clean input error, no crash."""
-    graph = _protos.graph_def_class()()
+    graph = protos.graph_def_class()()
     node = graph.node.add(name="n", op="PartitionedCall")
     attr = node.attr["f"].func
     for _ in range(200):

@@ -1,27 +1,27 @@
-"""Optimizer hyperparameters from a TF1 `graph.pbtxt`, read as text (no TensorFlow).
+"""Optimizer hyperparameters from a TF1 `graph.pbtxt`, read without TensorFlow.
 
 TF1 checkpoints hold no optimizer hyperparameters; the training graph does, as
 scalar inputs of the `Apply*` ops (`ResourceApplyAdagrad`, `ResourceSparseApplyFtrl`,
-...). This module parses protobuf text format generically, finds each slot
-variable's `Apply*` op and evaluates its scalar inputs (Const, Identity, Cast and
-simple arithmetic), never executing the graph.
+...). The graph is parsed into a GraphDef by the shared proto layer
+(`tfport._common.protos`: protobuf's `text_format`, or the binary parser for `.pb`);
+this module finds each slot variable's `Apply*` op and evaluates its scalar inputs
+(Const, Identity, Cast and simple arithmetic), never executing the graph.
 
 Example:
-    >>> parse_text('node { name: "a" op: "Const" }')["node"][0]["name"]
-    ['a']
+    >>> GraphHyperparameters("model_dir/graph.pbtxt").for_variable("dense/kernel")  # doctest: +SKIP
+    {'learning_rate': 0.05}
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from tfport._common.errors import message
+import numpy as np
+
+from tfport._common import protos
+from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._errors import CheckpointError
-
-_TOKEN = re.compile(
-    rb'\s*(?:#[^\n]*\n\s*)*(?:([A-Za-z_][\w.]*)|("(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')'
-    rb"|([-+]?[\w.+-]+)|([{}:<>\[\],;]))"
-)
 
 # op -> {hyperparameter: input position}; negative positions count from the end.
 _INPUTS = {
@@ -51,55 +51,20 @@ def _bad(path: str, what: str) -> CheckpointError:
     )
 
 
-def parse_text(text: str | bytes) -> dict:
-    """Parses protobuf text format into nested dicts of lists (values stay strings)."""
-    data = text.encode() if isinstance(text, str) else text
-    tokens = [m.group(m.lastindex) for m in _TOKEN.finditer(data) if m.lastindex]
-    pos = 0
-
-    def message_body(end: bytes | None) -> dict:
-        nonlocal pos
-        out: dict = {}
-        while pos < len(tokens):
-            tok = tokens[pos]
-            if tok == end:
-                pos += 1
-                return out
-            key = tok.decode()
-            pos += 1
-            if tokens[pos] == b":":
-                pos += 1
-            if tokens[pos] in (b"{", b"<"):
-                close = b"}" if tokens[pos] == b"{" else b">"
-                pos += 1
-                out.setdefault(key, []).append(message_body(close))
-            else:
-                out.setdefault(key, []).append(_scalar(tokens[pos]))
-                pos += 1
-            if pos < len(tokens) and tokens[pos] in (b",", b";"):
-                pos += 1
-        if end is not None:
-            raise ValueError("unbalanced braces")
-        return out
-
-    return message_body(None)
+_FIELDS = ("float_val", "double_val", "int_val", "int64_val")
 
 
-def _scalar(tok: bytes) -> str:
-    if tok[:1] in (b'"', b"'"):
-        return tok[1:-1].decode("unicode_escape")
-    return tok.decode()
-
-
-def _const_value(node: dict) -> float | None:
-    for attr in node.get("attr", []):
-        if attr["key"] == ["value"]:
-            tensor = attr["value"][0].get("tensor", [{}])[0]
-            for field in ("float_val", "double_val", "int_val", "int64_val", "half_val"):
-                if tensor.get(field):
-                    return float(tensor[field][0])
-            return 0.0 if "tensor_content" not in tensor else None
-    return None
+def _const_value(node: Any) -> float | None:
+    if "value" not in node.attr:
+        return None
+    tensor = node.attr["value"].tensor
+    for field in _FIELDS:
+        values = getattr(tensor, field)
+        if values:
+            return float(values[0])
+    if tensor.half_val:  # float16 bit patterns
+        return float(np.array([tensor.half_val[0]], np.uint16).view(np.float16)[0])
+    return 0.0 if not tensor.tensor_content else None
 
 
 _BINARY = {
@@ -119,20 +84,42 @@ class GraphHyperparameters:
     def __init__(self, path: str) -> None:
         try:
             with open(path, "rb") as f:
-                tree = parse_text(f.read())
-        except (OSError, ValueError, IndexError, UnicodeDecodeError) as err:
-            raise _bad(path, str(err)) from None
-        self.nodes = {n["name"][0]: n for n in tree.get("node", []) if n.get("name")}
+                data = f.read()
+        except OSError as err:
+            raise _bad(path, err.strerror or type(err).__name__) from None
+        cls = protos.graph_def_class()
+        try:
+            if path.endswith(".pb"):
+                graph = protos.parse_binary(data, cls, path)
+            else:
+                graph = protos.parse_text(data, cls, path)
+        except TfportInputError as err:
+            raise CheckpointError(str(err)) from None
+        self.nodes = {n.name: n for n in graph.node if n.name}
         if not self.nodes:
             raise _bad(path, "no nodes found")
+        # One pass: the first optimizer op updating each variable (linear in the graph).
+        self._updates: dict[str, tuple[str, list[str]]] = {}
+        for node in self.nodes.values():
+            op = node.op.removeprefix("Resource")
+            if op in _INPUTS and node.input:
+                target = _PART.sub("", node.input[0].split(":")[0])
+                self._updates.setdefault(target, (op, list(node.input)))
+        self._values: dict[str, float | None] = {}
 
     def evaluate(self, name: str, depth: int = 0) -> float | None:
         """The value of a scalar node, or None when it is not constant."""
-        node = self.nodes.get(name.split(":")[0].lstrip("^"))
+        key = name.split(":")[0].lstrip("^")
+        if key not in self._values:
+            self._values[key] = self._evaluate(key, depth)
+        return self._values[key]
+
+    def _evaluate(self, key: str, depth: int) -> float | None:
+        node = self.nodes.get(key)
         if node is None or depth > 20:
             return None
-        op = node.get("op", [""])[0]
-        inputs = [i for i in node.get("input", []) if not i.startswith("^")]
+        op = node.op
+        inputs = [i for i in node.input if not i.startswith("^")]
         if op == "Const":
             return _const_value(node)
         if op in ("Identity", "Cast") and inputs:
@@ -144,16 +131,8 @@ class GraphHyperparameters:
 
     def for_variable(self, var: str) -> dict[str, float]:
         """Keras-named hyperparameters of the optimizer op updating checkpoint variable `var`."""
-        for node in self.nodes.values():
-            op = node.get("op", [""])[0].removeprefix("Resource")
-            inputs = node.get("input", [])
-            if op not in _INPUTS or not inputs:
-                continue
-            target = _PART.sub("", inputs[0].split(":")[0])
-            if target != var:
-                continue
-            return self._hyper(op, inputs)
-        return {}
+        found = self._updates.get(var)
+        return self._hyper(*found) if found else {}
 
     def _hyper(self, op: str, inputs: list[str]) -> dict[str, float]:
         out = {}
@@ -169,9 +148,9 @@ class GraphHyperparameters:
     def _ftrl_l2(self, l2_input: str) -> dict[str, float]:
         # TF1 Ftrl feeds l2 + beta / (2 * max(lr, eps)); Keras keeps l2 and beta apart.
         node = self.nodes.get(l2_input.split(":")[0])
-        if node is None or node.get("op", [""])[0] not in ("Add", "AddV2"):
+        if node is None or node.op not in ("Add", "AddV2") or not node.input:
             return {}
-        raw = self.evaluate(node["input"][0])
+        raw = self.evaluate(node.input[0])
         scope = l2_input.split(":")[0].rpartition("/")[0]
         beta = self.evaluate(scope + "/beta")
         out = {}

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from tfport._common import protos
 from tfport._common.errors import message
 from tfport.checkpoint import _slices
 from tfport.checkpoint._dtypes import DTYPES, STRING, DType
@@ -32,12 +33,13 @@ from tfport.checkpoint._errors import (
     UnsupportedCheckpointError,
 )
 from tfport.checkpoint._paths import data_path, resolve_prefix
-from tfport.checkpoint._proto import BundleEntryProto, BundleHeaderProto, TrackableObjectGraph
 from tfport.checkpoint._table import crc32c, get_varint, mask_crc, read_table
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 CHUNK = 16 << 20
 _MAX_BYTES = 1 << 62
+BundleHeaderProto = protos.message_class("tensorflow.BundleHeaderProto")
+BundleEntryProto = protos.message_class("tensorflow.BundleEntryProto")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -347,7 +349,7 @@ class CheckpointReader:
             return None
         raw = self.read(OBJECT_GRAPH_KEY).reshape(-1)[0]
         try:
-            return TrackableObjectGraph.FromString(raw)
+            return protos.message_class("tensorflow.TrackableObjectGraph").FromString(raw)
         except Exception:
             raise self._corrupt("the object graph does not parse", OBJECT_GRAPH_KEY) from None
 

@@ -23,15 +23,17 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from tfport._common import protos
 from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._dtypes import BY_NAME, STRING, DType, from_numpy
 from tfport.checkpoint._paths import data_path
-from tfport.checkpoint._proto import BundleEntryProto, BundleHeaderProto
 from tfport.checkpoint._slices import slice_key
 from tfport.checkpoint._table import build_table, crc32c, mask_crc, put_varint
 
 _CHUNK = 16 << 20
+BundleHeaderProto = protos.message_class("tensorflow.BundleHeaderProto")
+BundleEntryProto = protos.message_class("tensorflow.BundleEntryProto")
 
 
 class CheckpointWriter:

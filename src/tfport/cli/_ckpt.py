@@ -81,7 +81,7 @@ def _table(title: str, columns: list[str], rows: list[list]) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from tfport.checkpoint._inspect import inspect_checkpoint
+    from tfport.checkpoint import inspect_checkpoint
 
     report = inspect_checkpoint(args.path)
     if args.json:
@@ -105,7 +105,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from tfport.checkpoint._diff import diff_checkpoints
+    from tfport.checkpoint import diff_checkpoints
 
     result = diff_checkpoints(args.a, args.b, atol=args.atol)
     if args.json:
@@ -125,7 +125,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from tfport.checkpoint._convert import convert
+    from tfport.checkpoint import convert
 
     report = convert(
         args.src,
@@ -153,7 +153,7 @@ def _convert(args: argparse.Namespace) -> int:
 
 
 def _port(args: argparse.Namespace) -> int:
-    from tfport.checkpoint._port import port
+    from tfport.checkpoint import port
 
     report = port(
         args.src,

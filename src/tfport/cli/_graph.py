@@ -68,13 +68,13 @@ def _split(value: str | None) -> list[str]:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    from tfport.graph._inspect import inspect_graph
+    from tfport.graph import inspect_graph
 
     report = inspect_graph(args.path, _split(args.allow_ops), args.trust)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        from tfport.graph._render import render_inspect
+        from tfport.graph import render_inspect
 
         render_inspect(report)
     blocking = report["blocking"]
@@ -105,7 +105,7 @@ def _samples(values: list[str]) -> dict[str, str]:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from tfport.graph._convert import convert
+    from tfport.graph import convert
 
     report = convert(
         args.path,

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from tfport.graph import _protos
+from tfport._common import protos
 
 # Node names never hold '^' or ':' (TensorFlow's name rule), so a whole list of inputs
 # ("^ctrl", "name:1", "name") maps to node names with two C-speed passes.
@@ -36,7 +36,7 @@ class GraphIndex:
         if data is None:
             data = graph_def.SerializeToString()
         self.nbytes = len(data)
-        bulk = _protos.scan_nodes(data, len(graph_def.node))
+        bulk = protos.scan_nodes(data, len(graph_def.node))
         if bulk is None:
             names, ops, inputs = _walk(graph_def)
         else:

@@ -8,7 +8,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from tfport.graph import _index, _ops, _parse, _protos, _safety, _savedmodel
+from tfport._common import protos
+from tfport.graph import _index, _ops, _parse, _safety, _savedmodel
 
 
 def inspect_graph(path: str, allow_ops: Iterable[str] = (), trust: bool = False) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def _placeholder(node: Any) -> dict[str, Any]:
     shape = node.attr["shape"].shape if "shape" in node.attr else None
     return {
         "name": node.name + ":0",
-        "dtype": _protos.dtype_name(node.attr["dtype"].type),
+        "dtype": protos.dtype_name(node.attr["dtype"].type),
         "shape": _index.shape_of(shape) if shape is not None else None,
     }
 

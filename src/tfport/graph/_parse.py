@@ -11,12 +11,11 @@ import dataclasses
 import os
 from typing import Any
 
-from google.protobuf import message as pb_message
-from google.protobuf import text_format
 from google.protobuf.unknown_fields import UnknownFieldSet
 
+from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
-from tfport.graph import _index, _protos
+from tfport.graph import _index
 
 # Protobuf cannot hold a message of 2 GiB or more.
 MAX_BYTES = 2**31 - 1
@@ -74,7 +73,7 @@ def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
     if os.path.basename(path) in SAVED_MODEL_FILES:
         return _read_saved_model(os.path.dirname(path) or ".", max_bytes)
     text = path.lower().endswith(TEXT_SUFFIXES)
-    graph_def, data = _parse(path, _protos.graph_def_class(), text, max_bytes, "GraphDef")
+    graph_def, data = _parse(path, protos.graph_def_class(), text, max_bytes, "GraphDef")
     _check_graph_def(graph_def, path, None if text else data)
     return Artifact(path, "graph_def", text, os.path.getsize(path), graph_def=graph_def)
 
@@ -93,7 +92,7 @@ def _read_saved_model(path: str, max_bytes: int) -> Artifact:
             )
         )
     text = file.endswith(".pbtxt")
-    saved, _ = _parse(file, _protos.saved_model_class(), text, max_bytes, "SavedModel")
+    saved, _ = _parse(file, protos.saved_model_class(), text, max_bytes, "SavedModel")
     if not saved.meta_graphs:
         raise TfportInputError(
             message(f"{file} holds no MetaGraph", "Re-export the SavedModel", path=file)
@@ -121,16 +120,7 @@ def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> tuple[
 
 
 def _parse_binary(data: bytes, cls: Any, file: str, what: str) -> Any:
-    try:
-        msg = cls.FromString(data)
-    except (pb_message.DecodeError, RecursionError, ValueError) as err:
-        raise TfportInputError(
-            message(
-                f"{file} is not a valid binary {what} (truncated or corrupt): {_first_line(err)}",
-                "Pass an intact binary GraphDef (.pb) or a text one named .pbtxt",
-                path=file,
-            )
-        ) from None
+    msg = protos.parse_binary(data, cls, file, what)
     if len(UnknownFieldSet(msg)):
         raise TfportInputError(
             message(
@@ -143,26 +133,7 @@ def _parse_binary(data: bytes, cls: Any, file: str, what: str) -> Any:
 
 
 def _parse_text(data: bytes, cls: Any, file: str, what: str) -> Any:
-    msg = cls()
-    try:
-        text_format.Parse(data.decode("utf-8"), msg, descriptor_pool=msg.DESCRIPTOR.file.pool)
-    except UnicodeDecodeError as err:
-        raise TfportInputError(
-            message(
-                f"{file} is not UTF-8 text, so not a text-format {what}: {err.reason}",
-                "Binary GraphDefs must be named .pb",
-                path=file,
-            )
-        ) from None
-    except (text_format.ParseError, RecursionError) as err:
-        raise TfportInputError(
-            message(
-                f"{file} is not a valid text-format {what}: {_first_line(err)}",
-                "Fix the syntax at the line:column shown",
-                path=file,
-            )
-        ) from None
-    return msg
+    return protos.parse_text(data, cls, file, what)
 
 
 def _check_graph_def(graph_def: Any, file: str, data: bytes | None = None) -> None:

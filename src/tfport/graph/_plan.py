@@ -14,8 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
-from tfport.graph import _index, _ops, _parse, _protos, _safety, _savedmodel
+from tfport.graph import _index, _ops, _parse, _safety, _savedmodel
 
 DT_RESOURCE = 20
 
@@ -183,7 +184,7 @@ def _tensor(key: str, name: str, nodes: dict[str, Any]) -> Tensor:
 def _prune(graph_def: Any, outputs: Sequence[str]) -> Any:
     """Keeps the nodes the outputs need and the function library; drops devices, colocation."""
     keep = _index.closure(_index.node_map(graph_def), outputs)
-    pruned = _protos.graph_def_class()()
+    pruned = protos.graph_def_class()()
     pruned.versions.CopyFrom(graph_def.versions)
     pruned.library.CopyFrom(graph_def.library)
     for node in graph_def.node:

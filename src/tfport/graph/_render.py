@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def render_inspect(report: dict[str, Any], console: Console | None = None) -> None:
@@ -14,6 +14,8 @@ def render_inspect(report: dict[str, Any], console: Console | None = None) -> No
     Example:
         >>> render_inspect(inspect_graph("frozen.pb"))  # doctest: +SKIP
     """
+    from rich.console import Console
+
     console = console or Console(highlight=False, soft_wrap=True, markup=False)
     console.print(f"{report['path']}: {report['format']}, {report['bytes']} bytes")
     for index, graph in enumerate(report["graphs"]):
@@ -53,6 +55,8 @@ def _unsafe(console: Console, unsafe: list[dict[str, Any]]) -> None:
             via = f" via {u['via']}" if u["via"] else ""
             console.print(f"unsafe {u['op']} {u['where']}/{u['node']}{via} [{u['role']}] {blocks}")
         return
+    from rich.table import Table
+
     table = Table(title="ops outside the safe list")
     for column in ("op", "node", "where", "via", "role", "blocks"):
         table.add_column(column)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport.graph import _index, _ops, _protos
+from tfport._common import protos
+from tfport.graph import _index, _ops
 
 # Collections and signature keys whose ops run when TensorFlow loads a SavedModel.
 INIT_COLLECTIONS = ("saved_model_main_op", "legacy_init_op", "table_initializer", "main_op")
@@ -42,7 +43,7 @@ def describe_signature(sig: Any) -> dict[str, Any]:
         return {
             key: {
                 "name": info.name,
-                "dtype": _protos.dtype_name(info.dtype),
+                "dtype": protos.dtype_name(info.dtype),
                 "shape": _index.shape_of(info.tensor_shape),
             }
             for key, info in sorted(mapping.items())
@@ -64,7 +65,7 @@ def variables(graph_def: Any) -> list[dict[str, Any]]:
                 {
                     "name": node.name,
                     "op": node.op,
-                    "dtype": _protos.dtype_name(node.attr["dtype"].type),
+                    "dtype": protos.dtype_name(node.attr["dtype"].type),
                     "shape": _index.shape_of(node.attr["shape"].shape),
                 }
             )
@@ -98,7 +99,7 @@ def variable_defs(meta: Any) -> dict[str, dict[str, Any]]:
     Partitioned variables (``w/part_0``) are stored in the checkpoint under the full
     variable's name (``w``); ``offset``/``shape`` select the part.
     """
-    cls = _protos.message_class("tensorflow.VariableDef")
+    cls = protos.message_class("tensorflow.VariableDef")
     found: dict[str, dict[str, Any]] = {}
     for key in ("variables", "local_variables", "model_variables", "trainable_variables"):
         if key not in meta.collection_def:

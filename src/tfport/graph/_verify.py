@@ -8,9 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from tfport._common import protos
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
-from tfport.graph import _plan, _protos
+from tfport.graph import _plan
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
 _UNKNOWN_DIM = 2
@@ -53,7 +54,7 @@ def _load_npy(path: str) -> np.ndarray:
 
 
 def _cast(value: np.ndarray, t: _plan.Tensor) -> np.ndarray:
-    name = _protos.dtype_name(t.dtype)
+    name = protos.dtype_name(t.dtype)
     try:
         return value.astype(np.dtype(name)) if value.dtype.kind in "biuf" else value
     except TypeError:
@@ -61,7 +62,7 @@ def _cast(value: np.ndarray, t: _plan.Tensor) -> np.ndarray:
 
 
 def _random(rng: np.random.Generator, t: _plan.Tensor) -> np.ndarray:
-    name = _protos.dtype_name(t.dtype)
+    name = protos.dtype_name(t.dtype)
     shape = [_UNKNOWN_DIM if d is None else d for d in (t.shape if t.shape is not None else [])]
     if name.startswith(("float", "bfloat", "half")):
         return rng.standard_normal(shape).astype(name if name != "bfloat16" else "float32")
