@@ -1,9 +1,11 @@
-"""`tfport upgrade PATH... (--in-place | --out DIR) [--diff] [--report FILE] [--json]`.
+"""`tfport upgrade PATH... (--in-place | --out DIR) [--diff] [--report FILE] [--json]
+[--check-imports]`.
 
-Exit codes: 0 every file succeeded (changed or unchanged), 1 at least one file
-failed (the others are still upgraded), 2 bad usage. Output: with `--json` one
-JSON document on stdout; otherwise WARNING/ERROR report lines (and diffs with
-`--diff`) on stdout, progress and the summary on stderr.
+Exit codes: 0 every file was upgraded and resolves on TF 2.21 (changed or
+unchanged), 1 at least one file failed or needs manual work (the others are still
+upgraded), 2 bad usage. Output: with `--json` one JSON document on stdout;
+otherwise WARNING/ERROR report lines (and diffs with `--diff`) on stdout,
+progress and the summary on stderr.
 """
 
 from __future__ import annotations
@@ -21,18 +23,26 @@ Runs TensorFlow's tf_upgrade_v2 logic, then tfport's rewrites: tf.estimator and
 tf.contrib.tpu -> tfport.estimator, tf.keras.estimator.model_to_estimator ->
 tfport.keras, tf.layers -> tf.compat.v1.layers (with `import tfport;
 tfport.install()` added before the TensorFlow import), TensorShape `.value`,
-colocate_with blocks, ConfigProto device settings -> tf.config. The upgraded code
-runs with plain `python` on TF 2.21.
+colocate_with blocks, ConfigProto device settings -> tf.config, tf.flags ->
+tf.compat.v1.flags, and the tf.contrib names public TF1 code uses most ->
+tf.compat.v1 / tf.data / tfport.compat.contrib (same variable names). The
+upgraded code runs with plain `python` on TF 2.21.
 
-exit status: 0 every file was upgraded (report items of any level allowed: an
-ERROR item marks code tfport cannot rewrite, such as unmapped tf.contrib), 1 a
-file could not be upgraded (the others still were), 2 bad usage. --diff writes
-no upgraded file (a --report FILE is still written).
+Each upgraded file is then checked, without running it, for names that do not
+resolve on the installed TensorFlow (tf.contrib.*, tf.flags, removed tf.* names):
+a file with any "needs manual work", listed as OUTPUT:LINE:COL. --check-imports
+also imports each upgraded module in its own process (after tfport.install())
+and reports its first error.
+
+exit status: 0 every file was upgraded and resolves, 1 a file could not be
+upgraded or needs manual work (the others still were), 2 bad usage. --diff
+writes no upgraded file (a --report FILE is still written).
 
 examples:
   tfport upgrade train.py --out upgraded/
   tfport upgrade src/ --in-place --report upgrade.txt
   tfport upgrade src/ --diff
+  tfport upgrade src/ --out up/ --check-imports
 """
 
 
@@ -64,13 +74,22 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--diff", action="store_true", help="show the changes, write nothing")
     p.add_argument("--report", metavar="FILE", help="write the full report (all levels) to FILE")
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    p.add_argument(
+        "--check-imports",
+        action="store_true",
+        help="import each upgraded module in a subprocess (after tfport.install())",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Runs the upgrade; returns the exit code (0 ok, 1 a file failed)."""
-    from tfport.upgrade import report_text, summary, upgrade_paths
+    """Runs the upgrade; returns the exit code (0 ok, 1 a file failed or needs manual work)."""
+    from tfport.upgrade import check_imports, report_text, summary, upgrade_paths
 
+    if args.check_imports and args.diff:
+        raise TfportInputError(
+            message("--check-imports needs the upgraded files", "Drop --diff, pass --out DIR")
+        )
     if args.report:
         _check_report_path(args.report, args.overwrite)
     results = upgrade_paths(
@@ -81,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         overwrite=args.overwrite,
         progress=None if args.json else _print_status,
     )
+    if args.check_imports:
+        results = check_imports(results)
     if args.report:
         with atomic_file(args.report, "w") as f:
             f.write(report_text(results))
@@ -91,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_human(results, args.diff)
     print(_summary_line(counts, args.diff), file=sys.stderr)
-    return 1 if counts["failed"] else 0
+    return 1 if counts["failed"] or counts["needs_manual"] else 0
 
 
 def _check_report_path(path: str, overwrite: bool) -> None:
@@ -120,6 +141,7 @@ def _print_human(results: list, diff: bool) -> None:
 def _summary_line(counts: dict, diff: bool) -> str:
     text = (
         "tfport upgrade: {files} files: {changed} changed, {unchanged} unchanged, "
-        "{failed} failed; {errors} errors, {warnings} warnings".format(**counts)
+        "{needs_manual} need manual work, {failed} failed; {errors} errors, "
+        "{warnings} warnings, {unresolved} unresolved names".format(**counts)
     )
     return text + (" (--diff: nothing written)" if diff else "")

@@ -3,7 +3,9 @@
 Runs TensorFlow's own `tf_upgrade_v2` logic, then tfport's libcst rewrites
 (`tf.estimator` and `tf.contrib.tpu` -> `tfport.estimator`, `model_to_estimator`
 -> `tfport.keras`, `tf.layers`, TensorShape `.value`, `colocate_with`,
-`ConfigProto` -> `tf.config`, report items for the rest of `tf.contrib`).
+`ConfigProto` -> `tf.config`, `tf.flags` and the common `tf.contrib` names ->
+TF 2.21 / :mod:`tfport.compat.contrib`, report items for the rest), then checks
+the result for names TF 2.21 cannot resolve (status `needs manual work`).
 
 Example:
     >>> from tfport.upgrade import upgrade_paths
@@ -12,7 +14,9 @@ Example:
     ['changed']
 """
 
+from tfport.upgrade._check import unresolved_names
 from tfport.upgrade._codemods import SourceSyntaxError, upgrade_source
+from tfport.upgrade._imports import check_imports, import_error
 from tfport.upgrade._report import (
     ERROR,
     INFO,
@@ -34,10 +38,13 @@ __all__ = [
     "ReportItem",
     "SourceResult",
     "SourceSyntaxError",
+    "check_imports",
+    "import_error",
     "Status",
     "plan_outputs",
     "report_text",
     "summary",
+    "unresolved_names",
     "upgrade_file",
     "upgrade_paths",
     "upgrade_source",

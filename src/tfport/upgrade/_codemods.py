@@ -2,12 +2,15 @@
 
 Order:
 
-1. :class:`EstimatorPass` on the original text (it needs the original imports:
-   `tf_upgrade_v2` turns ``import tensorflow.compat.v1 as tf`` into
-   ``import tensorflow as tf``, which would change what ``tf.estimator.X`` means);
+1. :class:`EstimatorPass` and :class:`ContribRewritePass` (`tf.contrib`, `tf.flags`)
+   on the original text (they need the original imports: `tf_upgrade_v2` turns
+   ``import tensorflow.compat.v1 as tf`` into ``import tensorflow as tf``, which
+   would change what ``tf.estimator.X`` means, and rewrites some `tf.contrib`
+   names to targets that do not exist on TF 2.21);
 2. `tf_upgrade_v2` (TF 2.21's own logic, default mode);
 3. Estimator names again, layers, TensorShape, colocate_with, ConfigProto,
-   the tf.contrib report, and the prelude (tfport imports + ``tfport.install()``).
+   the tf.contrib report, and the prelude (tfport imports + ``tfport.install()``);
+4. the check of the result for names TF 2.21 cannot resolve (:mod:`._check`).
 
 Report positions refer to the input text: each pass's lines are mapped back
 through the earlier passes' edits. With `tf_upgrade` (TensorFlow imported
@@ -24,9 +27,10 @@ import libcst as cst
 
 from tfport._common.errors import TfportInputError, message
 from tfport.upgrade._base import run_pass
+from tfport.upgrade._check import unresolved_names
 from tfport.upgrade._colocate import ColocatePass
 from tfport.upgrade._configproto import ConfigProtoPass
-from tfport.upgrade._contrib import ContribPass
+from tfport.upgrade._contrib import ContribPass, ContribRewritePass
 from tfport.upgrade._estimator import CHECK_TARGETS, EstimatorPass
 from tfport.upgrade._layers import LayersPass
 from tfport.upgrade._prelude import PreludePass
@@ -99,7 +103,12 @@ def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True
     module = cst.parse_module(code)
     lines = _LineMap(code)
     items: list[ReportItem] = []
-    stages: list = [EstimatorPass, *(["tf_upgrade_v2"] if tf_upgrade else []), *AFTER_TF_UPGRADE]
+    stages: list = [
+        EstimatorPass,
+        ContribRewritePass,
+        *(["tf_upgrade_v2"] if tf_upgrade else []),
+        *AFTER_TF_UPGRADE,
+    ]
     token = CHECK_TARGETS.set(tf_upgrade)
     try:
         for stage in stages:
@@ -113,7 +122,8 @@ def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True
                 lines.advance(module.code)
     finally:
         CHECK_TARGETS.reset(token)
-    return SourceResult(module.code, tuple(items))
+    unresolved = unresolved_names(module.code, resolve=tf_upgrade)
+    return SourceResult(module.code, tuple(items), unresolved)
 
 
 def _run_tf_upgrade(

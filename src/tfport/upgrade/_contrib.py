@@ -1,9 +1,12 @@
-"""What is left of `tf.contrib` after the other rewrites: report items, unused imports dropped.
+"""`tf.contrib` and `tf.flags`: rewrites to TF 2.21 / tfport, report items for the rest.
 
 `tf.contrib` is gone since TF 2.0; `tf_upgrade_v2` suggests TensorFlow Addons,
-itself end of life since 2024. tfport maps the TPUEstimator family (see
-:mod:`tfport.upgrade._estimator`); every other use becomes an ERROR item with its
-line, and imports from `tensorflow.contrib` that nothing uses any more are removed.
+itself end of life since 2024, and leaves `tf.flags` alone. Before `tf_upgrade_v2`,
+:class:`ContribRewritePass` rewrites every name of
+:mod:`tfport.upgrade._contrib_table` (TPUEstimator names: see
+:mod:`tfport.upgrade._estimator`). After it, :class:`ContribPass` reports each
+remaining use as an ERROR item with the manual fix, and removes imports from
+`tensorflow.contrib` that nothing uses any more.
 """
 
 from __future__ import annotations
@@ -11,7 +14,8 @@ from __future__ import annotations
 import libcst as cst
 
 from tfport.upgrade._base import Pass
-from tfport.upgrade._names import module_path, name_counts, tf_path
+from tfport.upgrade._contrib_table import lookup, manual_fix
+from tfport.upgrade._names import build, dotted, module_path, name_counts, tf_path
 from tfport.upgrade._report import ERROR, INFO
 
 PREFIX = "tf.contrib"
@@ -22,9 +26,91 @@ def _is_contrib(canonical: str | None) -> bool:
 
 
 def _message(canonical: str) -> str:
-    return (
-        f"'{canonical}' was removed with tf.contrib and tfport has no mapping; rewrite it by hand"
-    )
+    return f"'{canonical}' does not exist on TF 2.21 and has no rewrite: {manual_fix(canonical)}"
+
+
+class ContribRewritePass(Pass):
+    """Rewrites `tf.contrib.*` / `tf.flags` names that have a TF 2.21 or tfport equivalent."""
+
+    TRIGGERS = ("contrib", "flags")
+
+    def __init__(self, aliases) -> None:
+        super().__init__(aliases)
+        self._targets: dict[cst.CSTNode, tuple[str, str]] = {}
+        self._skip: set[int] = set()
+        self._assigned: set[str] = set()
+
+    def visit_Module(self, node: cst.Module) -> None:
+        for stmt in node.body:  # `flags = tf.flags`: the assignment is rewritten, not each use
+            if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Assign):
+                for target in stmt.body[0].targets:
+                    if isinstance(target.target, cst.Name):
+                        self._assigned.add(target.target.value)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._skip.add(id(node.name))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._skip.add(id(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self._skip.add(id(node.attr))
+        return self._visit_ref(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._skip:
+            self._visit_ref(node)
+
+    def _visit_ref(self, node: cst.Attribute | cst.Name) -> bool:
+        canonical = self.aliases.canonical(node)
+        if canonical is None:
+            return True
+        root = dotted(node).split(".")[0]
+        if root in self._assigned and isinstance(node, cst.Attribute):
+            root_path = self.aliases.names.get(root)
+            if root_path is not None and lookup(root_path) is not None:
+                return False  # its assignment is rewritten instead
+        target = lookup(canonical)
+        if target is None:
+            return not _is_contrib(canonical)  # leave unmapped contrib for ContribPass
+        self._targets[node] = (canonical, target)
+        return False
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self._replace(original_node, updated_node)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._replace(original_node, updated_node)
+
+    def _replace(self, original, updated) -> cst.BaseExpression:
+        if original not in self._targets:
+            return updated
+        canonical, target = self._targets[original]
+        new = build(target) if target.startswith("tfport.") else self.tf_ref(target)
+        if new is None:
+            fix = f"import tensorflow as tf and use {target}"
+            self.report(original, ERROR, f"'{canonical}' does not exist on TF 2.21: {fix}")
+            return updated
+        self.report(original, INFO, f"Renamed '{canonical}' to '{target}'")
+        return new
 
 
 class ContribPass(Pass):

@@ -6,7 +6,7 @@ before its first top-level TensorFlow import (else after the docstring and
 
     import tfport  # tfport upgrade: keep this before TensorFlow is imported
     tfport.install()
-    import tfport.estimator  # and/or tfport.estimator.tpu, tfport.estimator.v1, tfport.keras
+    import tfport.estimator  # and/or .estimator.tpu, .estimator.v1, .keras, .compat.contrib
 
 `tfport.install()` must run before TensorFlow is imported: it sets
 `TF_USE_LEGACY_KERAS=1` (what `tf.compat.v1.layers` and Keras 2 `tf.keras` need
@@ -27,7 +27,13 @@ from tfport.upgrade._report import INFO
 V1_LAYERS = "tf.compat.v1.layers"
 COMMENT = "# tfport upgrade: keep this before TensorFlow is imported"
 # Longest first: a chain `tfport.estimator.tpu.X` needs `import tfport.estimator.tpu`.
-SUBMODULES = ("tfport.estimator.tpu", "tfport.estimator.v1", "tfport.estimator", "tfport.keras")
+SUBMODULES = (
+    "tfport.estimator.tpu",
+    "tfport.estimator.v1",
+    "tfport.estimator",
+    "tfport.keras",
+    "tfport.compat.contrib",
+)
 _INSTALL = m.SimpleStatementLine(
     body=[m.Expr(value=m.Call(func=m.Attribute(value=m.Name("tfport"), attr=m.Name("install"))))]
 )

@@ -37,15 +37,20 @@ class Status(enum.StrEnum):
 
     CHANGED = "changed"
     UNCHANGED = "unchanged"
+    NEEDS_MANUAL = "needs manual work"
     FAILED = "failed"
 
 
 @dataclasses.dataclass(frozen=True)
 class SourceResult:
-    """The upgrade of one source text: the new code and what was found."""
+    """The upgrade of one source text: the new code, what was found, and what cannot resolve.
+
+    `unresolved` holds positions in the new code (see :mod:`tfport.upgrade._check`).
+    """
 
     code: str
     items: tuple[ReportItem, ...]
+    unresolved: tuple[ReportItem, ...] = ()
 
     def changed(self, original: str) -> bool:
         return self.code != original
@@ -53,15 +58,20 @@ class SourceResult:
 
 @dataclasses.dataclass(frozen=True)
 class FileResult:
-    """The outcome of one file: changed, unchanged or failed (with the reason).
+    """The outcome of one file: changed, unchanged, needs manual work, or failed.
+
+    A file needs manual work when its upgraded text still references names that do
+    not resolve on TF 2.21 (`unresolved`), or when importing it failed (`import_error`).
 
     Attributes:
         path: the input file.
         output: where the result was (or would be) written; None when failed.
         status: a :class:`Status`.
-        items: the report items of this file.
+        items: the report items of this file (positions in the input).
         reason: why it failed (failed only).
         diff: the unified diff of the change ("" when unchanged or failed).
+        unresolved: the unresolved references (positions in the output).
+        import_error: the first error of importing the output (`--check-imports`).
     """
 
     path: str
@@ -70,6 +80,8 @@ class FileResult:
     items: tuple[ReportItem, ...] = ()
     reason: str = ""
     diff: str = ""
+    unresolved: tuple[ReportItem, ...] = ()
+    import_error: str = ""
 
     @property
     def failed(self) -> bool:
@@ -80,6 +92,10 @@ class FileResult:
         out = [item.format(self.path) for item in sorted(self.items)]
         if self.failed:
             out.insert(0, f"{self.path}:1:0: {ERROR}: failed: {self.reason}")
+        where = self.output or self.path
+        out += [item.format(where) for item in self.unresolved]
+        if self.import_error:
+            out.append(f"{where}:1:0: {ERROR}: import failed: {self.import_error}")
         return out
 
     def to_json(self) -> dict:
@@ -90,6 +106,8 @@ class FileResult:
             "reason": self.reason,
             "items": [item.to_json() for item in sorted(self.items)],
             "diff": self.diff,
+            "unresolved": [item.to_json() for item in self.unresolved],
+            "import_error": self.import_error,
         }
 
 
@@ -102,9 +120,11 @@ def summary(results: Sequence[FileResult]) -> dict[str, int]:
     """
     counts = {"files": len(results)}
     for status in Status:
-        counts[status.value] = sum(r.status is status for r in results)
+        counts[status.name.lower()] = sum(r.status is status for r in results)
     for level in (INFO, WARNING, ERROR):
         counts[level.lower() + "s"] = sum(i.level == level for r in results for i in r.items)
+    counts["unresolved"] = sum(len(r.unresolved) for r in results)
+    counts["import_errors"] = sum(bool(r.import_error) for r in results)
     return counts
 
 
@@ -119,10 +139,14 @@ def report_text(results: Iterable[FileResult]) -> str:
     counts = summary(results)
     head = [
         "tfport upgrade report",
-        "Processed {files} files: {changed} changed, {unchanged} unchanged, {failed} failed".format(
-            **counts
-        ),
-        "Found {errors} errors, {warnings} warnings, {infos} infos".format(**counts),
+        (
+            "Processed {files} files: {changed} changed, {unchanged} unchanged, "
+            "{needs_manual} need manual work, {failed} failed"
+        ).format(**counts),
+        (
+            "Found {errors} errors, {warnings} warnings, {infos} infos; "
+            "{unresolved} unresolved names, {import_errors} import errors"
+        ).format(**counts),
         "-" * 80,
     ]
     body = [line for result in results for line in result.lines()]

@@ -1,7 +1,7 @@
 """Upgrading files: one value per file, never an exception, atomic writes.
 
 Like LibCST's codemod runner, every file's outcome is a :class:`FileResult`
-(changed / unchanged / failed with the reason); one file's failure never stops
+(changed / unchanged / needs manual work / failed with the reason); one file's failure never stops
 the others. Usage errors (no such path, an existing output without
 ``overwrite``) are raised as :class:`TfportInputError` before anything is written.
 """
@@ -55,7 +55,11 @@ def upgrade_file(
             target = os.path.realpath(output) if in_place else output  # keep symlinks
             _write(target, result.code.encode(encoding), os.stat(path).st_mode)
         status = Status.CHANGED if changed else Status.UNCHANGED
-        return FileResult(path, output, status, result.items, diff=diff)
+        if result.unresolved:
+            status = Status.NEEDS_MANUAL
+        return FileResult(
+            path, output, status, result.items, diff=diff, unresolved=result.unresolved
+        )
     except Exception as err:  # noqa: BLE001 - every failure becomes this file's value
         return FileResult(path, None, Status.FAILED, reason=_reason(err))
 
