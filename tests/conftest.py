@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the legacy goldens (read-only) and the repo root."""
+"""Shared fixtures: the repo's legacy folder, its committed goldens and the repo root."""
 
 from __future__ import annotations
 
@@ -11,20 +11,20 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
-SHARED_LEGACY = (REPO / ".." / "shared" / "legacy").resolve()
-GOLDENS = SHARED_LEGACY / "goldens"
+LEGACY = REPO / "legacy"
+GOLDENS = LEGACY / "goldens"
 
 
 @pytest.fixture(scope="session")
 def goldens() -> pathlib.Path:
-    """The read-only golden artifacts made by the real TF 2.15 stack."""
+    """`legacy/goldens`: artifacts made by the real TF 2.15 stack (read them, never write)."""
     return GOLDENS
 
 
 @pytest.fixture(scope="session")
 def legacy_dir() -> pathlib.Path:
-    """`../shared/legacy` (cases.py, make_goldens.py, goldens/)."""
-    return SHARED_LEGACY
+    """`legacy/` (generate.py, scripts/ with the case scripts, goldens/)."""
+    return LEGACY
 
 
 @pytest.fixture(scope="session")

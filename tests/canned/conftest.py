@@ -8,7 +8,7 @@ from canned_helpers import compare
 
 @pytest.fixture(scope="session")
 def canned_runs(goldens, legacy_dir, tmp_path_factory):
-    """case -> (work dir, model_dir, out dict) of `tfport run cases.py CASE` from step 0."""
+    """case -> (work dir, model_dir, out dict) of `tfport run SCRIPT CASE` from step 0."""
     cache: dict = {}
 
     def get(case: str):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
@@ -39,11 +38,8 @@ def test_summary_tags_match_golden(case, canned_runs, goldens):
         assert summary_tags(model_dir, sub) == sorted(tags), sub
 
 
-def _load_cases(legacy_dir):
-    spec = importlib.util.spec_from_file_location("legacy_cases", legacy_dir / "cases.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_cases(legacy_dir, case):
+    return compare.load_script(legacy_dir, case)
 
 
 @pytest.mark.slow
@@ -53,7 +49,7 @@ def test_golden_step40_checkpoint_evaluates_to_golden_numbers(case, goldens, leg
 
     tfport.install()
     model_dir = step40_copy(goldens / case, tmp_path / "case")
-    cases = _load_cases(legacy_dir)
+    cases = _load_cases(legacy_dir, case)
     cases.main(case, str(model_dir), str(tmp_path / "out.json"))
     out = json.loads((tmp_path / "out.json").read_text())
     want = expected(goldens, case)

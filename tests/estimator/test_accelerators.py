@@ -54,8 +54,8 @@ DRIVER = textwrap.dedent(
     """
     import sys
     import tensorflow as tf
-    sys.path.insert(0, {legacy!r})
-    import cases
+    sys.path.insert(0, {scripts!r})
+    import estimator_cases as cases
 
     base = tf.compat.v1.estimator.tpu.TPUEstimator
 
@@ -77,7 +77,7 @@ def test_cross_shard_optimizer_model_fn_trains_without_tpu(goldens, legacy_dir, 
     case = "tpu_estimator_on_cpu"
     model_dir = compare.step0_copy(goldens / case, tmp_path / "case")
     driver = tmp_path / "driver.py"
-    driver.write_text(DRIVER.format(legacy=str(legacy_dir)))
+    driver.write_text(DRIVER.format(scripts=str(compare.script(legacy_dir, case).parent)))
     proc = subprocess.run([sys.executable, "-m", "tfport", "run", *strategy, str(driver),
                            str(model_dir), str(tmp_path / "out.json")],
                           capture_output=True, text=True, timeout=600)

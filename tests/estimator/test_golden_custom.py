@@ -73,17 +73,16 @@ def test_from_empty_model_dir_trains_to_golden_accuracy(goldens, legacy_dir, tmp
                            tmp_path / "out.json")
     want = json.loads((goldens / CASE / "expected.json").read_text())
     assert out["eval_metrics"]["global_step"] == 40
-    assert out["eval_metrics"]["accuracy"] >= want["eval_metrics"]["accuracy"] - 0.05
+    # From scratch tf.compat.v1.layers draw new initial weights on every run, on the legacy
+    # stack too: three legacy runs of this case reached 0.867, 0.914 and 0.922 accuracy.
+    assert out["eval_metrics"]["accuracy"] >= want["eval_metrics"]["accuracy"] - 0.1
 
 
 def _cases_module(legacy_dir):
     import tfport
 
     tfport.install()
-    sys.path.insert(0, str(legacy_dir))
-    import cases
-
-    return cases
+    return compare.load_script(legacy_dir, CASE)
 
 
 def test_evaluate_and_predict_from_golden_step40(goldens, legacy_dir, tmp_path):

@@ -1,4 +1,4 @@
-"""Shared data and models for the Keras tests (the golden case's data, via cases.py)."""
+"""Shared data and models for the Keras tests (the golden cases' data, from their script)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import pathlib
 
 import numpy as np
 
-CASES = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "legacy" / "cases.py"
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "scripts" / "estimator_cases.py"
 
 
 def data() -> dict:
-    """The golden cases' synthetic data (numpy seed 1234), loaded from cases.py."""
-    spec = importlib.util.spec_from_file_location("legacy_cases", CASES.resolve())
+    """The golden cases' synthetic data (numpy seed 1234), from legacy/scripts."""
+    spec = importlib.util.spec_from_file_location("legacy_estimator_cases", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.DATA

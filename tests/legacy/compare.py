@@ -1,15 +1,43 @@
-"""Helpers to compare a run of ../shared/legacy/cases.py under tfport with the goldens."""
+"""Helpers to run the repo's legacy case scripts (legacy/scripts/) under tfport and to
+compare the results with the committed goldens (legacy/goldens/, made by legacy/generate.py)."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
+
+
+@functools.cache
+def _cases(legacy_dir: pathlib.Path) -> dict:
+    """Case name -> legacy/generate.py's Case (the generator's own discovery rule)."""
+    spec = importlib.util.spec_from_file_location("legacy_generate", legacy_dir / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = generate  # its dataclass looks its module up there
+    spec.loader.exec_module(generate)
+    return generate.discover(legacy_dir / "scripts")
+
+
+def script(legacy_dir: pathlib.Path, case: str) -> pathlib.Path:
+    """The script in legacy_dir/scripts that declares CASE."""
+    return _cases(pathlib.Path(legacy_dir))[case].script
+
+
+def load_script(legacy_dir: pathlib.Path, case: str) -> types.ModuleType:
+    """Imports the script declaring CASE as a module (call tfport.install() first)."""
+    path = script(legacy_dir, case)
+    spec = importlib.util.spec_from_file_location(f"legacy_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def step_copy(golden_case: pathlib.Path, dest: pathlib.Path, step: int = 0) -> pathlib.Path:
@@ -42,12 +70,27 @@ def summary_tags(model_dir: pathlib.Path, sub: str = ".") -> set[str]:
     return tags
 
 
-def run_case(legacy_dir: pathlib.Path, case: str, model_dir: pathlib.Path,
-             out_json: pathlib.Path, *extra: str, timeout: int = 600) -> dict:
-    """Runs `tfport run [extra] cases.py CASE MODEL_DIR OUT_JSON`; returns OUT_JSON's dict."""
+def run_case(
+    legacy_dir: pathlib.Path,
+    case: str,
+    model_dir: pathlib.Path,
+    out_json: pathlib.Path,
+    *extra: str,
+    timeout: int = 600,
+) -> dict:
+    """Runs `tfport run [extra] SCRIPT CASE MODEL_DIR OUT_JSON`; returns OUT_JSON's dict."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(legacy_dir / "cases.py"), case,
-           str(model_dir), str(out_json)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tfport",
+        "run",
+        *extra,
+        str(script(legacy_dir, case)),
+        case,
+        str(model_dir),
+        str(out_json),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(out_json.read_text())
@@ -58,8 +101,11 @@ def read_checkpoint(prefix: str) -> dict:
     import tensorflow as tf
 
     reader = tf.train.load_checkpoint(prefix)
-    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
-            if name != "_CHECKPOINTABLE_OBJECT_GRAPH"}
+    return {
+        name: reader.get_tensor(name)
+        for name in reader.get_variable_to_shape_map()
+        if name != "_CHECKPOINTABLE_OBJECT_GRAPH"
+    }
 
 
 def max_abs_diff(a: object, b: object) -> float:
@@ -75,7 +121,7 @@ def max_abs_diff(a: object, b: object) -> float:
 def assert_checkpoints_match(got: str, want: str, atol: float) -> None:
     """Same names, shapes, dtypes; values within atol."""
     a, b = read_checkpoint(got), read_checkpoint(want)
-    assert sorted(a) == sorted(b), (sorted(set(a) ^ set(b)))
+    assert sorted(a) == sorted(b), sorted(set(a) ^ set(b))
     for name in b:
         assert a[name].dtype == b[name].dtype, name
         assert a[name].shape == b[name].shape, name

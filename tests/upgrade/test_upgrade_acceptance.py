@@ -127,7 +127,7 @@ def _seed_model_dir(golden: pathlib.Path, model_dir: pathlib.Path) -> None:
 
 @pytest.mark.slow
 def test_upgraded_cases_py_reproduces_custom_v1_adam(legacy_dir, goldens, tmp_path) -> None:
-    upgraded = upgrade(legacy_dir / "cases.py", tmp_path / "up")
+    upgraded = upgrade(legacy_dir / "scripts" / "estimator_cases.py", tmp_path / "up")
     text = upgraded.read_text()
     for gone in ("tf.estimator.", "v1.estimator.", "tf.keras.estimator."):
         assert gone not in text, gone
