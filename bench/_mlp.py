@@ -57,14 +57,19 @@ def timing_hook(warmup: int, record: dict):
     return _Timer()
 
 
-def tfport_steps_per_s(model_dir: str, steps: int, warmup: int, iterations: int = 1,
-                       strategy=None) -> float:
+def tfport_steps_per_s(
+    model_dir: str, steps: int, warmup: int, iterations: int = 1, strategy=None
+) -> float:
     """Steps/s of `Estimator.train` up to global step `steps`, after `warmup` session runs."""
     import tfport.estimator as tfe
 
     record: dict = {}
-    config = tfe.RunConfig(model_dir=model_dir, save_checkpoints_steps=10**9,
-                           iterations_per_loop=iterations, train_distribute=strategy)
+    config = tfe.RunConfig(
+        model_dir=model_dir,
+        save_checkpoints_steps=10**9,
+        iterations_per_loop=iterations,
+        train_distribute=strategy,
+    )
     est = tfe.Estimator(model_fn, config=config)
     est.train(dataset, max_steps=steps, hooks=[timing_hook(warmup, record)])
     return record["runs"] * iterations / (record["end"] - record["start"])

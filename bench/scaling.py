@@ -22,14 +22,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="interleaved rounds; figures are per-round medians")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds; figures are per-round medians"
+    )
     args = parser.parse_args()
-    from tfport._src.engine.strategies import resolve
+    from tfport.distribute import resolve
 
     mirrored = resolve("mirrored:2")  # splits the CPU before the runtime starts
-    variants = (("one_replica", {}), ("mirrored_2", {"strategy": mirrored}),
-                ("loop_1", {"iterations": 1}), ("loop_20", {"iterations": 20}))
+    variants = (
+        ("one_replica", {}),
+        ("mirrored_2", {"strategy": mirrored}),
+        ("loop_1", {"iterations": 1}),
+        ("loop_20", {"iterations": 20}),
+    )
     results: dict[str, list[float]] = {name: [] for name, _ in variants}
     for _ in range(args.rounds):  # interleaved, so machine noise hits every variant alike
         for name, kwargs in variants:

@@ -38,14 +38,19 @@ def bare_loop_steps_per_s(steps: int, warmup: int) -> float:
 def keras_fit_steps_per_s(steps: int, warmup: int) -> float:
     import keras
 
-    model = keras.Sequential([
-        keras.Input((784,)),
-        keras.layers.Dense(512, activation="relu"),
-        keras.layers.Dense(512, activation="relu"),
-        keras.layers.Dense(10),
-    ])
-    model.compile(optimizer=keras.optimizers.Adam(1e-3), steps_per_execution=20,
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model = keras.Sequential(
+        [
+            keras.Input((784,)),
+            keras.layers.Dense(512, activation="relu"),
+            keras.layers.Dense(512, activation="relu"),
+            keras.layers.Dense(10),
+        ]
+    )
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-3),
+        steps_per_execution=20,
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
     data = _mlp.dataset()
     model.fit(data, steps_per_epoch=warmup, epochs=1, verbose=0)
     start = time.perf_counter()
@@ -57,8 +62,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="interleaved rounds; figures are per-round medians")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds; figures are per-round medians"
+    )
     args = parser.parse_args()
     rounds: dict[str, list[float]] = {"tfport": [], "bare": [], "keras": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -70,15 +76,19 @@ def main() -> None:
     med = {k: statistics.median(v) for k, v in rounds.items()}
     vs_bare = statistics.median(t / b for t, b in zip(rounds["tfport"], rounds["bare"]))
     vs_keras = statistics.median(t / k for t, k in zip(rounds["tfport"], rounds["keras"]))
-    print(json.dumps({
-        "steps": args.steps,
-        "rounds": args.rounds,
-        "tfport_steps_per_s": round(med["tfport"], 1),
-        "bare_loop_steps_per_s": round(med["bare"], 1),
-        "keras_fit_steps_per_s": round(med["keras"], 1),
-        "ratio_vs_bare_loop": round(vs_bare, 3),
-        "ratio_vs_keras_fit": round(vs_keras, 3),
-    }))
+    print(
+        json.dumps(
+            {
+                "steps": args.steps,
+                "rounds": args.rounds,
+                "tfport_steps_per_s": round(med["tfport"], 1),
+                "bare_loop_steps_per_s": round(med["bare"], 1),
+                "keras_fit_steps_per_s": round(med["keras"], 1),
+                "ratio_vs_bare_loop": round(vs_bare, 3),
+                "ratio_vs_keras_fit": round(vs_keras, 3),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

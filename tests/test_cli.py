@@ -23,20 +23,32 @@ PROBE = textwrap.dedent(
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["run", "--help"], ["ckpt", "--help"], ["graph", "--help"], ["upgrade", "--help"],
-     ["demo", "--help"]],
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["ckpt", "--help"],
+        ["graph", "--help"],
+        ["upgrade", "--help"],
+        ["demo", "--help"],
+    ],
     ids=["top", "run", "ckpt", "graph", "upgrade", "demo"],
 )
 def test_help_does_not_import_tensorflow(args):
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(args=args)], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args)], capture_output=True, text=True, timeout=120
+    )
     assert proc.stdout.strip().endswith("TF_NOT_IMPORTED"), proc.stdout + proc.stderr
     assert "usage: tfport" in proc.stdout
 
 
 def _tfport(*args: str, cwd=None):
-    return subprocess.run([sys.executable, "-m", "tfport", *args], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "tfport", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
 
 
 def test_run_missing_script_is_exit_2_one_line(tmp_path):
@@ -48,8 +60,9 @@ def test_run_missing_script_is_exit_2_one_line(tmp_path):
 
 def test_run_passes_argv_and_returns_the_scripts_exit_code(tmp_path):
     script = tmp_path / "legacy.py"
-    script.write_text(textwrap.dedent(
-        """
+    script.write_text(
+        textwrap.dedent(
+            """
         import sys
         import tensorflow as tf
         assert __name__ == "__main__"
@@ -57,7 +70,9 @@ def test_run_passes_argv_and_returns_the_scripts_exit_code(tmp_path):
         assert tf.compat.v1.estimator.RunConfig is tf.estimator.RunConfig
         print("argv", sys.argv[1:])
         sys.exit(7)
-        """))
+        """
+        )
+    )
     proc = _tfport("run", str(script), "--flag", "value", "x y")
     assert proc.returncode == 7, proc.stderr[-2000:]
     assert "argv ['--flag', 'value', 'x y']" in proc.stdout
@@ -73,11 +88,14 @@ def test_run_shows_user_errors_with_traceback_and_exit_1(tmp_path):
 
 def test_run_reports_tfport_input_errors_in_one_line_and_traceback_with_debug(tmp_path):
     script = tmp_path / "bad_config.py"
-    script.write_text(textwrap.dedent(
-        """
+    script.write_text(
+        textwrap.dedent(
+            """
         import tensorflow as tf
         tf.estimator.RunConfig(save_checkpoints_steps=1, save_checkpoints_secs=1)
-        """))
+        """
+        )
+    )
     proc = _tfport("run", str(script))
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].startswith("tfport: error: RunConfig")

@@ -9,22 +9,39 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-__all__ = ["__version__", "install", "to_accelerator"]
+from tfport._version import __version__
+
+__all__ = ["__version__", "install", "to_accelerator", "uninstall"]
 
 
-def install() -> None:
+def install() -> Any:
     """Makes `tf.estimator`, `tf.compat.v1.estimator` and `tf.keras.estimator` resolve to tfport.
 
     Also arranges what `tf.compat.v1.layers` needs on TF 2.21. Safe to call twice.
 
+    Returns:
+        The installation handle (`uninstall()` undoes it).
+
     Example:
         >>> import tfport
-        >>> tfport.install()
+        >>> handle = tfport.install()
     """
-    from tfport._src.install import install as _install
+    from tfport._install import install as _install
 
-    _install()
+    return _install()
+
+
+def uninstall() -> bool:
+    """Undoes `install()`; returns whether tfport was installed.
+
+    Example:
+        >>> import tfport
+        >>> tfport.uninstall()
+        False
+    """
+    from tfport._install import uninstall as _uninstall
+
+    return _uninstall()
 
 
 def to_accelerator(estimator: Any, strategy: Any = "auto") -> Any:
@@ -37,6 +54,11 @@ def to_accelerator(estimator: Any, strategy: Any = "auto") -> Any:
     Example:
         >>> est = tfport.to_accelerator(est, "mirrored:2")  # doctest: +SKIP
     """
-    from tfport._src.engine.strategies import to_accelerator as _to_accelerator
+    import copy
 
-    return _to_accelerator(estimator, strategy)
+    from tfport import distribute
+
+    obj = distribute.resolve(strategy)
+    new = copy.copy(estimator)
+    new._config = estimator.config.replace(train_distribute=obj, eval_distribute=obj)
+    return new

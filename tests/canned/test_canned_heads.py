@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tfport._src.canned.names import V1_NAMES
+from tfport.estimator._canned.names import V1_NAMES
 
 BINARY_METRICS = {
     "accuracy",
@@ -75,7 +75,7 @@ def test_v1_and_v2_public_names():
 
 
 def test_default_optimizers_follow_legacy_rules():
-    from tfport._src.canned import optimizers
+    from tfport.estimator._canned import optimizers
 
     tf = _tf()
     assert optimizers.linear_learning_rate(2) == 0.2

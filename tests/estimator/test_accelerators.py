@@ -28,8 +28,9 @@ def test_golden_tpu_estimator_on_cpu(goldens, legacy_dir, tmp_path):
     case = "tpu_estimator_on_cpu"
     model_dir = compare.step0_copy(goldens / case, tmp_path / "case")
     out = compare.run_case(legacy_dir, case, model_dir, tmp_path / "out.json")
-    compare.assert_checkpoints_match(str(model_dir / "model.ckpt-40"),
-                                     str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-5)
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-5
+    )
     want = _expected(goldens, case)
     assert compare.max_abs_diff(out["eval_metrics"], want["eval_metrics"]) <= 1e-5
     assert compare.max_abs_diff(out["predictions"], want["predictions"]) <= 1e-5
@@ -37,14 +38,15 @@ def test_golden_tpu_estimator_on_cpu(goldens, legacy_dir, tmp_path):
 
 
 @pytest.mark.slow
-def test_custom_v1_adam_on_mirrored_2_matches_single_device_golden(goldens, legacy_dir,
-                                                                   tmp_path):
+def test_custom_v1_adam_on_mirrored_2_matches_single_device_golden(goldens, legacy_dir, tmp_path):
     case = "custom_v1_adam"
     model_dir = compare.step0_copy(goldens / case, tmp_path / "case")
-    out = compare.run_case(legacy_dir, case, model_dir, tmp_path / "out.json",
-                           "--strategy", "mirrored:2")
-    compare.assert_checkpoints_match(str(model_dir / "model.ckpt-40"),
-                                     str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-4)
+    out = compare.run_case(
+        legacy_dir, case, model_dir, tmp_path / "out.json", "--strategy", "mirrored:2"
+    )
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-4
+    )
     want = _expected(goldens, case)
     assert compare.max_abs_diff(out["eval_metrics"], want["eval_metrics"]) <= 1e-5
     assert compare.max_abs_diff(out["predictions"], want["predictions"]) <= 1e-5
@@ -72,18 +74,30 @@ DRIVER = textwrap.dedent(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("strategy", [[], ["--strategy", "mirrored:2"]], ids=["cpu", "mirrored2"])
-def test_cross_shard_optimizer_model_fn_trains_without_tpu(goldens, legacy_dir, tmp_path,
-                                                           strategy):
+def test_cross_shard_optimizer_model_fn_trains_without_tpu(goldens, legacy_dir, tmp_path, strategy):
     case = "tpu_estimator_on_cpu"
     model_dir = compare.step0_copy(goldens / case, tmp_path / "case")
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER.format(scripts=str(compare.script(legacy_dir, case).parent)))
-    proc = subprocess.run([sys.executable, "-m", "tfport", "run", *strategy, str(driver),
-                           str(model_dir), str(tmp_path / "out.json")],
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tfport",
+            "run",
+            *strategy,
+            str(driver),
+            str(model_dir),
+            str(tmp_path / "out.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    compare.assert_checkpoints_match(str(model_dir / "model.ckpt-40"),
-                                     str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-4)
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / case / "model_dir" / "model.ckpt-40"), 1e-4
+    )
 
 
 def test_iterations_per_loop_gives_the_same_variables(tmp_path):
@@ -96,16 +110,25 @@ def test_iterations_per_loop_gives_the_same_variables(tmp_path):
     ten.train(models.input_fn(), max_steps=45)
     assert ten.get_variable_value("global_step") == 45
     for name in one.get_variable_names():
-        np.testing.assert_allclose(ten.get_variable_value(name), one.get_variable_value(name),
-                                   atol=1e-6, err_msg=name)
-    steps = sorted(int(p.name.split("-")[1].split(".")[0])
-                   for p in (tmp_path / "ten").glob("model.ckpt-*.index"))
+        np.testing.assert_allclose(
+            ten.get_variable_value(name), one.get_variable_value(name), atol=1e-6, err_msg=name
+        )
+    steps = sorted(
+        int(p.name.split("-")[1].split(".")[0])
+        for p in (tmp_path / "ten").glob("model.ckpt-*.index")
+    )
     assert steps[-1] == 45 and all(s % 10 in (0, 3, 5) for s in steps)
 
 
 def _tfport(*args: str, env: dict | None = None, cwd: pathlib.Path | None = None):
-    return subprocess.run([sys.executable, "-m", "tfport", *args], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "tfport", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 SCRIPT = textwrap.dedent(
@@ -132,11 +155,14 @@ def _script(tmp_path):
 def test_batch_not_divisible_by_replicas_is_exit_2(tmp_path):
     # a static global batch of 33 (drop_remainder=True) cannot be split over 2 replicas
     models_dir = tmp_path / "fixed.py"
-    models_dir.write_text(SCRIPT.replace("models.input_fn(batch=int(sys.argv[2]))",
-                                         "lambda: models.input_fn(batch=int(sys.argv[2]))()"
-                                         ".unbatch().batch(int(sys.argv[2]), "
-                                         "drop_remainder=True)")
-                          .format(tests=str(pathlib.Path(__file__).parent)))
+    models_dir.write_text(
+        SCRIPT.replace(
+            "models.input_fn(batch=int(sys.argv[2]))",
+            "lambda: models.input_fn(batch=int(sys.argv[2]))()"
+            ".unbatch().batch(int(sys.argv[2]), "
+            "drop_remainder=True)",
+        ).format(tests=str(pathlib.Path(__file__).parent))
+    )
     proc = _tfport("run", "--strategy", "mirrored:2", str(models_dir), str(tmp_path / "m2"), "33")
     assert proc.returncode == 2, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
@@ -144,16 +170,22 @@ def test_batch_not_divisible_by_replicas_is_exit_2(tmp_path):
 
 
 @pytest.mark.slow
-def test_tpu_where_none_is_exit_2_listing_devices(tmp_path):
+def test_tpu_where_none_is_refused_before_the_script_runs(tmp_path):
     proc = _tfport("run", "--strategy", "tpu", str(_script(tmp_path)), str(tmp_path / "m"), "32")
     assert proc.returncode == 2, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
-    assert "No TPU" in last and "CPU:0" in last and "Traceback" not in proc.stderr
+    assert "No TPU" in last and "strategy='tpu'" in last and "Traceback" not in proc.stderr
+    assert not (tmp_path / "m").exists()  # refused while parsing: nothing ran
 
 
 def test_malformed_tf_config_is_exit_2(tmp_path):
-    proc = _tfport("run", str(_script(tmp_path)), str(tmp_path / "m"), "32",
-                   env={"TF_CONFIG": '{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps"}}'})
+    proc = _tfport(
+        "run",
+        str(_script(tmp_path)),
+        str(tmp_path / "m"),
+        "32",
+        env={"TF_CONFIG": '{"cluster": {"worker": ["a:1"]}, "task": {"type": "ps"}}'},
+    )
     assert proc.returncode == 2, proc.stderr[-2000:]
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("tfport: error: TF_CONFIG") and "Received:" in last
@@ -176,12 +208,14 @@ def test_to_accelerator_returns_a_copy_on_the_strategy(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["canned_dnn", "canned_linear", "canned_dnn_v2"])
 def test_canned_legacy_checkpoint_resumes_on_mirrored_2_with_single_device_names(
-        goldens, legacy_dir, tmp_path, case):
+    goldens, legacy_dir, tmp_path, case
+):
     """Under a strategy TF names slots differently (and drops partitioners); tfport keeps
     reading and writing the single-device names, so legacy checkpoints resume."""
     model_dir = compare.step0_copy(goldens / case, tmp_path / "case")
-    out = compare.run_case(legacy_dir, case, model_dir, tmp_path / "out.json",
-                           "--strategy", "mirrored:2")
+    out = compare.run_case(
+        legacy_dir, case, model_dir, tmp_path / "out.json", "--strategy", "mirrored:2"
+    )
     got = compare.read_checkpoint(str(model_dir / "model.ckpt-40"))
     want = compare.read_checkpoint(str(goldens / case / "model_dir" / "model.ckpt-40"))
     assert sorted(got) == sorted(want)

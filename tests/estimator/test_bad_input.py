@@ -29,8 +29,9 @@ def _assert_clear(err: pytest.ExceptionInfo, *words: str) -> None:
 
 
 def test_model_fn_returning_wrong_type(tmp_path):
-    est = tfe.Estimator(lambda features, labels, mode: {"loss": 1},
-                        config=tfe.RunConfig(model_dir=str(tmp_path)))
+    est = tfe.Estimator(
+        lambda features, labels, mode: {"loss": 1}, config=tfe.RunConfig(model_dir=str(tmp_path))
+    )
     with pytest.raises(TfportInputError) as err:
         est.train(models.input_fn(), max_steps=2)
     _assert_clear(err, "EstimatorSpec", "dict")
@@ -87,11 +88,14 @@ def test_checkpoint_lacking_a_graph_variable(tmp_path):
         features = v1.layers.dense(features, 4, name="extra")
         return models.model_fn(features, labels, mode, params)
 
-    est = tfe.Estimator(bigger_model_fn, config=tfe.RunConfig(model_dir=str(tmp_path)),
-                        params={"lr": 0.1})
+    est = tfe.Estimator(
+        bigger_model_fn, config=tfe.RunConfig(model_dir=str(tmp_path)), params={"lr": 0.1}
+    )
     before = _checkpoints(tmp_path)
-    for call in (lambda: est.train(models.input_fn(), max_steps=5),
-                 lambda: est.evaluate(models.input_fn(repeat=False))):
+    for call in (
+        lambda: est.train(models.input_fn(), max_steps=5),
+        lambda: est.evaluate(models.input_fn(repeat=False)),
+    ):
         with pytest.raises(TfportInputError) as err:
             call()
         _assert_clear(err, "extra/kernel", "missing")

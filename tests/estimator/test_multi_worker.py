@@ -54,12 +54,28 @@ def test_two_workers_train_like_one_process(tmp_path):
     cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
     procs = []
     for index in range(2):
-        env = dict(os.environ, TF_CONFIG=json.dumps(
-            {"cluster": cluster, "task": {"type": "worker", "index": index}}))
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "tfport", "run", "--strategy", "multi-worker", str(script),
-             str(tmp_path / "multi")], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True))
+        env = dict(
+            os.environ,
+            TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}),
+        )
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "tfport",
+                    "run",
+                    "--strategy",
+                    "multi-worker",
+                    str(script),
+                    str(tmp_path / "multi"),
+                ],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     try:
         outs = [p.communicate(timeout=300) for p in procs]
     finally:
@@ -72,8 +88,9 @@ def test_two_workers_train_like_one_process(tmp_path):
     multi = models.estimator(tmp_path / "multi")
     assert multi.get_variable_value("global_step") == 21
     for name in ("logits/kernel", "logits/bias"):
-        np.testing.assert_allclose(multi.get_variable_value(name),
-                                   single.get_variable_value(name), atol=1e-4, err_msg=name)
+        np.testing.assert_allclose(
+            multi.get_variable_value(name), single.get_variable_value(name), atol=1e-4, err_msg=name
+        )
 
 
 PS_SCRIPT = textwrap.dedent(
@@ -96,19 +113,31 @@ def test_parameter_server_cluster_trains_with_variables_on_ps(tmp_path):
     script = tmp_path / "train.py"
     script.write_text(PS_SCRIPT.format(tests=str(pathlib.Path(__file__).parent)))
     ports = _free_ports(3)
-    cluster = {"ps": [f"127.0.0.1:{ports[0]}"],
-               "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    cluster = {"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
     procs = {}
     for kind, index in (("ps", 0), ("worker", 0), ("worker", 1)):
-        env = dict(os.environ, TF_CONFIG=json.dumps(
-            {"cluster": cluster, "task": {"type": kind, "index": index}}))
+        env = dict(
+            os.environ,
+            TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": kind, "index": index}}),
+        )
         procs[kind, index] = subprocess.Popen(
-            [sys.executable, "-m", "tfport", "run", "--strategy", "parameter-server",
-             str(script), str(tmp_path / "m")], env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "tfport",
+                "run",
+                "--strategy",
+                "parameter-server",
+                str(script),
+                str(tmp_path / "m"),
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     try:
-        outs = {key: procs[key].communicate(timeout=300) for key in
-                (("worker", 0), ("worker", 1))}
+        outs = {key: procs[key].communicate(timeout=300) for key in (("worker", 0), ("worker", 1))}
     finally:
         for p in procs.values():
             if p.poll() is None:

@@ -42,9 +42,13 @@ def _run(tmp_path: pathlib.Path, steps: int) -> subprocess.Popen:
     script = tmp_path / "train.py"
     script.write_text(SCRIPT.format(models_dir=str(pathlib.Path(__file__).parent)))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    return subprocess.Popen([sys.executable, str(script), str(tmp_path / "m"),
-                             str(tmp_path / "marker"), str(steps)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path / "m"), str(tmp_path / "marker"), str(steps)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 @pytest.mark.slow
@@ -54,8 +58,9 @@ def test_sigterm_saves_current_step_and_restart_resumes(tmp_path):
     proc = _run(tmp_path, 100000)
     marker = tmp_path / "marker"
     deadline = time.time() + 120
-    while time.time() < deadline and not (marker.exists() and marker.read_text().strip()
-                                          and int(marker.read_text()) >= 15):
+    while time.time() < deadline and not (
+        marker.exists() and marker.read_text().strip() and int(marker.read_text()) >= 15
+    ):
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
@@ -86,9 +91,13 @@ def test_kill_9_leaves_the_last_committed_checkpoint_restorable(tmp_path):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
     marker = tmp_path / "marker"
     for kill_after in (7, 13, 20):  # kill -9 at different points of the save cycle
-        proc = subprocess.Popen([sys.executable, str(script), str(tmp_path / "m"),
-                                 str(marker), "100000"], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(tmp_path / "m"), str(marker), "100000"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.time() + 120
         start = int(marker.read_text()) if marker.exists() and marker.read_text() else 0
         while time.time() < deadline:

@@ -46,11 +46,15 @@ def import_tf() -> ModuleType:
         True
     """
     prepare_environment()
-    if "tensorflow" in sys.modules or os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0":
+    if "tensorflow" in sys.modules:
+        import tensorflow as tf
+
+        return tf
+    if os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0":
         import tensorflow as tf
     else:
         tf = _import_filtered()
-    _quiet_absl()
+    _configure_logging_once()
     return tf
 
 
@@ -74,7 +78,18 @@ def _import_filtered() -> ModuleType:
     return tf
 
 
-def _quiet_absl() -> None:
+_logging_configured: list[bool] = []
+
+
+def _configure_logging_once() -> None:
+    """The logging levels tfport starts TensorFlow with, set once per process.
+
+    Never reset afterwards: a script's own `set_verbosity` or logger levels stay as
+    the script set them.
+    """
+    if _logging_configured:
+        return
+    _logging_configured.append(True)
     try:
         from absl import logging as absl_logging
 

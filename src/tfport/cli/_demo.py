@@ -1,4 +1,4 @@
-"""`tfport demo`: the seed scenario on built-in data (see tfport._src.demo)."""
+"""`tfport demo`: the seed scenario on built-in data (see tfport.cli._scenario)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from typing import Any
 def add_parser(subparsers: Any, parents: list) -> None:
     """Registers `tfport demo`."""
     p = subparsers.add_parser(
-        "demo", parents=parents,
+        "demo",
+        parents=parents,
         help="train a Keras model as an Estimator on 2 replicas, evaluate, export",
         description="A compiled Keras model on built-in data becomes an Estimator, trains on "
-        "mirrored:2 (2 logical CPU devices, or GPUs), evaluates and exports a SavedModel.")
+        "mirrored:2 (2 logical CPU devices, or GPUs), evaluates and exports a SavedModel.",
+    )
     p.add_argument("--strategy", default="mirrored:2", help="strategy spec (default mirrored:2)")
     p.add_argument("--model-dir", default=None, help="model_dir (default: a new temp folder)")
     p.add_argument("--steps", type=int, default=200, help="training steps (default 200)")
@@ -21,7 +23,7 @@ def add_parser(subparsers: Any, parents: list) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tfport._src.demo import run as demo
+    from tfport.cli._scenario import run as demo
 
     metrics = demo(args.model_dir, args.strategy, args.steps)
     print(json.dumps(metrics, sort_keys=True))

@@ -14,8 +14,8 @@ import os
 import sys
 import traceback
 
-from tfport import __version__
 from tfport._common.errors import TfportError
+from tfport._version import __version__
 
 _AREAS = (
     "tfport.cli._demo",

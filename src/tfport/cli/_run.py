@@ -8,11 +8,12 @@ import runpy
 import sys
 from typing import Any
 
+from tfport import distribute
 from tfport._common.errors import TfportInputError, message
 
 STRATEGY_HELP = (
-    "put every RunConfig the script makes on this strategy unless it set its own: default, "
-    "mirrored, mirrored:N, multi-worker, parameter-server, tpu, tpu:ADDRESS, auto"
+    "put every RunConfig the script makes on this strategy unless it set its own: "
+    + "; ".join(f"{kind.form} ({kind.help})" for kind in distribute.KINDS)
 )
 
 
@@ -45,13 +46,11 @@ def run(args: argparse.Namespace) -> int:
                 script=script,
             )
         )
-    import tfport
+    from tfport._install import install
 
     if args.strategy:
-        from tfport._src.engine.strategies import set_default_strategy
-
-        set_default_strategy(args.strategy)
-    tfport.install()
+        distribute.set_default(args.strategy)
+    install()
     sys.argv = [script, *args.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     try:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.engine.estimator import Estimator
-from tfport._src.engine.hooks import (
+from tfport.estimator import export
+from tfport.estimator._canned.estimators_v2 import *  # noqa: F403 - the v2 canned estimators
+from tfport.estimator._canned.estimators_v2 import __all__ as _canned_names
+from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._engine.hooks import (
     make_early_stopping_hook,
     read_eval_metrics,
     stop_if_higher_hook,
@@ -19,9 +22,9 @@ from tfport._src.engine.hooks import (
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
-from tfport._src.engine.run_config import RunConfig
-from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.engine.train_and_evaluate import (
+from tfport.estimator._engine.run_config import RunConfig
+from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.train_and_evaluate import (
     BestExporter,
     EvalSpec,
     Exporter,
@@ -30,10 +33,7 @@ from tfport._src.engine.train_and_evaluate import (
     TrainSpec,
     train_and_evaluate,
 )
-from tfport._src.engine.warm_start import WarmStartSettings
-from tfport.estimator import export
-from tfport.estimator._canned import *  # noqa: F403 - the v2 canned estimators and heads
-from tfport.estimator._canned import __all__ as _canned_names
+from tfport.estimator._engine.warm_start import WarmStartSettings
 
 __all__ = [
     "Estimator",
@@ -60,7 +60,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    from tfport._src.engine import hooks
+    from tfport.estimator._engine import hooks
 
     if name in hooks.TF_HOOKS:
         return hooks.tf_hook(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._src.engine.receivers import (
+from tfport.estimator._engine.receivers import (
     ServingInputReceiver,
     TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,

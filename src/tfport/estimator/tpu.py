@@ -6,20 +6,27 @@ Example:
     10
 """
 
-from tfport._src.engine.tpu import (
+from tfport.estimator._tpu.tpu_estimator import (
     RunConfig,
     TPUConfig,
     TPUEstimator,
     TPUEstimatorSpec,
 )
-from tfport._src.engine.tpu import (
+from tfport.estimator._tpu.tpu_estimator import (
     cross_shard_optimizer as CrossShardOptimizer,  # noqa: N812 - the legacy public name
 )
 
 InputPipelineConfig = type(
-    "InputPipelineConfig", (), {"PER_SHARD_V1": 1, "PER_HOST_V1": 2, "PER_HOST_V2": 3,
-                                "BROADCAST": 4, "SLICED": 5}
+    "InputPipelineConfig",
+    (),
+    {"PER_SHARD_V1": 1, "PER_HOST_V1": 2, "PER_HOST_V2": 3, "BROADCAST": 4, "SLICED": 5},
 )
 
-__all__ = ["TPUEstimator", "TPUEstimatorSpec", "TPUConfig", "RunConfig", "CrossShardOptimizer",
-           "InputPipelineConfig"]
+__all__ = [
+    "TPUEstimator",
+    "TPUEstimatorSpec",
+    "TPUConfig",
+    "RunConfig",
+    "CrossShardOptimizer",
+    "InputPipelineConfig",
+]

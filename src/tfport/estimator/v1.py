@@ -13,7 +13,7 @@ from typing import Any
 
 import tfport.estimator as _core
 
-_V1_CANNED = "tfport.estimator._canned_v1"
+_V1_CANNED = "tfport.estimator._canned.estimators_v1"
 
 
 def __getattr__(name: str) -> Any:

@@ -18,10 +18,9 @@ import os
 import re
 from typing import Any
 
-from tfport._src.engine.spec import EstimatorSpec, ModeKeys
-from tfport._src.engine.warm_start import WarmStartSettings
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator import EstimatorSpec, ModeKeys, WarmStartSettings
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 from tfport.keras._keras3_graph import GraphModel, compiled_loss, metric_ops
 from tfport.keras._keras3_layout import layout

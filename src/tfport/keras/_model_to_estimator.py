@@ -8,10 +8,9 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from tfport._src.engine.estimator import Estimator
-from tfport._src.engine.run_config import RunConfig
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator import Estimator, RunConfig
 
 log = logging.getLogger("tfport")
 

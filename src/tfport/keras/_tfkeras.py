@@ -13,9 +13,9 @@ import re
 import warnings
 from typing import Any
 
-from tfport._src.engine.spec import EstimatorSpec, ModeKeys
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator import EstimatorSpec, ModeKeys
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 
 

@@ -1,1 +1,0 @@
-"""Private implementation of tfport; nothing here is public API."""

@@ -1,0 +1,133 @@
+"""The Estimator base of the canned estimators: label errors become `TfportInputError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import checks
+from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._heads.heads import Head
+
+
+class CannedEstimator(Estimator):
+    """An `Estimator` over a canned model_fn; run-time label check failures are re-raised as
+    `TfportInputError` naming the received label values.
+
+    Example:
+        >>> CannedEstimator(functools.partial(model_fn, head=head))  # doctest: +SKIP
+    """
+
+    def train(self, *args: Any, **kwargs: Any) -> Any:
+        """Like `Estimator.train`."""
+        return self._translated(super().train, *args, **kwargs)
+
+    def evaluate(self, *args: Any, **kwargs: Any) -> dict:
+        """Like `Estimator.evaluate`."""
+        return self._translated(super().evaluate, *args, **kwargs)
+
+    @staticmethod
+    def _translated(fn: Any, *args: Any, **kwargs: Any) -> Any:
+        tf = import_tf()
+        try:
+            return fn(*args, **kwargs)
+        except tf.errors.InvalidArgumentError as err:
+            translated = checks.translate_run_error(err)
+            if translated is err:
+                raise
+            raise translated from err
+
+
+def make(model_fn: Any, model_dir: Any, config: Any, warm_start_from: Any, **kwargs: Any) -> dict:
+    """Keyword arguments for `CannedEstimator.__init__` binding `kwargs` into `model_fn`."""
+
+    def canned_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+        return model_fn(features, labels, mode, config, **kwargs)
+
+    canned_model_fn.__doc__ = model_fn.__doc__
+    return dict(
+        model_fn=canned_model_fn,
+        model_dir=model_dir,
+        config=config,
+        warm_start_from=warm_start_from,
+    )
+
+
+_TO_V1_REDUCTION = {
+    "sum": "weighted_sum",
+    "sum_over_batch_size": "weighted_sum_over_batch_size",
+    "auto": "weighted_sum_over_batch_size",
+}
+
+
+def check_head(head: Any, v2: bool) -> Head:
+    """`head` for an estimator of generation `v2`; a v1 estimator takes the public (v2) heads
+    as v1 heads (v1 optimizers, same loss reduction), since v1 had no public head factory.
+
+    Example:
+        >>> check_head(MultiClassHead(3), v2=False).v2  # doctest: +SKIP
+        False
+    """
+    if not isinstance(head, Head):
+        raise TfportInputError(
+            message(
+                "head must be a tfport head",
+                "Use tfport.estimator.MultiClassHead / BinaryClassHead / RegressionHead",
+                head=head,
+            )
+        )
+    if head.v2 == v2:
+        return head
+    if not v2:
+        return Head(
+            head.kind,
+            head.n_classes,
+            head.weight_column,
+            head.vocabulary,
+            _TO_V1_REDUCTION[head.loss_reduction],
+            v2=False,
+            label_dimension=head.label_dimension,
+        )
+    raise TfportInputError(
+        message(
+            "A v2 estimator needs a v2 head",
+            "Build it with tfport.estimator.MultiClassHead / BinaryClassHead / RegressionHead",
+            head_v2=head.v2,
+        )
+    )
+
+
+def classifier_head(
+    n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any, v2: bool
+) -> Head:
+    """The binary (n_classes=2) or multi-class head."""
+    return Head(
+        "classifier",
+        n_classes=n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+        v2=v2,
+    )
+
+
+def regression_head(
+    label_dimension: int, weight_column: Any, loss_reduction: Any, v2: bool
+) -> Head:
+    """The mean-squared-error regression head."""
+    if not isinstance(label_dimension, int) or label_dimension < 1:
+        raise TfportInputError(
+            message(
+                "label_dimension must be a positive int",
+                "Fix label_dimension",
+                label_dimension=label_dimension,
+            )
+        )
+    return Head(
+        "regression",
+        label_dimension=label_dimension,
+        weight_column=weight_column,
+        loss_reduction=loss_reduction,
+        v2=v2,
+    )

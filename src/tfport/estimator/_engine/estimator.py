@@ -1,0 +1,206 @@
+"""`Estimator`: the drop-in for `tf.estimator.Estimator` on TensorFlow 2.21."""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import tempfile
+from collections.abc import Iterator
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.distribute import num_replicas
+from tfport.estimator._engine import calls, evaluation, exporting, prediction, training
+from tfport.estimator._engine.context import ModeContext, strategy_for
+from tfport.estimator._engine.run_config import RunConfig
+from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.warm_start import WarmStartSettings, to_settings
+
+log = logging.getLogger("tfport")
+
+
+class Estimator:
+    """Trains, evaluates, predicts with and exports a `model_fn`, like `tf.estimator.Estimator`.
+
+    Args:
+        model_fn: `model_fn(features, labels, mode, params, config)` (any subset) returning
+            an `EstimatorSpec`.
+        model_dir: where checkpoints and summaries go (default: `config.model_dir` or a
+            temporary folder).
+        config: a `RunConfig`.
+        params: dict passed to model_fn and input_fn.
+        warm_start_from: a checkpoint path or `WarmStartSettings`.
+
+    Example:
+        >>> est = Estimator(model_fn, model_dir="/tmp/m")  # doctest: +SKIP
+        >>> est.train(input_fn, max_steps=100).evaluate(eval_input_fn)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model_fn: Any,
+        model_dir: str | None = None,
+        config: Any = None,
+        params: dict | None = None,
+        warm_start_from: Any = None,
+    ) -> None:
+        calls.check_model_fn(model_fn)
+        if config is None:
+            config = RunConfig()
+        elif not isinstance(config, RunConfig):
+            raise TfportInputError(
+                message(
+                    "config must be a tfport.estimator.RunConfig",
+                    "Pass RunConfig(...) (tf.estimator.RunConfig after tfport.install())",
+                    config=config,
+                )
+            )
+        model_dir = os.fspath(model_dir) if model_dir is not None else None
+        if model_dir and config.model_dir and model_dir != config.model_dir:
+            raise TfportInputError(
+                message(
+                    "model_dir differs from config.model_dir",
+                    "Pass only one of them",
+                    model_dir=model_dir,
+                    config_model_dir=config.model_dir,
+                )
+            )
+        model_dir = model_dir or config.model_dir
+        if model_dir is None:
+            model_dir = tempfile.mkdtemp()
+            log.warning("Using temporary folder as model directory: %s", model_dir)
+        self._config = config.replace(model_dir=model_dir)
+        self._model_dir = model_dir
+        self._model_fn = model_fn
+        self._params = copy.deepcopy(params or {})
+        self._warm_start_settings = to_settings(warm_start_from)
+
+    model_dir = property(lambda self: self._model_dir)
+    config = property(lambda self: copy.deepcopy(self._config))
+    params = property(lambda self: copy.deepcopy(self._params))
+    model_fn = property(lambda self: self._model_fn)
+    warm_start_settings: WarmStartSettings | None = property(lambda self: self._warm_start_settings)
+
+    def _params_for_input(self, mode: str) -> dict:
+        """The params an input_fn of `mode` receives (TPUEstimator adds `batch_size`)."""
+        del mode
+        return self._params
+
+    def _params_for_model_fn(self, mode: str, replicas: int) -> dict:
+        """The params the model_fn of `mode` receives on each of `replicas` replicas."""
+        del mode, replicas
+        return self._params
+
+    def _context(self, mode: str) -> ModeContext:
+        """The engine's context for one call in `mode` (params copied, strategy resolved)."""
+        replicas = num_replicas(strategy_for(self._config, mode))
+        return ModeContext.create(
+            mode,
+            self._config,
+            self._model_fn,
+            self._params_for_input(mode),
+            model_fn_params=self._params_for_model_fn(mode, replicas),
+            warm_start=self._warm_start_settings,
+        )
+
+    def train(
+        self,
+        input_fn: Any,
+        hooks: Any = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: Any = None,
+    ) -> Estimator:
+        """Trains for `steps` more steps or up to global step `max_steps`; returns self."""
+        ctx = self._context(ModeKeys.TRAIN)
+        training.train(ctx, input_fn, hooks, steps, max_steps, saving_listeners)
+        return self
+
+    def evaluate(
+        self,
+        input_fn: Any,
+        steps: int | None = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        name: str | None = None,
+    ) -> dict:
+        """Evaluates on `input_fn` (until it ends, or `steps` batches); returns the metrics."""
+        ctx = self._context(ModeKeys.EVAL)
+        return evaluation.evaluate(ctx, input_fn, steps, hooks, checkpoint_path, name)
+
+    def predict(
+        self,
+        input_fn: Any,
+        predict_keys: Any = None,
+        hooks: Any = None,
+        checkpoint_path: str | None = None,
+        yield_single_examples: bool = True,
+    ) -> Iterator[Any]:
+        """Yields predictions for `input_fn`'s features."""
+        ctx = self._context(ModeKeys.PREDICT)
+        return prediction.predict(
+            ctx, input_fn, predict_keys, hooks, checkpoint_path, yield_single_examples
+        )
+
+    def export_saved_model(
+        self,
+        export_dir_base: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        experimental_mode: str = ModeKeys.PREDICT,
+    ) -> bytes:
+        """Exports a SavedModel under `export_dir_base/<timestamp>`; returns that path."""
+        return exporting.export_saved_model(
+            self._context(experimental_mode),
+            export_dir_base,
+            serving_input_receiver_fn,
+            assets_extra,
+            as_text,
+            checkpoint_path,
+        )
+
+    export_savedmodel = export_saved_model
+
+    def latest_checkpoint(self) -> str | None:
+        """The newest checkpoint prefix in model_dir, or None."""
+        return import_tf().train.latest_checkpoint(self._model_dir)
+
+    def get_variable_names(self) -> list[str]:
+        """Names of the variables in the latest checkpoint."""
+        return [name for name, _ in import_tf().train.list_variables(self._need_checkpoint())]
+
+    def get_variable_value(self, name: str) -> Any:
+        """Value of variable `name` in the latest checkpoint."""
+        return import_tf().train.load_variable(self._need_checkpoint(), name)
+
+    def _need_checkpoint(self) -> str:
+        latest = self.latest_checkpoint()
+        if not latest:
+            raise TfportInputError(
+                message(
+                    f"Estimator's model_dir ({self._model_dir}) holds no checkpoint",
+                    "Train the model first",
+                    model_dir=self._model_dir,
+                )
+            )
+        return latest
+
+    def experimental_export_all_saved_models(
+        self, export_dir_base: str, input_receiver_fn_map: dict, **kwargs: Any
+    ) -> bytes:
+        """Exports the PREDICT receiver of `input_receiver_fn_map` (other modes: not yet)."""
+        if ModeKeys.PREDICT not in input_receiver_fn_map:
+            raise TfportInputError(
+                message(
+                    "Only the PREDICT mode export is supported",
+                    "Add a PREDICT receiver",
+                    modes=sorted(input_receiver_fn_map),
+                )
+            )
+        return self.export_saved_model(
+            export_dir_base, input_receiver_fn_map[ModeKeys.PREDICT], **kwargs
+        )

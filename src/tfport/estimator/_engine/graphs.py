@@ -1,0 +1,127 @@
+"""Checks and helpers around a mode's graph: checkpoint coverage, saver names, warm start."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+
+
+def global_step_in_dir(model_dir: str) -> int:
+    """Returns the global step of the latest checkpoint in `model_dir` (0 if none).
+
+    Example:
+        >>> global_step_in_dir("/nonexistent")
+        0
+    """
+    tf = import_tf()
+    latest = tf.train.latest_checkpoint(model_dir)
+    if not latest:
+        return 0
+    try:
+        return int(tf.train.load_variable(latest, "global_step"))
+    except (tf.errors.NotFoundError, ValueError):
+        name = os.path.basename(latest)
+        return int(name.rsplit("-", 1)[-1]) if "-" in name else 0
+
+
+def ensure_writable_dir(model_dir: str) -> None:
+    """Creates `model_dir` if needed and checks it is writable, with a clear error.
+
+    Example:
+        >>> ensure_writable_dir(tempfile.mkdtemp())
+    """
+    try:
+        os.makedirs(model_dir, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=model_dir, prefix=".tfport-probe-"):
+            pass
+    except OSError as err:
+        raise TfportInputError(
+            message(
+                f"model_dir {model_dir} is not writable ({err.strerror})",
+                "Pass a model_dir you can write to (RunConfig(model_dir=...))",
+                model_dir=model_dir,
+            )
+        ) from None
+
+
+def maybe_warm_start(settings: Any) -> None:
+    """Applies WarmStartSettings (or None: nothing) in the current graph.
+
+    Example:
+        >>> maybe_warm_start(None)
+    """
+    if settings is None:
+        return
+    tf = import_tf()
+    ckpt = settings.ckpt_to_initialize_from
+    if tf.io.gfile.isdir(ckpt):
+        ckpt = tf.train.latest_checkpoint(ckpt) or ckpt
+    tf.compat.v1.train.warm_start(
+        ckpt_to_initialize_from=ckpt,
+        vars_to_warm_start=settings.vars_to_warm_start,
+        var_name_to_vocab_info=settings.var_name_to_vocab_info,
+        var_name_to_prev_var_name=settings.var_name_to_prev_var_name,
+    )
+
+
+def check_checkpoint_covers_graph(checkpoint_path: str, var_list: dict | None = None) -> None:
+    """Raises a clear error when the checkpoint lacks variables of the current graph.
+
+    Example:
+        >>> check_checkpoint_covers_graph("/m/model.ckpt-40")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    have = dict(tf.train.list_variables(checkpoint_path))
+    if "_CHECKPOINTABLE_OBJECT_GRAPH" in have:
+        return  # object-based keys: the object-graph Saver reports missing keys itself
+    if var_list is None:  # the Saver's own names ("part_N" pieces under their full name)
+        entries = [(name, shape) for name, _, shape in saver_names(tf.compat.v1)]
+    else:
+        entries = [(name, _static_shape(var)) for name, var in var_list.items()]
+    missing, mismatched = [], []
+    for name, shape in entries:
+        if name not in have:
+            missing.append(name)
+        elif shape is not None and list(have[name]) != shape:
+            mismatched.append(f"{name} {have[name]} vs {shape}")
+    if missing or mismatched:
+        raise TfportInputError(
+            message(
+                f"Checkpoint {checkpoint_path} does not match the model_fn's graph: "
+                f"{len(missing)} variable(s) missing, {len(mismatched)} of another shape",
+                "Use the model_dir the model was trained in, or port the checkpoint with "
+                "`tfport ckpt` / WarmStartSettings(var_name_to_prev_var_name=...)",
+                missing=missing[:10],
+                mismatched=mismatched[:10],
+            )
+        )
+
+
+def _static_shape(var: Any) -> list | None:
+    shape = getattr(var, "shape", None)  # SaveableObjects have none
+    return shape.as_list() if shape is not None and shape.rank is not None else None
+
+
+def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
+    """`(checkpoint name, variable or parts, full shape)` of the current graph, in creation order.
+
+    Example:
+        >>> saver_names(tf.compat.v1)  # doctest: +SKIP
+        [('global_step', <tf.Variable ...>, [])]
+    """
+    from tensorflow.python.training.saving import saveable_object_util
+
+    entries: dict[str, list] = {}
+    for var in v1.global_variables():
+        info = getattr(var, "_save_slice_info", None)
+        if info is not None:
+            entry = entries.setdefault(info.full_name, [[], list(info.full_shape)])
+            entry[0].append(var)
+            continue
+        (name,) = saveable_object_util.op_list_to_dict([var]).keys()
+        entries[name] = [var, _static_shape(var)]
+    return [(name, var, shape) for name, (var, shape) in entries.items()]

@@ -1,0 +1,147 @@
+"""The input step: call input_fn once per graph and hand out batches.
+
+On one device a Dataset becomes an initializable iterator (initialized by a hook once
+the session exists) and `(features, labels)` tensors are used as they are. Under a
+strategy the Dataset's global batch is split across replicas (one minibatch each), and
+on several workers each worker takes its own replicas' minibatches of every global batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import calls
+from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.spec import ModeKeys
+
+
+@dataclasses.dataclass
+class Batches:
+    """Where a step's `(features, labels)` come from.
+
+    Attributes:
+        next: returns the next `(features, labels)` (built in the current graph context).
+        hooks: SessionRunHooks the input needs (iterator initializers).
+    """
+
+    next: Callable[[], tuple[Any, Any]]
+    hooks: list
+
+
+def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
+    """Calls `input_fn` for `ctx.mode` and returns its batches.
+
+    Example:
+        >>> batches = open_batches(ctx, input_fn)  # doctest: +SKIP
+        >>> features, labels = batches.next()  # doctest: +SKIP
+    """
+    if ctx.strategy is not None:
+        return _distributed(ctx, input_fn)
+    tf = import_tf()
+    result = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config)
+    if isinstance(result, tf.data.Dataset):
+        iterator = tf.compat.v1.data.make_initializable_iterator(result)
+        hooks = [calls.dataset_initializer_hook(iterator)]
+
+        def next_batch() -> tuple[Any, Any]:
+            features, labels, _ = calls.parse_input_result(iterator.get_next(), ctx.mode)
+            return features, labels
+
+        return Batches(next_batch, hooks)
+    features, labels, hooks = calls.parse_input_result(result, ctx.mode)
+    return Batches(lambda: (features, labels), hooks)  # the same tensors every step
+
+
+def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
+    tf = import_tf()
+    strategy = ctx.strategy
+    dataset = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
+    _check_dataset(tf, dataset, strategy, ctx.mode)
+    if is_multi_worker(strategy):
+        iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
+    else:
+        iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
+    hooks = [calls.dataset_initializer_hook(iterator)]
+
+    def next_batch() -> tuple[Any, Any]:
+        result = iterator.get_next()
+        if isinstance(result, (list, tuple)) and len(result) == 2:
+            return result[0], result[1]
+        return result, None
+
+    return Batches(next_batch, hooks)
+
+
+def is_multi_worker(strategy: Any) -> bool:
+    """True for a strategy spanning several worker processes (collectives over gRPC)."""
+    check = getattr(strategy.extended, "_in_multi_worker_mode", None)
+    return bool(check and check()) and not is_parameter_server(strategy)
+
+
+def is_parameter_server(strategy: Any) -> bool:
+    """True for a (v1, graph-mode) ParameterServerStrategy."""
+    return "ParameterServer" in type(strategy).__name__
+
+
+def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
+    """This worker's share of each global batch: its replicas' consecutive minibatches.
+
+    The global batch is cut into one minibatch per replica (in replica order); worker w
+    takes the minibatches of its local replicas, so the workers together see exactly the
+    batches one process would (no sharding by element).
+    """
+    extended = strategy.extended
+    workers = int(extended._num_workers)
+    worker = int(extended._id_in_cluster)
+    total = strategy.num_replicas_in_sync
+    local = total // workers
+    batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
+    if batch is None:
+        raise TfportInputError(
+            message(
+                "Multi-worker training needs a static global batch size",
+                "Batch the dataset with drop_remainder=True",
+                element_spec=str(dataset.element_spec),
+            )
+        )
+
+    def input_fn(input_context: Any) -> Any:
+        del input_context
+        ds = dataset.rebatch(batch // total).batch(total, drop_remainder=True)
+
+        def take(*parts: Any) -> Any:
+            mine = tf.nest.map_structure(lambda t: t[worker * local : (worker + 1) * local], parts)
+            return mine if len(parts) > 1 else mine[0]
+
+        options = tf.data.Options()
+        options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+        return ds.map(take).unbatch().with_options(options)
+
+    return input_fn
+
+
+def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
+    if not isinstance(dataset, tf.data.Dataset):
+        raise TfportInputError(
+            message(
+                "Under a distribution strategy input_fn must return a tf.data.Dataset",
+                "Return tf.data.Dataset.from_tensor_slices(...).batch(GLOBAL_BATCH)",
+                received=type(dataset).__name__,
+            )
+        )
+    replicas = strategy.num_replicas_in_sync
+    spec = tf.nest.flatten(dataset.element_spec)[0]
+    batch = spec.shape[0] if spec.shape.rank else None
+    if mode == ModeKeys.TRAIN and batch is not None and batch % replicas:
+        raise TfportInputError(
+            message(
+                f"The global batch size {batch} is not divisible by the {replicas} replicas",
+                f"Use a batch size that is a multiple of {replicas} (it is split across replicas)",
+                global_batch=batch,
+                replicas=replicas,
+            )
+        )

@@ -1,0 +1,154 @@
+"""Steps per loop: N training steps inside one `session.run` (a `tf.while_loop`).
+
+Like `TPUEstimator.iterations_per_loop`, and composed with any strategy: the loop body
+takes the next batch and runs the (single or replicated) model step, so one run
+performs N full steps. What is built once per graph stays outside the body: the
+TPU `scaffold_fn` is called after the loop, and `init_from_checkpoint` called by a
+model_fn inside the body builds its initializers in the outer graph.
+
+Loops never coarsen what the user asked for: each loop ends early at the next
+`save_checkpoints_steps`, `save_summary_steps` and `log_step_count_steps` boundary
+and at `max_steps`, so checkpoints, summaries and logs land on the steps they would
+with one step per run. Summaries that model_fn creates inside the loop cannot be
+fetched outside it and are dropped (the `loss` summary is kept, from the loop's last
+step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.inputs import Batches
+from tfport.estimator._engine.steps import StepResult
+
+
+def looped(
+    ctx: ModeContext, batches: Batches, step: Callable[..., StepResult], deferred: list
+) -> tuple[StepResult, Any]:
+    """Runs `step` inside a `while_loop` of up to `ctx.iterations` steps per session.run.
+
+    Returns the step result (its train_op runs the whole loop, its loss is the last
+    step's) and the `iterations_per_loop` placeholder the iterations hook feeds.
+
+    Example:
+        >>> result, count = looped(ctx, batches, single_step, [])  # doctest: +SKIP
+    """
+    tf = import_tf()
+    v1 = tf.compat.v1
+    count = v1.placeholder_with_default(
+        tf.constant(ctx.iterations, tf.int32), [], name="iterations_per_loop"
+    )
+    results: list[StepResult] = []
+
+    def body(i: Any, _: Any) -> tuple:
+        features, labels = batches.next()
+        result = step(ctx, features, labels, deferred if not results else [])
+        results.append(result)
+        with tf.control_dependencies([result.train_op]):
+            return i + 1, tf.cast(tf.identity(result.loss), tf.float32)
+
+    with _initializers_outside_loop():
+        done, loss = v1.while_loop(
+            lambda i, _: i < count, body, [tf.constant(0), tf.constant(0.0)], parallel_iterations=1
+        )
+    _drop_loop_summaries(v1)
+    first = results[0]
+    return StepResult(first.spec, loss, done.op), count
+
+
+@contextlib.contextmanager
+def _initializers_outside_loop() -> Iterator[None]:
+    """`init_from_checkpoint` inside the loop body builds its assigns in the outer graph."""
+    from tensorflow.python.framework import ops
+    from tensorflow.python.training import checkpoint_utils
+
+    original = checkpoint_utils._init_from_checkpoint
+
+    def lifted(ckpt_dir_or_file: Any, assignment_map: Any) -> Any:
+        with ops.init_scope():
+            return original(ckpt_dir_or_file, assignment_map)
+
+    checkpoint_utils._init_from_checkpoint = lifted
+    try:
+        yield
+    finally:
+        checkpoint_utils._init_from_checkpoint = original
+
+
+def _drop_loop_summaries(v1: Any) -> None:
+    summaries = v1.get_collection_ref(v1.GraphKeys.SUMMARIES)
+    summaries[:] = [s for s in summaries if s.op._get_control_flow_context() is None]
+    summaries[:] = [s for s in summaries if not s.graph.building_function]
+
+
+def iterations_hook(
+    placeholder: Any, ctx: ModeContext, steps: int | None, max_steps: int | None, hooks: list
+) -> Any:
+    """A hook feeding each loop's step count: up to the next boundary or the last step.
+
+    `hooks` are the other hooks of the session; those that count steps per run
+    (checkpoint saver, summary saver, step counter) are told each run's step count.
+
+    Example:
+        >>> hook = iterations_hook(count, ctx, None, 100, hooks)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    v1 = tf.compat.v1
+    config = ctx.config
+    every = [
+        n
+        for n in (
+            config.save_checkpoints_steps,
+            config.save_summary_steps,
+            config.log_step_count_steps,
+        )
+        if n
+    ]
+
+    class _IterationsHook(v1.train.SessionRunHook):
+        def begin(self) -> None:
+            self._step_tensor = v1.train.get_global_step()
+
+        def after_create_session(self, session: Any, coord: Any) -> None:
+            self._step = int(session.run(self._step_tensor))
+            self._last = max_steps if max_steps is not None else None
+            if self._last is None and steps is not None:
+                self._last = self._step + steps
+
+        def before_run(self, run_context: Any) -> Any:
+            self._n = loop_length(self._step, ctx.iterations, every, self._last)
+            end = self._step + self._n
+            for hook in hooks:
+                if hasattr(hook, "_steps_per_run"):
+                    hook._steps_per_run = self._n
+                if isinstance(hook, v1.train.SummarySaverHook) and hook._next_step is not None:
+                    hook._next_step = end  # it assumes one step per run
+            return v1.train.SessionRunArgs(None, feed_dict={placeholder: self._n})
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            self._step += self._n
+            if self._last is not None and self._step >= self._last:
+                run_context.request_stop()  # StopAtStepHook assumes one step per run
+
+    return _IterationsHook()
+
+
+def loop_length(step: int, iterations: int, every: list[int], last: int | None) -> int:
+    """Steps of the next loop from global step `step`: stops at each boundary and at `last`.
+
+    Example:
+        >>> loop_length(0, 20, [10], None)
+        10
+        >>> loop_length(10, 20, [100], 15)
+        5
+    """
+    n = iterations
+    for period in every:
+        n = min(n, period - step % period)
+    if last is not None:
+        n = min(n, last - step)
+    return max(1, n)

@@ -1,0 +1,158 @@
+"""Session plumbing of training: the master to connect to, chief hooks, preemption.
+
+The chief's summary, step-counter and checkpoint hooks are made here rather than by
+`MonitoredTrainingSession`, so that steps per loop can tell them how many steps each
+`session.run` made.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.distribute import task_server
+from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
+
+
+def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
+    """The session master, ConfigProto, and whether every worker initializes variables.
+
+    Multi-worker collectives run on the in-process server the strategy started (each
+    worker initializes; initial values are broadcast). Parameter-server training runs on
+    this task's own server, the chief initializes the variables that live on the ps tasks.
+
+    Example:
+        >>> session_target(None, RunConfig())[0]  # doctest: +SKIP
+        ''
+    """
+    session_config = config.session_config
+    if strategy is None:
+        return "", session_config, False
+    if is_multi_worker(strategy):
+        return config.master, strategy.update_config_proto(session_config), True
+    if is_parameter_server(strategy) and config.cluster_spec:
+        target = task_server(config.cluster_spec, config.task_type, config.task_id).target
+        return target, strategy.update_config_proto(session_config), False
+    return "", session_config, False
+
+
+def chief_hooks(ctx: ModeContext, spec: Any, worker_hooks: list, listeners: tuple) -> list:
+    """The chief's hooks: model_fn's chief hooks, step counter, summaries, checkpoints.
+
+    Example:
+        >>> hooks = chief_hooks(ctx, spec, [], ())  # doctest: +SKIP
+    """
+    v1 = import_tf().compat.v1
+    config = ctx.config
+    hooks = list(spec.training_chief_hooks)
+    if config.log_step_count_steps:
+        hooks.append(
+            v1.train.StepCounterHook(
+                output_dir=ctx.model_dir, every_n_steps=config.log_step_count_steps
+            )
+        )
+    if config.save_summary_steps:
+        hooks.append(
+            v1.train.SummarySaverHook(
+                scaffold=spec.scaffold,
+                save_steps=config.save_summary_steps,
+                output_dir=ctx.model_dir,
+            )
+        )
+    saver_hook = _checkpoint_hook(ctx, spec, worker_hooks + hooks, listeners)
+    if saver_hook is not None:
+        hooks.append(saver_hook)
+    return hooks
+
+
+def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple) -> Any:
+    tf = import_tf()
+    config = ctx.config
+    existing = [h for h in hooks if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)]
+    if existing:
+        if listeners:
+            existing[0]._listeners.extend(listeners)
+        return None
+    if not (config.save_checkpoints_secs or config.save_checkpoints_steps):
+        if listeners:
+            raise TfportInputError(
+                message(
+                    "saving_listeners were given but checkpointing is disabled",
+                    "Set RunConfig.save_checkpoints_steps or save_checkpoints_secs",
+                    saving_listeners=listeners,
+                )
+            )
+        return None
+    return tf.compat.v1.train.CheckpointSaverHook(
+        ctx.model_dir,
+        save_secs=config.save_checkpoints_secs,
+        save_steps=config.save_checkpoints_steps,
+        scaffold=spec.scaffold,
+        listeners=list(listeners),
+        save_graph_def=config.checkpoint_save_graph_def,
+    )
+
+
+class PreemptionWatcher:
+    """Turns SIGTERM during training into: stop, save a checkpoint at this step, exit.
+
+    The signal only sets a flag; a hook requests a stop after the running step,
+    the CheckpointSaverHook's `end()` saves the checkpoint of the last step, and
+    the process exits with 128 + SIGTERM.
+
+    Example:
+        >>> watcher = PreemptionWatcher()
+        >>> with watcher.installed():
+        ...     pass
+    """
+
+    def __init__(self) -> None:
+        self.signalled: int | None = None
+        self._previous: Any = None
+
+    def installed(self) -> Any:
+        watcher = self
+
+        class _Ctx:
+            def __enter__(self) -> None:
+                if threading.current_thread() is threading.main_thread():
+                    watcher._previous = signal.signal(signal.SIGTERM, watcher._handle)
+
+            def __exit__(self, *exc: Any) -> None:
+                if watcher._previous is not None:
+                    signal.signal(signal.SIGTERM, watcher._previous)
+
+        return _Ctx()
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        del frame
+        self.signalled = signum
+
+    def hook(self) -> Any:
+        tf = import_tf()
+        watcher = self
+
+        class _PreemptionHook(tf.compat.v1.train.SessionRunHook):
+            def after_run(self, run_context: Any, run_values: Any) -> None:
+                if watcher.signalled is not None:
+                    run_context.request_stop()
+
+        return _PreemptionHook()
+
+    def exit_if_signalled(self, model_dir: str) -> None:
+        if self.signalled is None:
+            return
+        tf = import_tf()
+        latest = tf.train.latest_checkpoint(model_dir)
+        print(
+            f"tfport: received signal {self.signalled} during training; "
+            f"saved {os.path.basename(latest or '?')} in {model_dir}; exiting",
+            file=sys.stderr,
+        )
+        sys.exit(128 + self.signalled)

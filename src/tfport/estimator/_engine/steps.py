@@ -1,0 +1,97 @@
+"""The model step: model_fn on one device, or once per replica under a strategy.
+
+A step takes one batch and returns a `StepResult` (the spec, the loss, the train_op
+and, when replicated, the metric pairs aggregated over replicas). The graph builder
+runs a step once per graph, or inside the steps-per-loop `while_loop`.
+
+Under a strategy model_fn runs once per replica (`call_for_each_replica`) on that
+replica's share of the global batch, so N replicas with batch B/N make the update of
+one device with batch B (v1 optimizers scale a mean loss by 1/N and sum the
+gradients; Keras losses divide by the global batch). Metrics created with
+`tf.compat.v1.metrics` aggregate over replicas.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.metrics import metric_pairs
+from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+
+
+@dataclasses.dataclass
+class StepResult:
+    """What one step built: the (first replica's) spec, loss, train_op, metric pairs."""
+
+    spec: EstimatorSpec
+    loss: Any
+    train_op: Any = None
+    metric_ops: dict | None = None
+
+
+def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
+    """model_fn once, on the current device.
+
+    Example:
+        >>> result = single_step(ctx, features, labels, [])  # doctest: +SKIP
+    """
+    spec = ctx.call_model_fn(features, labels, deferred)
+    return StepResult(spec, spec.loss, spec.train_op)
+
+
+def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
+    """model_fn once per replica of `ctx.strategy`; loss and metrics reduced over replicas.
+
+    Example:
+        >>> result = replicated_step(ctx, features, labels, [])  # doctest: +SKIP
+    """
+    tf = import_tf()
+    strategy = ctx.strategy
+    specs: list = []
+
+    def replica_fn(features: Any, labels: Any) -> dict:
+        spec = ctx.call_model_fn(features, labels, deferred if not specs else [])
+        specs.append(spec)
+        if ctx.mode == ModeKeys.TRAIN:
+            return {"loss": spec.loss, "train_op": spec.train_op}
+        return {"loss": spec.loss, "metrics": metric_pairs(tf, spec.eval_metric_ops)}
+
+    with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
+        grouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
+    drop_replica_components(tf.compat.v1)
+    graph = tf.compat.v1.get_default_graph()
+    loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
+    if ctx.mode == ModeKeys.TRAIN:
+        return StepResult(specs[0], loss, strategy.group(grouped["train_op"]))
+    metric_ops = {
+        key: (strategy.experimental_local_results(value)[0], strategy.group(update))
+        for key, (value, update) in grouped["metrics"].items()
+    }
+    return StepResult(specs[0], loss, None, metric_ops)
+
+
+def drop_replica_components(v1: Any) -> None:
+    """Keeps only the distributed variable where its per-replica parts were also collected.
+
+    tf_keras optimizers under a graph-mode strategy add both a slot's MirroredVariable and
+    its components (`.../m`, `.../m/replica_1`) to GLOBAL_VARIABLES; the Saver must see the
+    MirroredVariable alone, so checkpoints keep the single-device names.
+    """
+    from tensorflow.python.distribute import values as ds_values
+
+    collection = v1.get_collection_ref(v1.GraphKeys.GLOBAL_VARIABLES)
+    parts = {
+        id(c) for v in collection if isinstance(v, ds_values.DistributedValues) for c in v.values
+    }
+    collection[:] = [v for v in collection if id(v) not in parts]
+
+
+def _loss_reduction(tf: Any, graph: Any) -> Any:
+    """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
+    reduction = getattr(graph, "_last_loss_reduction", None)
+    if reduction in ("weighted_sum", "sum"):
+        return tf.distribute.ReduceOp.SUM
+    return tf.distribute.ReduceOp.MEAN

@@ -1,0 +1,355 @@
+"""`train_and_evaluate` with `TrainSpec`/`EvalSpec` and the exporters (local mode)."""
+
+from __future__ import annotations
+
+import collections
+import glob
+import os
+import shutil
+import time
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+
+
+class TrainSpec(
+    collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks", "saving_listeners"])
+):
+    """What `train_and_evaluate` trains on and for how long.
+
+    Example:
+        >>> TrainSpec(input_fn=lambda: None, max_steps=100).max_steps
+        100
+    """
+
+    def __new__(
+        cls,
+        input_fn: Any,
+        max_steps: int | None = None,
+        hooks: Any = None,
+        saving_listeners: Any = None,
+    ) -> TrainSpec:
+        if not callable(input_fn):
+            raise TfportInputError(
+                message(
+                    "TrainSpec.input_fn must be callable",
+                    "Pass the input function",
+                    input_fn=input_fn,
+                )
+            )
+        if max_steps is not None and max_steps <= 0:
+            raise TfportInputError(
+                message("TrainSpec.max_steps must be positive", "Fix it", max_steps=max_steps)
+            )
+        return super().__new__(
+            cls, input_fn, max_steps, tuple(hooks or ()), tuple(saving_listeners or ())
+        )
+
+
+class EvalSpec(
+    collections.namedtuple(
+        "EvalSpec",
+        ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"],
+    )
+):
+    """What `train_and_evaluate` evaluates on, how often, and what it exports.
+
+    Example:
+        >>> EvalSpec(input_fn=lambda: None, throttle_secs=0).throttle_secs
+        0
+    """
+
+    def __new__(
+        cls,
+        input_fn: Any,
+        steps: int | None = 100,
+        name: str | None = None,
+        hooks: Any = None,
+        exporters: Any = None,
+        start_delay_secs: int = 120,
+        throttle_secs: int = 600,
+    ) -> EvalSpec:
+        if not callable(input_fn):
+            raise TfportInputError(
+                message(
+                    "EvalSpec.input_fn must be callable",
+                    "Pass the input function",
+                    input_fn=input_fn,
+                )
+            )
+        if exporters is None:
+            exporters = ()
+        elif isinstance(exporters, Exporter):
+            exporters = (exporters,)
+        exporters = tuple(exporters)
+        names = [e.name for e in exporters]
+        if len(set(names)) != len(names):
+            raise TfportInputError(
+                message("EvalSpec.exporters must have unique names", "Rename them", names=names)
+            )
+        return super().__new__(
+            cls,
+            input_fn,
+            steps,
+            name,
+            tuple(hooks or ()),
+            exporters,
+            start_delay_secs,
+            throttle_secs,
+        )
+
+
+class Exporter:
+    """Base class of exporters run after evaluations."""
+
+    name: str = "exporter"
+
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
+        raise NotImplementedError
+
+
+class _SavedModelExporter(Exporter):
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
+        if not callable(serving_input_receiver_fn):
+            raise TfportInputError(
+                message(
+                    f"{type(self).__name__} needs a callable serving_input_receiver_fn",
+                    "Pass one",
+                    serving_input_receiver_fn=serving_input_receiver_fn,
+                )
+            )
+        self.name = name
+        self._receiver_fn = serving_input_receiver_fn
+        self._assets_extra = assets_extra
+        self._as_text = as_text
+        self._keep = exports_to_keep
+
+    def _do_export(self, estimator: Any, export_path: str, checkpoint_path: str) -> bytes:
+        path = estimator.export_saved_model(
+            export_path,
+            self._receiver_fn,
+            assets_extra=self._assets_extra,
+            as_text=self._as_text,
+            checkpoint_path=checkpoint_path,
+        )
+        self._garbage_collect(export_path)
+        return path
+
+    def _garbage_collect(self, export_path: str) -> None:
+        if not self._keep:
+            return
+        stamps = sorted(d for d in os.listdir(export_path) if d.isdigit())
+        for old in stamps[: -self._keep]:
+            shutil.rmtree(os.path.join(export_path, old), ignore_errors=True)
+
+
+class LatestExporter(_SavedModelExporter):
+    """Exports after every evaluation, keeping the `exports_to_keep` newest."""
+
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
+        return self._do_export(estimator, export_path, checkpoint_path)
+
+
+class FinalExporter(_SavedModelExporter):
+    """Exports only after the final evaluation."""
+
+    def __init__(
+        self,
+        name: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: Any = None,
+        as_text: bool = False,
+    ) -> None:
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, None)
+
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
+        if not is_the_final_export:
+            return None
+        return self._do_export(estimator, export_path, checkpoint_path)
+
+
+def _loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
+    return current_eval_result["loss"] < best_eval_result["loss"]
+
+
+class BestExporter(_SavedModelExporter):
+    """Exports when the evaluation is the best so far by `compare_fn` (default: lower loss)."""
+
+    def __init__(
+        self,
+        name: str = "best_exporter",
+        serving_input_receiver_fn: Any = None,
+        event_file_pattern: str = "eval/*.tfevents.*",
+        compare_fn: Any = _loss_smaller,
+        assets_extra: Any = None,
+        as_text: bool = False,
+        exports_to_keep: int | None = 5,
+    ) -> None:
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+        self._compare = compare_fn
+        self._pattern = event_file_pattern
+        self._best: dict | None = None
+
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
+        if self._best is None:
+            self._best = self._best_from_events(estimator.model_dir)
+        if self._best is None or self._compare(self._best, eval_result):
+            self._best = dict(eval_result)
+            return self._do_export(estimator, export_path, checkpoint_path)
+        return None
+
+    def _best_from_events(self, model_dir: str) -> dict | None:
+        from tfport.estimator._engine.hooks import read_eval_metrics
+
+        best = None
+        folders = {os.path.dirname(p) for p in glob.glob(os.path.join(model_dir, self._pattern))}
+        for folder in folders:
+            for metrics in read_eval_metrics(folder).values():
+                if "loss" in metrics and (best is None or self._compare(best, metrics)):
+                    best = metrics
+        return best
+
+
+def _run_exporters(
+    estimator: Any, eval_spec: EvalSpec, checkpoint_path: str, result: dict, final: bool
+) -> list:
+    results = []
+    for exporter in eval_spec.exporters:
+        path = os.path.join(estimator.model_dir, "export", exporter.name)
+        os.makedirs(path, exist_ok=True)
+        out = exporter.export(estimator, path, checkpoint_path, result, final)
+        if out is not None:
+            results.append(out)
+    return results
+
+
+def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+    """Trains, evaluating after new checkpoints (at most every `throttle_secs`) and at the end.
+
+    Returns:
+        `(metrics, export_results)` of the final evaluation.
+
+    Example:
+        >>> train_and_evaluate(est, TrainSpec(train_fn, max_steps=100), EvalSpec(eval_fn))
+        ... # doctest: +SKIP
+    """
+    if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
+        raise TfportInputError(
+            message(
+                "train_and_evaluate needs a TrainSpec and an EvalSpec",
+                "Pass tfport.estimator.TrainSpec / EvalSpec",
+                train_spec=type(train_spec).__name__,
+                eval_spec=type(eval_spec).__name__,
+            )
+        )
+    config = estimator.config
+    if config.task_type == "evaluator" and config.cluster_spec:
+        return _evaluator_loop(estimator, train_spec, eval_spec)
+    state: dict[str, Any] = {"last_time": 0.0, "last_step": -1, "result": None, "exports": []}
+
+    def evaluate(step: int) -> None:
+        checkpoint = import_tf().train.latest_checkpoint(estimator.model_dir)
+        result, exports, _ = _evaluate_and_export(estimator, train_spec, eval_spec, checkpoint)
+        state.update(last_time=time.time(), last_step=step, result=result, exports=exports)
+
+    tf = import_tf()
+
+    class _EvalListener(tf.compat.v1.train.CheckpointSaverListener):
+        def after_save(self, session: Any, global_step_value: int) -> None:
+            if not config.is_chief:
+                return
+            if (
+                time.time() - state["last_time"] >= eval_spec.throttle_secs
+                and global_step_value > 0
+            ):
+                evaluate(global_step_value)
+
+    estimator.train(
+        train_spec.input_fn,
+        hooks=list(train_spec.hooks),
+        max_steps=train_spec.max_steps,
+        saving_listeners=list(train_spec.saving_listeners) + [_EvalListener()],
+    )
+    from tfport.estimator._engine.graphs import global_step_in_dir
+
+    step = global_step_in_dir(estimator.model_dir)
+    if config.is_chief and state["last_step"] != step:
+        evaluate(step)
+    return state["result"], state["exports"]
+
+
+def _evaluate_and_export(
+    estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec, checkpoint: str
+) -> tuple[dict, list, bool]:
+    """Evaluates `checkpoint`, runs the exporters; returns (metrics, exports, is_final)."""
+    result = estimator.evaluate(
+        eval_spec.input_fn,
+        steps=eval_spec.steps,
+        hooks=eval_spec.hooks,
+        checkpoint_path=checkpoint,
+        name=eval_spec.name,
+    )
+    final = train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps
+    return result, _run_exporters(estimator, eval_spec, checkpoint, result, final), final
+
+
+def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+    tf = import_tf()
+    time.sleep(eval_spec.start_delay_secs)
+    last, result, exports = None, None, []
+    while True:
+        checkpoint = tf.train.latest_checkpoint(estimator.model_dir)
+        if checkpoint and checkpoint != last:
+            last = checkpoint
+            result, exports, final = _evaluate_and_export(
+                estimator, train_spec, eval_spec, checkpoint
+            )
+            if final:
+                return result, exports
+        time.sleep(max(eval_spec.throttle_secs, 1))

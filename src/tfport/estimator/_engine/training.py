@@ -1,0 +1,135 @@
+"""The training loop: a graph per call, MonitoredTrainingSession, legacy hooks."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import builder, graphs, loops, sessions
+from tfport.estimator._engine.aligned_names import aligned_var_list
+from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.spec import check_hooks
+
+log = logging.getLogger("tfport")
+
+
+def train(
+    ctx: ModeContext, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
+) -> None:
+    """Trains as the legacy `Estimator.train` did, in the TRAIN context `ctx`.
+
+    Example:
+        >>> train(ctx, input_fn, None, None, 40, None)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    _check_steps(steps, max_steps)
+    hooks = list(check_hooks(tf, hooks, "train(hooks)"))
+    listeners = tuple(saving_listeners or ())
+    if max_steps is not None:
+        start = graphs.global_step_in_dir(ctx.model_dir)
+        if max_steps <= start:
+            log.info("Skipping training since max_steps has already saved.")
+            return
+    graphs.ensure_writable_dir(ctx.model_dir)
+    if steps is not None or max_steps is not None:
+        hooks.append(tf.compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
+    built = builder.build(ctx, input_fn)
+    with built.graph.as_default():
+        _train_with_spec(ctx, built, hooks, listeners, input_fn, (steps, max_steps))
+
+
+def _check_steps(steps: Any, max_steps: Any) -> None:
+    if steps is not None and max_steps is not None:
+        raise TfportInputError(
+            message(
+                "train() takes steps or max_steps, not both",
+                "Pass only one",
+                steps=steps,
+                max_steps=max_steps,
+            )
+        )
+    for name, value in (("steps", steps), ("max_steps", max_steps)):
+        if value is not None and (not isinstance(value, int) or value <= 0):
+            raise TfportInputError(
+                message(f"train({name}) must be a positive int", "Fix the value", **{name: value})
+            )
+
+
+def _train_with_spec(
+    ctx: ModeContext, built: Any, hooks: list, listeners: tuple, input_fn: Any, bounds: tuple
+) -> None:
+    tf = import_tf()
+    v1 = tf.compat.v1
+    spec, config = built.spec, ctx.config
+    graphs.maybe_warm_start(ctx.warm_start)
+    if not any(x.op.name == "loss" for x in v1.get_collection(v1.GraphKeys.SUMMARIES)):
+        v1.summary.scalar("loss", spec.loss)
+    worker_hooks = list(built.input_hooks) + hooks
+    worker_hooks.append(v1.train.NanTensorHook(spec.loss))
+    if config.log_step_count_steps:
+        worker_hooks.append(
+            v1.train.LoggingTensorHook(
+                {"loss": spec.loss, "step": built.global_step},
+                every_n_iter=config.log_step_count_steps,
+            )
+        )
+    worker_hooks.extend(spec.training_hooks)
+    _add_saver(tf, ctx, built, input_fn)
+    chief = config.is_chief
+    chief_hooks: list = []
+    if chief:
+        chief_hooks = sessions.chief_hooks(ctx, spec, worker_hooks, listeners)
+    if built.iterations is not None:
+        counted = worker_hooks + chief_hooks
+        worker_hooks.insert(0, loops.iterations_hook(built.iterations, ctx, *bounds, counted))
+    preemption = sessions.PreemptionWatcher()
+    worker_hooks.append(preemption.hook())
+    master, session_config, every_worker_inits = sessions.session_target(ctx.strategy, config)
+    with (
+        preemption.installed(),
+        v1.train.MonitoredTrainingSession(
+            master=master,
+            is_chief=chief or every_worker_inits,
+            checkpoint_dir=ctx.model_dir,
+            scaffold=spec.scaffold,
+            hooks=worker_hooks,
+            chief_only_hooks=chief_hooks,
+            save_checkpoint_secs=0,
+            save_summaries_steps=None,
+            save_summaries_secs=None,
+            config=session_config,
+            max_wait_secs=config.session_creation_timeout_secs,
+            log_step_count_steps=None,
+            save_graph_def=config.checkpoint_save_graph_def and chief,
+        ) as session,
+    ):
+        while not session.should_stop():
+            session.run([spec.train_op, spec.loss])
+    preemption.exit_if_signalled(ctx.model_dir)
+
+
+def _add_saver(tf: Any, ctx: ModeContext, built: Any, input_fn: Any) -> None:
+    """The Saver of the graph (single-device names under a strategy), unless model_fn set one."""
+    v1 = tf.compat.v1
+    if built.spec.scaffold.saver or v1.get_collection(v1.GraphKeys.SAVERS):
+        return
+    config = ctx.config
+    latest = tf.train.latest_checkpoint(ctx.model_dir)
+    var_list = None
+    if latest and built.distributed:
+        var_list = aligned_var_list(ctx, input_fn, latest)
+    if latest:
+        graphs.check_checkpoint_covers_graph(latest, var_list)
+    v1.add_to_collection(
+        v1.GraphKeys.SAVERS,
+        v1.train.Saver(
+            var_list=var_list,
+            sharded=True,
+            max_to_keep=config.keep_checkpoint_max,
+            keep_checkpoint_every_n_hours=config.keep_checkpoint_every_n_hours,
+            defer_build=var_list is None,
+            save_relative_paths=True,
+        ),
+    )

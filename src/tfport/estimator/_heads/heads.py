@@ -1,0 +1,321 @@
+"""Heads: logits -> predictions, loss, train op and metrics, as the legacy heads built them.
+
+One class serves both generations: `v2=False` is the v1 head (`tf.compat.v1.estimator`:
+ops under the caller's scope `.../head`, `optimizer.minimize(loss, global_step)`, SUM
+reduction, `loss` and `average_loss` summaries); `v2=True` is the v2 head (`head/...`,
+loss under `head/losses`, a Keras optimizer's `get_updates` under `training/`,
+SUM_OVER_BATCH_SIZE reduction, a `loss` summary).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import checks
+from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._heads import head_outputs
+
+V1_REDUCTIONS = (
+    "weighted_sum",
+    "weighted_mean",
+    "weighted_sum_by_nonzero_weights",
+    "weighted_sum_over_batch_size",
+    "sum_by_nonzero_weights",
+)
+V2_REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
+
+
+class Head:
+    """A multi-class, binary or regression head.
+
+    Args:
+        kind: "classifier" or "regression".
+        n_classes: classes (classifier; 2 = logistic head).
+        weight_column: feature key or `numeric_column` holding example weights.
+        label_vocabulary: strings the labels take (classifier).
+        loss_reduction: a `tf.compat.v1.losses.Reduction` (v1) or
+            `tf.keras.losses.Reduction` (v2) value other than NONE.
+        v2: build the v2 head.
+        label_dimension: regression output size.
+
+    Example:
+        >>> head = Head("classifier", n_classes=3)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: Any = None,
+        v2: bool = False,
+        label_dimension: int = 1,
+    ) -> None:
+        self.kind, self.v2 = kind, v2
+        self.n_classes, self.label_dimension = n_classes, label_dimension
+        self.weight_column = weight_column
+        self.vocabulary = tuple(label_vocabulary) if label_vocabulary is not None else None
+        self.loss_reduction = loss_reduction or ("sum_over_batch_size" if v2 else "weighted_sum")
+        _validate(self)
+
+    @property
+    def logits_dimension(self) -> int:
+        """Width of the logits the model must produce."""
+        if self.kind == "regression":
+            return self.label_dimension
+        return 1 if self.n_classes == 2 else self.n_classes
+
+    def create_estimator_spec(
+        self,
+        features: Any,
+        mode: str,
+        logits: Any,
+        labels: Any = None,
+        optimizer: Any = None,
+        train_op_fn: Any = None,
+        trainable_variables: Any = None,
+    ) -> EstimatorSpec:
+        """The EstimatorSpec of `mode` for `logits` (train_op from optimizer or train_op_fn).
+
+        Example:
+            >>> head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
+            ... # doctest: +SKIP
+        """
+        tf = import_tf()
+        with tf.compat.v1.name_scope(None, "head"):
+            logits = tf.cast(tf.convert_to_tensor(logits), tf.float32, name="logits")
+            predictions = self._predictions(logits)
+            if mode == ModeKeys.PREDICT:
+                return EstimatorSpec(
+                    mode, predictions=predictions, export_outputs=self._export_outputs(predictions)
+                )
+            loss_scope = "losses" if self.v2 else None
+            with tf.compat.v1.name_scope(loss_scope):
+                parts = self.create_loss(features, logits, labels)
+            training_loss, unreduced, weights, processed = parts
+            if mode == ModeKeys.EVAL:
+                metrics = self._metrics(processed, predictions, weights, unreduced)
+                return EstimatorSpec(
+                    mode, predictions=predictions, loss=training_loss, eval_metric_ops=metrics
+                )
+            if not self.v2:
+                train_op = self._train_op_v1(training_loss, optimizer, train_op_fn)
+                mean_loss = self._mean_loss_v1(tf, training_loss, unreduced, weights)
+        if self.v2:
+            train_op = self._train_op_v2(training_loss, optimizer, train_op_fn, trainable_variables)
+            mean_loss = None
+        _summaries(tf, training_loss, mean_loss)
+        return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
+
+    # -- predictions / outputs / metrics ------------------------------------------------
+    def _predictions(self, logits: Any) -> dict:
+        if self.kind == "regression":
+            return {head_outputs.PREDICTIONS: logits}
+        return head_outputs.classifier_predictions(logits, self.n_classes, self.vocabulary)
+
+    def _export_outputs(self, predictions: dict) -> dict:
+        if self.kind == "regression":
+            return head_outputs.regression_export_outputs(predictions)
+        return head_outputs.classifier_export_outputs(predictions, self.n_classes, self.vocabulary)
+
+    def _metrics(self, processed: Any, predictions: dict, weights: Any, unreduced: Any) -> dict:
+        weights = None if self.weight_column is None else weights
+        if self.kind == "regression":
+            return head_outputs.regression_metrics(processed, predictions, weights, unreduced)
+        return head_outputs.classifier_metrics(
+            self.n_classes, processed, predictions, weights, unreduced, v2=self.v2
+        )
+
+    # -- loss ------------------------------------------------------------------------------
+    def create_loss(self, features: Any, logits: Any, labels: Any) -> tuple:
+        """(training_loss, unreduced_loss [batch, 1], weights, processed_labels)."""
+        tf = import_tf()
+        labels = self._labels(tf, labels, logits)
+        losses = tf.compat.v1.losses
+        if self.kind == "regression":
+            unreduced = losses.mean_squared_error(labels, logits, reduction=losses.Reduction.NONE)
+        elif self.n_classes == 2:
+            unreduced = losses.sigmoid_cross_entropy(
+                labels, logits, reduction=losses.Reduction.NONE
+            )
+        else:
+            unreduced = tf.expand_dims(
+                losses.sparse_softmax_cross_entropy(
+                    labels, logits, reduction=losses.Reduction.NONE
+                ),
+                -1,
+            )
+        weights = self._weights(tf, features, logits)
+        return self._reduce(tf, unreduced, weights), unreduced, weights, labels
+
+    def _labels(self, tf: Any, labels: Any, logits: Any) -> Any:
+        if labels is None:
+            raise TfportInputError(
+                message(
+                    "This canned estimator needs labels in TRAIN and EVAL",
+                    "Return (features, labels) from input_fn",
+                    labels=None,
+                )
+            )
+        labels = tf.compat.v1.convert_to_tensor_or_sparse_tensor(labels)
+        if isinstance(labels, tf.SparseTensor):
+            raise TfportInputError(
+                message(
+                    "labels must be a dense Tensor",
+                    "Convert with tf.sparse.to_dense",
+                    labels=labels,
+                )
+            )
+        with tf.compat.v1.name_scope(None, "labels", (labels, logits)):
+            if labels.shape.rank is not None and labels.shape.rank == logits.shape.rank - 1:
+                labels = tf.expand_dims(labels, -1)
+            want = 1 if self.kind != "regression" else self.label_dimension
+            if labels.shape.rank is not None and labels.shape[-1] not in (None, want):
+                raise TfportInputError(
+                    message(
+                        f"labels must have shape [batch_size, {want}]",
+                        "Reshape the labels",
+                        labels_shape=str(labels.shape),
+                    )
+                )
+        if self.kind == "regression":
+            return tf.cast(labels, tf.float32)
+        checks.check_label_dtype(
+            labels, self.vocabulary, "multi_class" if self.n_classes > 2 else "binary"
+        )
+        return self._label_ids(tf, labels)
+
+    def _label_ids(self, tf: Any, labels: Any) -> Any:
+        n = self.n_classes
+        if self.vocabulary is not None:
+            init = tf.lookup.KeyValueTensorInitializer(
+                tf.constant(list(self.vocabulary)), tf.range(len(self.vocabulary), dtype=tf.int64)
+            )
+            ids = tf.lookup.StaticHashTable(init, -1, name="class_id_lookup").lookup(labels)
+            what = "labels must be one of label_vocabulary " + ", ".join(self.vocabulary)
+            check = checks.assert_labels(ids >= 0, labels, what)
+        elif n == 2 and not labels.dtype.is_integer:
+            ids = tf.cast(labels, tf.float32)
+            what = "labels of a binary classifier must be within 0 and 1"
+            check = checks.assert_labels((ids >= 0) & (ids <= 1), labels, what)
+        else:
+            ids = labels
+            what = f"labels must be class ids from 0 to n_classes - 1 = {n - 1}"
+            check = checks.assert_labels((ids >= 0) & (ids < n), labels, what)
+        with tf.control_dependencies([check]):
+            ids = tf.identity(ids)
+        return tf.cast(ids, tf.float32) if n == 2 else ids
+
+    def _weights(self, tf: Any, features: Any, logits: Any) -> Any:
+        if self.weight_column is None:
+            return 1.0
+        column = self.weight_column
+        key = column if isinstance(column, str) else column.key
+        if key not in features:
+            raise TfportInputError(
+                message(
+                    f"weight_column {key!r} is not among the features",
+                    "Return it from input_fn",
+                    received_keys=sorted(map(str, features)),
+                )
+            )
+        weights = features[key]
+        normalizer = getattr(column, "normalizer_fn", None)
+        if normalizer is not None:
+            weights = normalizer(weights)
+        weights = tf.cast(weights, tf.float32, name="weights")
+        if weights.shape.rank == logits.shape.rank - 1:
+            weights = tf.expand_dims(weights, -1)
+        return weights
+
+    def _reduce(self, tf: Any, unreduced: Any, weights: Any) -> Any:
+        if not self.v2:
+            return tf.compat.v1.losses.compute_weighted_loss(
+                unreduced, weights=weights, reduction=self.loss_reduction
+            )
+        with tf.compat.v1.name_scope(None, "weighted_loss"):
+            weighted = tf.multiply(unreduced, weights)
+            total = tf.reduce_sum(weighted)
+            if self.loss_reduction == "sum":
+                return total  # "auto" and "sum_over_batch_size" average over elements
+            count = tf.cast(tf.size(weighted), tf.float32, name="num_elements")
+            return tf.math.divide_no_nan(total, count, name="value")
+
+    # -- training ----------------------------------------------------------------------------
+    def _train_op_v1(self, loss: Any, optimizer: Any, train_op_fn: Any) -> Any:
+        tf = import_tf()
+        v1 = tf.compat.v1
+        if (optimizer is None) == (train_op_fn is None):
+            raise TfportInputError(
+                message(
+                    "Exactly one of optimizer and train_op_fn is needed",
+                    "Pass one",
+                    optimizer=optimizer,
+                )
+            )
+        if optimizer is not None:
+            train_op = optimizer.minimize(loss, global_step=v1.train.get_global_step())
+        else:
+            train_op = train_op_fn(loss)
+        update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+        return tf.group(train_op, *update_ops) if update_ops else train_op
+
+    def _mean_loss_v1(self, tf: Any, loss: Any, unreduced: Any, weights: Any) -> Any:
+        if self.loss_reduction != "weighted_sum":
+            return None
+        return loss / tf.reduce_sum(weights * tf.ones_like(unreduced))
+
+    def _train_op_v2(self, loss: Any, optimizer: Any, train_op_fn: Any, variables: Any) -> Any:
+        tf = import_tf()
+        v1 = tf.compat.v1
+        with v1.get_default_graph().name_scope(None), v1.name_scope("training"):
+            if optimizer is not None:
+                if self.loss_reduction != "sum":
+                    replicas = tf.distribute.get_strategy().num_replicas_in_sync
+                    if replicas > 1:
+                        loss = loss * (1.0 / replicas)
+                train_op = optimizer.get_updates(loss, list(variables))[0]
+            else:
+                train_op = train_op_fn(loss)
+            update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+            return tf.group(train_op, *update_ops) if update_ops else train_op
+
+
+def _summaries(tf: Any, loss: Any, mean_loss: Any) -> None:
+    v1 = tf.compat.v1
+    with v1.get_default_graph().name_scope(None):
+        v1.summary.scalar("loss", loss)
+        if mean_loss is not None:
+            v1.summary.scalar("average_loss", mean_loss)
+
+
+def _validate(head: Head) -> None:
+    allowed = V2_REDUCTIONS if head.v2 else V1_REDUCTIONS
+    if head.loss_reduction not in allowed:
+        raise TfportInputError(
+            message(
+                "loss_reduction is not a valid reduction for this estimator",
+                f"Use one of {list(allowed)}",
+                loss_reduction=head.loss_reduction,
+            )
+        )
+    if head.kind == "classifier":
+        if not isinstance(head.n_classes, int) or head.n_classes < 2:
+            raise TfportInputError(
+                message("n_classes must be an int >= 2", "Fix n_classes", n_classes=head.n_classes)
+            )
+        vocab = head.vocabulary
+        if vocab is not None and (
+            len(vocab) != head.n_classes or not all(isinstance(v, str) for v in vocab)
+        ):
+            raise TfportInputError(
+                message(
+                    "label_vocabulary must hold n_classes strings",
+                    "Fix label_vocabulary",
+                    label_vocabulary=list(vocab),
+                    n_classes=head.n_classes,
+                )
+            )

@@ -1,0 +1,343 @@
+"""TPUEstimator compatibility: one model_fn on TPU, GPUs or CPU.
+
+With no TPU (or `use_tpu=False`) a TPUEstimator runs on whatever strategy the
+RunConfig names (Mirrored over GPUs, logical CPU devices, or one device), with
+`iterations_per_loop` steps per `session.run`. `CrossShardOptimizer` is the real
+cross-replica sum inside a TPU computation and the wrapped optimizer elsewhere
+(v1 optimizers already mean-aggregate across replicas), so it never fails for
+lack of a `CrossReplicaSum` kernel.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
+from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+
+log = logging.getLogger("tfport")
+
+
+class TPUConfig(
+    collections.namedtuple(
+        "TPUConfig",
+        [
+            "iterations_per_loop",
+            "num_shards",
+            "num_cores_per_replica",
+            "per_host_input_for_training",
+            "tpu_job_name",
+            "initial_infeed_sleep_secs",
+            "input_partition_dims",
+            "eval_training_input_configuration",
+            "experimental_host_call_every_n_steps",
+        ],
+    )
+):
+    """TPU-specific settings (only `iterations_per_loop` matters off TPU).
+
+    Example:
+        >>> TPUConfig(iterations_per_loop=10).iterations_per_loop
+        10
+    """
+
+    def __new__(
+        cls,
+        iterations_per_loop: int = 2,
+        num_shards: int | None = None,
+        num_cores_per_replica: int | None = None,
+        per_host_input_for_training: Any = True,
+        tpu_job_name: str | None = None,
+        initial_infeed_sleep_secs: int | None = None,
+        input_partition_dims: Any = None,
+        eval_training_input_configuration: Any = 2,
+        experimental_host_call_every_n_steps: int = 1,
+        **_: Any,
+    ) -> TPUConfig:
+        if not isinstance(iterations_per_loop, int) or iterations_per_loop < 1:
+            raise TfportInputError(
+                message(
+                    "TPUConfig.iterations_per_loop must be an int >= 1",
+                    "Fix it",
+                    iterations_per_loop=iterations_per_loop,
+                )
+            )
+        return super().__new__(
+            cls,
+            iterations_per_loop,
+            num_shards,
+            num_cores_per_replica,
+            per_host_input_for_training,
+            tpu_job_name,
+            initial_infeed_sleep_secs,
+            input_partition_dims,
+            eval_training_input_configuration,
+            experimental_host_call_every_n_steps,
+        )
+
+
+class RunConfig(_BaseRunConfig):
+    """`tf.compat.v1.estimator.tpu.RunConfig`: a RunConfig with a `tpu_config`.
+
+    Example:
+        >>> RunConfig(tpu_config=TPUConfig(iterations_per_loop=10)).iterations_per_loop
+        10
+    """
+
+    def __init__(
+        self,
+        tpu_config: TPUConfig | None = None,
+        evaluation_master: Any = None,
+        master: Any = None,
+        cluster: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        self._tpu_config = tpu_config or TPUConfig()
+        kwargs.setdefault("iterations_per_loop", self._tpu_config.iterations_per_loop)
+        super().__init__(**kwargs)
+        self._cluster = cluster
+        if master:
+            self._master = master
+
+    tpu_config = property(lambda self: self._tpu_config)
+    cluster = property(lambda self: self._cluster)
+
+
+class TPUEstimatorSpec(
+    collections.namedtuple(
+        "TPUEstimatorSpec",
+        [
+            "mode",
+            "predictions",
+            "loss",
+            "train_op",
+            "eval_metrics",
+            "export_outputs",
+            "scaffold_fn",
+            "host_call",
+            "training_hooks",
+            "evaluation_hooks",
+            "prediction_hooks",
+        ],
+    )
+):
+    """What a TPU model_fn returns; `as_estimator_spec()` turns it into an EstimatorSpec.
+
+    Example:
+        >>> spec = TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
+        ... # doctest: +SKIP
+    """
+
+    def __new__(
+        cls,
+        mode: str,
+        predictions: Any = None,
+        loss: Any = None,
+        train_op: Any = None,
+        eval_metrics: Any = None,
+        export_outputs: Any = None,
+        scaffold_fn: Any = None,
+        host_call: Any = None,
+        training_hooks: Any = None,
+        evaluation_hooks: Any = None,
+        prediction_hooks: Any = None,
+    ) -> TPUEstimatorSpec:
+        for name, call in (("eval_metrics", eval_metrics), ("host_call", host_call)):
+            if call is not None and not (
+                isinstance(call, (tuple, list)) and len(call) == 2 and callable(call[0])
+            ):
+                raise TfportInputError(
+                    message(
+                        f"TPUEstimatorSpec.{name} must be (fn, list_or_dict_of_tensors)",
+                        "Pass e.g. (metric_fn, [labels, logits])",
+                        **{name: call},
+                    )
+                )
+        return super().__new__(
+            cls,
+            mode,
+            predictions,
+            loss,
+            train_op,
+            eval_metrics,
+            export_outputs,
+            scaffold_fn,
+            host_call,
+            tuple(training_hooks or ()),
+            tuple(evaluation_hooks or ()),
+            tuple(prediction_hooks or ()),
+        )
+
+    def as_estimator_spec(self) -> EstimatorSpec:
+        """The equivalent EstimatorSpec (eval_metrics called, host_call run as a hook)."""
+        metric_ops = _call(self.eval_metrics) if self.eval_metrics is not None else None
+        hooks = list(self.training_hooks)
+        if self.host_call is not None:
+            hooks.append(_host_call_hook(_call(self.host_call)))
+        return EstimatorSpec(
+            mode=self.mode,
+            predictions=self.predictions,
+            loss=self.loss,
+            train_op=self.train_op,
+            eval_metric_ops=metric_ops,
+            export_outputs=self.export_outputs,
+            scaffold=self.scaffold_fn() if self.scaffold_fn else None,
+            training_hooks=hooks,
+            evaluation_hooks=self.evaluation_hooks,
+            prediction_hooks=self.prediction_hooks,
+        )
+
+
+def _call(fn_and_tensors: Any) -> Any:
+    fn, tensors = fn_and_tensors
+    return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
+
+
+def _host_call_hook(ops: Any) -> Any:
+    tf = import_tf()
+
+    class _HostCallHook(tf.compat.v1.train.SessionRunHook):
+        def before_run(self, run_context: Any) -> Any:
+            return tf.compat.v1.train.SessionRunArgs(ops)
+
+    return _HostCallHook()
+
+
+class TPUEstimator(Estimator):
+    """`TPUEstimator` that runs the same model_fn on TPU, GPUs or CPU.
+
+    Example:
+        >>> est = TPUEstimator(model_fn, config=RunConfig(tpu_config=TPUConfig(10)),
+        ...                    use_tpu=False, train_batch_size=32)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model_fn: Any = None,
+        model_dir: str | None = None,
+        config: Any = None,
+        params: dict | None = None,
+        use_tpu: bool = True,
+        train_batch_size: int | None = None,
+        eval_batch_size: int | None = None,
+        predict_batch_size: int | None = None,
+        batch_axis: Any = None,
+        eval_on_tpu: bool = True,
+        export_to_tpu: bool = True,
+        export_to_cpu: bool = True,
+        warm_start_from: Any = None,
+        embedding_config_spec: Any = None,
+        export_saved_model_api_version: Any = None,
+        **_: Any,
+    ) -> None:
+        if params and "batch_size" in params:
+            raise TfportInputError(
+                message(
+                    "params must not contain 'batch_size'; TPUEstimator sets it",
+                    "Pass train_batch_size / eval_batch_size / predict_batch_size instead",
+                    params=params,
+                )
+            )
+        self._batch_sizes = {
+            ModeKeys.TRAIN: train_batch_size,
+            ModeKeys.EVAL: eval_batch_size,
+            ModeKeys.PREDICT: predict_batch_size,
+        }
+        self._use_tpu = use_tpu
+        params = dict(params or {}, use_tpu=use_tpu)
+        # The engine calls the model_fn with the argument subset it takes and turns a
+        # TPUEstimatorSpec into an EstimatorSpec, so the user's model_fn is used as it is.
+        super().__init__(model_fn, model_dir, config or RunConfig(), params, warm_start_from)
+        if use_tpu:
+            _warn_if_no_tpu(self._config)
+
+    def _params_for_input(self, mode: str) -> dict:
+        """input_fn params with `batch_size` = the mode's global batch (tfport splits it)."""
+        params = dict(super()._params_for_input(mode))
+        if self._batch_sizes.get(mode) is not None:
+            params["batch_size"] = self._batch_sizes[mode]
+        return params
+
+    def _params_for_model_fn(self, mode: str, replicas: int) -> dict:
+        """model_fn params with `batch_size` = the mode's per-replica batch, as legacy."""
+        params = dict(super()._params_for_model_fn(mode, replicas))
+        batch = self._batch_sizes.get(mode)
+        if batch is not None:
+            params["batch_size"] = batch // replicas
+        return params
+
+    def train(
+        self,
+        input_fn: Any,
+        hooks: Any = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: Any = None,
+    ) -> TPUEstimator:
+        hooks = list(hooks or []) + [_examples_per_second_hook(self)]
+        return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
+
+
+def _warn_if_no_tpu(config: Any) -> None:
+    strategy = config.train_distribute
+    if strategy is None or "TPU" not in type(strategy).__name__:
+        log.warning(
+            "TPUEstimator(use_tpu=True) without a TPU strategy: running on %s.",
+            type(strategy).__name__ if strategy is not None else "the default device",
+        )
+
+
+def _examples_per_second_hook(est: TPUEstimator) -> Any:
+    tf = import_tf()
+    batch = est._batch_sizes.get(ModeKeys.TRAIN) or 0
+    every = est._config.iterations_per_loop or est._config.log_step_count_steps or 100
+
+    class _ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
+        def _log_and_record(
+            self, elapsed_steps: int, elapsed_time: float, global_step: int
+        ) -> None:
+            steps_per_sec = elapsed_steps / elapsed_time
+            if self._summary_writer is not None:
+                summary = tf.compat.v1.Summary(
+                    value=[
+                        tf.compat.v1.Summary.Value(
+                            tag="global_step/sec", simple_value=steps_per_sec
+                        ),
+                        tf.compat.v1.Summary.Value(
+                            tag="examples/sec", simple_value=steps_per_sec * batch
+                        ),
+                    ]
+                )
+                self._summary_writer.add_summary(summary, global_step)
+
+    return _ExamplesPerSecondHook(every_n_steps=every, output_dir=est.model_dir)
+
+
+def cross_shard_optimizer(
+    opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer", group_assignment: Any = None
+) -> Any:
+    """`CrossShardOptimizer` that works everywhere.
+
+    Inside a TPU computation it is TF's own (cross-replica sum); elsewhere it is the
+    wrapped optimizer, which already mean-aggregates gradients across replicas.
+
+    Example:
+        >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+        ... # doctest: +SKIP
+    """
+    import_tf()
+    from tensorflow.python.tpu import tpu_function
+
+    if tpu_function.get_tpu_context().number_of_shards is not None:
+        from tensorflow.python.tpu import tpu_optimizer
+
+        kwargs = {"name": name, "group_assignment": group_assignment}
+        if reduction is not None:
+            kwargs["reduction"] = reduction
+        return tpu_optimizer.CrossShardOptimizer(opt, **kwargs)
+    return opt
