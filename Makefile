@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
 
-.PHONY: demo test lint bench
+.PHONY: demo test test-fast lint bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,12 +18,15 @@ demo: $(STAMP)
 	$(VENV)/bin/tfport demo $(DEMO_ARGS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check src tests bench
-	$(PY) -m ruff format --check src tests bench
+	$(PY) -m ruff check src tests bench legacy
+	$(PY) -m ruff format --check src tests bench legacy
+	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy
 
-test: $(STAMP)
-	$(PY) -m ruff check src tests bench
+test: lint
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-fast: lint
+	$(PY) -m pytest -q -m "not slow" -x $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/train_throughput.py

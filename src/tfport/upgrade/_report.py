@@ -32,8 +32,8 @@ class ReportItem:
         return dataclasses.asdict(self)
 
 
-class Status(enum.StrEnum):
-    """What happened to one file."""
+class Status(str, enum.Enum):
+    """What happened to one file (a str, so it compares equal to its value)."""
 
     CHANGED = "changed"
     UNCHANGED = "unchanged"
