@@ -126,3 +126,10 @@ def test_no_private_module_imports_a_public_face_above_it():
             if above and _private_owner(target) is None and _is_package(target):
                 wrong.append(f"{source} -> {target}")
     assert wrong == []
+
+
+def test_the_readme_lists_every_strategy_spec():
+    from tfport import distribute
+
+    readme = (SRC.parent / "README.md").read_text()
+    assert all(f"`{kind.form}`" in readme for kind in distribute.KINDS)
