@@ -15,7 +15,7 @@ LEGACY = src(
     import tensorflow as tf
 
     est = tf.contrib.tpu.TPUEstimator(model_fn=None, use_tpu=False)
-    x = tf.contrib.framework.get_variables()
+    x = tf.contrib.opt.LazyAdamOptimizer()
     """
 )
 MODERN = "import tensorflow as tf\n"
@@ -46,31 +46,39 @@ def test_out_json_report_exit_1_on_a_failed_file(tree, tmp_path) -> None:
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(proc.stdout)
     status = {pathlib.Path(f["path"]).name: f["status"] for f in doc["files"]}
-    assert status == {"broken.py": "failed", "legacy.py": "changed", "modern.py": "unchanged"}
-    assert doc["summary"]["failed"] == 1 and doc["wrote"] is True
+    assert status == {
+        "broken.py": "failed",
+        "legacy.py": "needs manual work",
+        "modern.py": "unchanged",
+    }
+    assert doc["summary"]["failed"] == 1 and doc["summary"]["needs_manual"] == 1
+    assert doc["wrote"] is True
     legacy = next(f for f in doc["files"] if f["path"].endswith("legacy.py"))
     assert {"line": 4, "col": 4, "level": "ERROR"}.items() <= next(
-        i for i in legacy["items"] if "get_variables" in i["message"]
+        i for i in legacy["items"] if "LazyAdamOptimizer" in i["message"]
     ).items()
+    # the upgraded file is checked too: its own position of the unresolved name
+    assert [(u["line"], u["col"]) for u in legacy["unresolved"]] == [(7, 4)]
     upgraded = (tmp_path / "up" / "legacy.py").read_text()
     assert "tfport.estimator.tpu.TPUEstimator(" in upgraded
     assert upgraded.index("tfport.install()") < upgraded.index("import tensorflow as tf")
     assert not (tmp_path / "up" / "broken.py").exists()
     report = (tmp_path / "report.txt").read_text()
-    assert "src/legacy.py:4:4: ERROR: 'tf.contrib.framework.get_variables'" in report
+    assert "src/legacy.py:4:4: ERROR: 'tf.contrib.opt.LazyAdamOptimizer'" in report
+    assert "up/legacy.py:7:4: ERROR: 'tf.contrib.opt.LazyAdamOptimizer' does not resolve" in report
     assert "src/broken.py:1:0: ERROR: failed: Syntax error" in report
     assert "1 failed" in proc.stderr
 
     again = run_cli("up", "--in-place", cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
-    assert "0 changed, 2 unchanged, 0 failed" in again.stderr
+    assert again.returncode == 1, again.stderr  # still a tf.contrib reference: never "0 failed"
+    assert "0 changed, 1 unchanged, 1 need manual work, 0 failed" in again.stderr
     assert (tmp_path / "up" / "legacy.py").read_text() == upgraded
 
 
 def test_diff_writes_nothing(tree, tmp_path) -> None:
     before = {p.name: p.read_text() for p in tree.iterdir()}
     proc = run_cli("src/legacy.py", "src/modern.py", "--diff", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     assert "+est = tfport.estimator.tpu.TPUEstimator(model_fn=None, use_tpu=False)" in proc.stdout
     assert "src/legacy.py:4:4: ERROR:" in proc.stdout
     assert {p.name: p.read_text() for p in tree.iterdir()} == before
