@@ -13,16 +13,55 @@ import re
 import sys
 import tempfile
 from types import ModuleType
+from typing import Any
 
-# Start-up chatter TensorFlow's C++ side prints before absl logging is set up,
-# whatever TF_CPP_MIN_LOG_LEVEL says (info lines, the CPU-feature notice).
+# Start-up chatter TensorFlow's C++ side prints before absl logging is set up, whatever
+# TF_CPP_MIN_LOG_LEVEL says. Only these exact lines are dropped: a C++ log line
+# (`I0000 00:00:<time> <thread> <file>.cc:<line>] <text>`) from a listed file with a listed
+# text, and two fixed lines. Python absl lines (`I1202 17:25:51.07 <thread> <file>.py:7]`),
+# print and logging output never match.
+_CPP_CHATTER = (
+    ("cudart_stub", r"Could not find cuda drivers on your machine, GPU will not be used\."),
+    ("cpu_feature_guard", r"This TensorFlow binary is optimized to use available CPU .*"),
+    ("port", r"oneDNN custom operations are on\. .*"),
+    ("cuda_(?:fft|dnn|blas)", r"Unable to register cu(?:FFT|DNN|BLAS) factory: .*"),
+    ("computation_placer", r"computation placer already registered\. .*"),
+    ("mlir_graph_optimization_pass", r"MLIR V1 optimization pass is not enabled"),
+)
+_CPP_PREFIX = r"[IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ "
 _NOISE = re.compile(
-    r"^(I\d{4} \S+ +\d+ \S+\] .*"
-    r"|WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    r"^(?:"
+    + "|".join(f"{_CPP_PREFIX}{file}\\.cc:\\d+\\] {text}" for file, text in _CPP_CHATTER)
+    + r"|WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
     r"|To enable the following instructions: .* compiler flags\.)$"
 )
 # Logged when a session starts on a machine without NVIDIA devices: not an error there.
-_NO_GPU = re.compile(r"^E\d{4} \S+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*$")
+_NO_GPU = re.compile(
+    r"^E\d{4} \d\d:\d\d:\d+\.\d+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*$"
+)
+_progress: list = []
+
+
+def set_progress(stream: Any) -> None:
+    """Makes `stream` (a terminal's stderr) receive the live training progress line.
+
+    `tfport run` calls it when stderr is a terminal and `--quiet` was not given; None
+    switches the line off.
+
+    Example:
+        >>> set_progress(None)
+    """
+    _progress[:] = [stream] if stream is not None else []
+
+
+def progress_stream() -> Any:
+    """The stream of the live progress line, or None (off: the default).
+
+    Example:
+        >>> progress_stream() is None
+        True
+    """
+    return _progress[0] if _progress else None
 
 
 def prepare_environment() -> None:
@@ -82,20 +121,15 @@ _logging_configured: list[bool] = []
 
 
 def _configure_logging_once() -> None:
-    """The logging levels tfport starts TensorFlow with, set once per process.
+    """The level tfport starts the `tensorflow` logger with, set once per process.
 
     Never reset afterwards: a script's own `set_verbosity` or logger levels stay as
-    the script set them.
+    the script set them. absl logging (the user's own `absl.logging` calls) is left
+    as absl sets it, as on the legacy stack.
     """
     if _logging_configured:
         return
     _logging_configured.append(True)
-    try:
-        from absl import logging as absl_logging
-
-        absl_logging.set_verbosity(absl_logging.ERROR)
-    except ImportError:  # pragma: no cover - absl ships with TensorFlow
-        pass
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
 
 

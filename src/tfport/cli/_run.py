@@ -28,6 +28,11 @@ def add_parser(subparsers: Any, parents: list) -> None:
         "code is the script's.",
     )
     p.add_argument("--strategy", default=None, metavar="SPEC", help=STRATEGY_HELP)
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no live progress line while training (shown only when stderr is a terminal)",
+    )
     p.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     p.add_argument(
         "args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script"
@@ -46,7 +51,11 @@ def run(args: argparse.Namespace) -> int:
                 script=script,
             )
         )
+    from tfport._common.tfenv import set_progress
     from tfport._install import install
+
+    if not getattr(args, "quiet", False) and sys.stderr.isatty():
+        set_progress(sys.stderr)
 
     if args.strategy:
         distribute.set_default(args.strategy)

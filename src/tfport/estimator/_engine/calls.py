@@ -7,6 +7,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import console
 from tfport.estimator._engine.spec import EstimatorSpec
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
@@ -97,7 +98,8 @@ def call_model_fn(
         kwargs["params"] = params
     if "config" in args:
         kwargs["config"] = config
-    spec = model_fn(features=features, **kwargs)
+    with console.calling_model_fn():
+        spec = model_fn(features=features, **kwargs)
     if hasattr(spec, "as_estimator_spec") and not isinstance(spec, EstimatorSpec):
         scaffold_fn = getattr(spec, "scaffold_fn", None)
         if deferred is not None and scaffold_fn is not None:

@@ -12,7 +12,7 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
-from tfport.estimator._engine import calls, evaluation, exporting, prediction, training
+from tfport.estimator._engine import calls, console, evaluation, exporting, prediction, training
 from tfport.estimator._engine.context import ModeContext, strategy_for
 from tfport.estimator._engine.run_config import RunConfig
 from tfport.estimator._engine.spec import ModeKeys
@@ -76,6 +76,7 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = to_settings(warm_start_from)
+        console.using_config(self._config)
 
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))

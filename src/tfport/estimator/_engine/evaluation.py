@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, graphs, sessions
+from tfport.estimator._engine import builder, console, graphs, sessions
 from tfport.estimator._engine.aligned_names import aligned_var_list
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import LOSS_KEY, metric_pairs
 from tfport.estimator._engine.spec import check_hooks
 
-log = logging.getLogger("tfport")
 GLOBAL_STEP_KEY = "global_step"
 
 
@@ -85,7 +83,7 @@ def resolve_checkpoint(model_dir: str, checkpoint_path: Any, what: str) -> str |
         return checkpoint_path
     latest = tf.train.latest_checkpoint(model_dir)
     if not latest:
-        log.info(
+        console.info(
             "Could not find trained model in model_dir: %s, running initialization to %s.",
             model_dir,
             what,
@@ -120,7 +118,7 @@ def _evaluate_once(
     eval_step = tf_evaluation._get_or_create_eval_step()
     increment = v1.assign_add(eval_step, 1)
     update_op = [update_op, increment] if update_op is not None else [increment]
-    stop_hook = tf_evaluation._StopAfterNEvalsHook(steps, log_progress=False)
+    stop_hook = tf_evaluation._StopAfterNEvalsHook(steps, log_progress=True)
     stop_hook._set_evals_completed_tensor(increment)
     final_hook = v1.train.FinalOpsHook(eval_dict)
     all_hooks = hooks + [stop_hook, final_hook]
@@ -131,9 +129,11 @@ def _evaluate_once(
         checkpoint_filename_with_path=checkpoint_path,
         config=session_config,
     )
+    start = console.evaluation_started()
     with v1.train.MonitoredSession(session_creator=creator, hooks=all_hooks) as session:
         while not session.should_stop():
             session.run(update_op)
+    console.evaluation_finished(start)
     return dict(final_hook.final_ops_values)
 
 
@@ -151,6 +151,7 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
     import numpy as np
 
     step = int(results[GLOBAL_STEP_KEY])
+    console.saving_dict(step, results)
     v1 = tf.compat.v1
     from tensorflow.core.framework import summary_pb2
 
@@ -165,6 +166,7 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
         writer = v1.summary.FileWriterCache.get(folder)
     writer.add_summary(summary, step)
     if checkpoint_path:
+        console.saving_checkpoint_path(step, checkpoint_path)
         path_summary = summary_pb2.Summary()
         tensor = tf.make_tensor_proto(str(checkpoint_path).encode())
         path_summary.value.add(

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, graphs, loops, sessions
+from tfport.estimator._engine import builder, console, graphs, loops, sessions
 from tfport.estimator._engine.aligned_names import aligned_var_list
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.spec import check_hooks
-
-log = logging.getLogger("tfport")
 
 
 def train(
@@ -30,7 +27,7 @@ def train(
     if max_steps is not None:
         start = graphs.global_step_in_dir(ctx.model_dir)
         if max_steps <= start:
-            log.info("Skipping training since max_steps has already saved.")
+            console.info("Skipping training since max_steps has already saved.")
             return
     graphs.ensure_writable_dir(ctx.model_dir)
     if steps is not None or max_steps is not None:
@@ -63,6 +60,8 @@ def _train_with_spec(
     tf = import_tf()
     v1 = tf.compat.v1
     spec, config = built.spec, ctx.config
+    if ctx.warm_start is not None and not tf.train.latest_checkpoint(ctx.model_dir):
+        console.warm_starting(ctx.warm_start)
     graphs.maybe_warm_start(ctx.warm_start)
     if not any(x.op.name == "loss" for x in v1.get_collection(v1.GraphKeys.SUMMARIES)):
         v1.summary.scalar("loss", spec.loss)
@@ -76,6 +75,9 @@ def _train_with_spec(
             )
         )
     worker_hooks.extend(spec.training_hooks)
+    progress = console.progress_hook(spec.loss, *bounds)
+    if progress is not None:
+        worker_hooks.append(progress)
     _add_saver(tf, ctx, built, input_fn)
     chief = config.is_chief
     chief_hooks: list = []
@@ -105,8 +107,10 @@ def _train_with_spec(
             save_graph_def=config.checkpoint_save_graph_def and chief,
         ) as session,
     ):
+        loss = None
         while not session.should_stop():
-            session.run([spec.train_op, spec.loss])
+            loss = session.run([spec.train_op, spec.loss])[1]
+    console.final_loss(loss)
     preemption.exit_if_signalled(ctx.model_dir)
 
 
