@@ -1,4 +1,4 @@
-# Two commands do all set-up on a fresh machine (Python 3.11 with venv):
+# Two commands do all set-up on a fresh machine (Python 3.10-3.13 with venv):
 #   make demo   - the main job: a Keras model turned into an Estimator, trained on
 #                 2 replicas (mirrored:2), evaluated and exported, on built-in data
 #   make test   - lint and the whole test suite (slow tests included)
@@ -6,12 +6,13 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
 
-.PHONY: demo test test-fast lint bench
+.PHONY: demo test test-fast lint docs bench
 
 $(STAMP): pyproject.toml
+	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21 and the project (a few minutes)"
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --progress-bar off -e '.[test]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -21,6 +22,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check src tests bench legacy
 	$(PY) -m ruff format --check src tests bench legacy
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy
+	$(VENV)/bin/mkdocs build --strict -q
 
 test: lint
 	$(PY) -m pytest -q $(PYTEST_ARGS)
@@ -30,3 +32,7 @@ test-fast: lint
 
 bench: $(STAMP)
 	$(PY) bench/train_throughput.py
+
+docs: $(STAMP)
+	$(PY) tests/api/api_walk.py --markdown docs/api-matrix.md
+	$(VENV)/bin/mkdocs build --strict
