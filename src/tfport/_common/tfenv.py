@@ -7,11 +7,13 @@ set before it is imported. Log noise is kept out of user output, errors are not.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -131,6 +133,40 @@ def _configure_logging_once() -> None:
         return
     _logging_configured.append(True)
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
+
+
+@contextlib.contextmanager
+def keras_seeded(seed: int | None) -> Iterator[None]:
+    """Unseeded Keras initializers draw their seeds from `random.Random(seed)` inside.
+
+    Keras 2 initializers without a seed (`tf.keras.layers`, `tf.compat.v1.layers`) take a
+    fresh seed from Python's global `random` for each variable, so a graph-level seed
+    does not fix them. Inside this context (when `seed` is not None) they take it from a
+    private generator seeded with `seed` (Keras's own thread-local seed generator), so a
+    graph built twice draws the same initial values. The user's global `random` and
+    numpy generators are not touched; the previous generator is restored on exit.
+
+    Example:
+        >>> with keras_seeded(42):
+        ...     pass
+    """
+    if seed is None:
+        yield
+        return
+    import random
+
+    try:
+        from tf_keras.src import backend
+    except ImportError:  # pragma: no cover - tf_keras is a dependency
+        yield
+        return
+    holder = backend._SEED_GENERATOR
+    previous = getattr(holder, "generator", None)
+    holder.generator = random.Random(seed)
+    try:
+        yield
+    finally:
+        holder.generator = previous
 
 
 def filter_stderr_noise() -> None:

@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from tfport._common.tfenv import import_tf
+from tfport._common.tfenv import import_tf, keras_seeded
 from tfport.estimator._engine import inputs, loops, steps
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import LOSS_KEY
@@ -52,7 +52,7 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
     """
     tf = import_tf()
     graph = tf.Graph()
-    with graph.as_default(), _placement(graph, ctx):
+    with graph.as_default(), _placement(graph, ctx), keras_seeded(ctx.config.tf_random_seed):
         _start(tf, graph, ctx)
         batches = inputs.open_batches(ctx, input_fn)
         if ctx.strategy is not None:
