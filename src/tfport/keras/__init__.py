@@ -1,4 +1,5 @@
-"""`tfport.keras`: Keras models as Estimators (`model_to_estimator`)."""
+"""`tfport.keras`: Keras models as Estimators (`model_to_estimator`) and back
+(`load_estimator_weights`; canned estimators: `estimator_to_keras`)."""
 
 from __future__ import annotations
 
@@ -27,4 +28,42 @@ def load_estimator_weights(keras_model: Any, model_dir: str) -> Any:
     return impl(keras_model, model_dir)
 
 
-__all__ = ["model_to_estimator", "load_estimator_weights"]
+def estimator_to_keras(
+    estimator: Any,
+    checkpoint_path: str | None = None,
+    *,
+    input_shapes: dict | None = None,
+    baseline_input: str | None = None,
+) -> Any:
+    """A canned estimator (DNN*, Linear*, DNNLinearCombined*, Baseline*; v1 or v2) as a
+    Keras 3 functional model with the checkpoint's weights and the same predictions.
+
+    The way back of `model_to_estimator`: a Keras model trained as an Estimator returns
+    with `load_estimator_weights`; a canned estimator returns with this function. The
+    model uses built-in Keras 3 layers and `keras.ops` only, so its `.keras` file loads
+    with `safe_mode=True` where tfport is not installed. See
+    `tfport.keras._export.estimator_to_keras` for the arguments.
+
+    Example:
+        >>> model = estimator_to_keras(est)  # doctest: +SKIP
+        >>> model.save("est.keras")  # doctest: +SKIP
+    """
+    from tfport.keras._export import estimator_to_keras as impl
+
+    return impl(
+        estimator, checkpoint_path, input_shapes=input_shapes, baseline_input=baseline_input
+    )
+
+
+def save_keras(model: Any, path: str, overwrite: bool = False) -> str:
+    """Saves a Keras 3 model to a `.keras` file atomically (refuses to overwrite by default).
+
+    Example:
+        >>> save_keras(model, "est.keras")  # doctest: +SKIP
+    """
+    from tfport.keras._export import save_keras as impl
+
+    return impl(model, path, overwrite)
+
+
+__all__ = ["model_to_estimator", "load_estimator_weights", "estimator_to_keras", "save_keras"]

@@ -1,0 +1,12 @@
+"""Canned estimators as Keras 3 models with the same predictions (`estimator_to_keras`).
+
+Example:
+    >>> from tfport.keras._export import estimator_to_keras
+    >>> model = estimator_to_keras(est)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from tfport.keras._export._export import estimator_to_keras, save_keras
+
+__all__ = ["estimator_to_keras", "save_keras"]
