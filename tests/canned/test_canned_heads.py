@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tfport.estimator._canned.names import V1_NAMES
+from tfport.estimator.v1 import __all__ as V1_NAMES
 
 BINARY_METRICS = {
     "accuracy",
@@ -66,12 +66,13 @@ def _fns(features, labels):
 
 
 def test_v1_and_v2_public_names():
-    from tfport.estimator import _canned, _canned_v1, v1
+    from tfport.estimator import v1
+    from tfport.estimator._canned import estimators_v1, estimators_v2
 
     for name in V1_NAMES:
-        assert getattr(v1, name) is getattr(_canned_v1, name)
-        assert getattr(_canned, name) is not getattr(_canned_v1, name)
-    assert {"MultiClassHead", "BinaryClassHead", "RegressionHead"} <= set(_canned.__all__)
+        assert getattr(v1, name) is getattr(estimators_v1, name)
+        assert getattr(estimators_v2, name) is not getattr(estimators_v1, name)
+    assert {"MultiClassHead", "BinaryClassHead", "RegressionHead"} <= set(estimators_v2.__all__)
 
 
 def test_default_optimizers_follow_legacy_rules():
@@ -91,7 +92,8 @@ def test_default_optimizers_follow_legacy_rules():
 
 @pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
-    from tfport.estimator import _canned, _canned_v1
+    from tfport.estimator._canned import estimators_v1 as _canned_v1
+    from tfport.estimator._canned import estimators_v2 as _canned
 
     module = _canned if v2 else _canned_v1
     features = _data()
@@ -125,7 +127,8 @@ def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
 
 @pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 def test_regressor_loss_reduction_and_metrics(tmp_path, v2):
-    from tfport.estimator import _canned, _canned_v1
+    from tfport.estimator._canned import estimators_v1 as _canned_v1
+    from tfport.estimator._canned import estimators_v2 as _canned
 
     module = _canned if v2 else _canned_v1
     features = _data()
@@ -146,7 +149,7 @@ def test_regressor_loss_reduction_and_metrics(tmp_path, v2):
 
 
 def test_baseline_classifier_learns_the_prior(tmp_path):
-    from tfport.estimator import _canned
+    from tfport.estimator._canned import estimators_v2 as _canned
 
     features = _data()
     labels = np.array([0, 1, 2, 2] * 12, "int64")
@@ -161,7 +164,8 @@ def test_baseline_classifier_learns_the_prior(tmp_path):
 
 
 def test_v1_estimator_takes_public_head_with_v1_semantics(tmp_path):
-    from tfport.estimator import _canned, _canned_v1
+    from tfport.estimator._canned import estimators_v1 as _canned_v1
+    from tfport.estimator._canned import estimators_v2 as _canned
 
     features = _data()
     labels = np.argmax(features["x"], 1).astype("int64")

@@ -11,8 +11,23 @@ from __future__ import annotations
 from typing import Any
 
 from tfport.estimator import export
-from tfport.estimator._canned.estimators_v2 import *  # noqa: F403 - the v2 canned estimators
-from tfport.estimator._canned.estimators_v2 import __all__ as _canned_names
+from tfport.estimator._canned.estimators_v2 import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+    BinaryClassHead,
+    DNNClassifier,
+    DNNEstimator,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
+    DNNLinearCombinedRegressor,
+    DNNRegressor,
+    LinearClassifier,
+    LinearEstimator,
+    LinearRegressor,
+    MultiClassHead,
+    RegressionHead,
+)
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.hooks import (
     make_early_stopping_hook,
@@ -55,8 +70,23 @@ __all__ = [
     "stop_if_lower_hook",
     "stop_if_no_decrease_hook",
     "stop_if_no_increase_hook",
-    "VocabInfo",  # noqa: F405 - TF's class, via __getattr__
-] + list(_canned_names)
+    "VocabInfo",  # TF's class, via __getattr__
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "BinaryClassHead",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+    "MultiClassHead",
+    "RegressionHead",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -12,8 +12,36 @@ import importlib
 from typing import Any
 
 import tfport.estimator as _core
+from tfport.estimator._canned.estimators_v1 import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+    DNNClassifier,
+    DNNEstimator,
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
+    DNNLinearCombinedRegressor,
+    DNNRegressor,
+    LinearClassifier,
+    LinearEstimator,
+    LinearRegressor,
+)
 
-_V1_CANNED = "tfport.estimator._canned.estimators_v1"
+# The v1 canned estimators; every other name is `tfport.estimator`'s (see `__getattr__`).
+__all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -21,15 +49,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("tfport.estimator.tpu")
     if name == "experimental":
         return importlib.import_module("tfport.estimator.experimental")
-    try:
-        canned = importlib.import_module(_V1_CANNED)
-    except ModuleNotFoundError:
-        canned = None
-    if canned is not None and hasattr(canned, name):
-        return getattr(canned, name)
     return getattr(_core, name)
 
 
 def __dir__() -> list[str]:
-    canned = importlib.import_module(_V1_CANNED)
-    return sorted(set(dir(_core)) | set(getattr(canned, "__all__", ())) | {"tpu"})
+    return sorted(set(dir(_core)) | set(__all__) | {"tpu"})

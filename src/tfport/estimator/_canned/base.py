@@ -27,6 +27,20 @@ class CannedEstimator(Estimator):
         """Like `Estimator.evaluate`."""
         return self._translated(super().evaluate, *args, **kwargs)
 
+    def _init_canned(
+        self,
+        model_fn: Any,
+        head: Head,
+        model_dir: Any,
+        config: Any,
+        warm_start_from: Any,
+        **model_fn_kwargs: Any,
+    ) -> None:
+        """`Estimator.__init__` over `model_fn` with `head` and `model_fn_kwargs` bound in."""
+        super().__init__(
+            **make(model_fn, model_dir, config, warm_start_from, head=head, **model_fn_kwargs)
+        )
+
     @staticmethod
     def _translated(fn: Any, *args: Any, **kwargs: Any) -> Any:
         tf = import_tf()

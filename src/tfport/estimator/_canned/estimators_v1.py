@@ -7,11 +7,38 @@ Example:
 
 from __future__ import annotations
 
-from tfport.estimator._canned import table
-from tfport.estimator._canned.names import V1_NAMES
+from tfport.estimator._canned.baseline_v1 import (
+    BaselineClassifier,
+    BaselineEstimator,
+    BaselineRegressor,
+)
+from tfport.estimator._canned.combined_v1 import (
+    DNNLinearCombinedClassifier,
+    DNNLinearCombinedEstimator,
+    DNNLinearCombinedRegressor,
+)
+from tfport.estimator._canned.dnn_v1 import (
+    DNNClassifier,
+    DNNEstimator,
+    DNNRegressor,
+)
+from tfport.estimator._canned.linear_v1 import (
+    LinearClassifier,
+    LinearEstimator,
+    LinearRegressor,
+)
 
-SUM = "weighted_sum"
-
-globals().update(table.build(v2=False, loss_reduction=SUM, module=__name__))
-
-__all__ = list(V1_NAMES)
+__all__ = [
+    "BaselineClassifier",
+    "BaselineEstimator",
+    "BaselineRegressor",
+    "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedEstimator",
+    "DNNLinearCombinedRegressor",
+    "DNNClassifier",
+    "DNNEstimator",
+    "DNNRegressor",
+    "LinearClassifier",
+    "LinearEstimator",
+    "LinearRegressor",
+]

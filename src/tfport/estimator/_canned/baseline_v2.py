@@ -1,0 +1,144 @@
+"""v2 Baseline estimators of `tf.estimator`: classes with the legacy signatures over
+the shared family base.
+
+Example:
+    >>> from tfport.estimator._canned.baseline_v2 import BaselineClassifier
+    >>> BaselineClassifier.__name__
+    'BaselineClassifier'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport.estimator._canned import base
+from tfport.estimator._canned.families import BaselineBase
+
+__all__ = ["BaselineClassifier", "BaselineRegressor", "BaselineEstimator"]
+
+
+class BaselineClassifier(BaselineBase):
+    """A classifier that ignores the features and learns the class prior (a bias per class).
+
+    `tf.estimator` (v2): Keras optimizers; `SUM_OVER_BATCH_SIZE` loss reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.BaselineClassifier`.
+
+    Args:
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        n_classes: number of label classes (2: binary).
+        weight_column: name or numeric column of per-example weights.
+        label_vocabulary: the string labels, in class-id order (labels are ids if None).
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+        loss_reduction: how per-example losses reduce to the training loss.
+
+    Example:
+        >>> est = tf.estimator.BaselineClassifier(  # doctest: +SKIP
+        ...     model_dir="/tmp/m",
+        ...     n_classes=3,
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        loss_reduction: str = "sum_over_batch_size",
+    ) -> None:
+        head = base.classifier_head(
+            n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
+        )
+        self._init_baseline(
+            head,
+            model_dir,
+            config,
+            None,
+            optimizer=optimizer,
+        )
+
+
+class BaselineRegressor(BaselineBase):
+    """A regressor that ignores the features and learns the mean label.
+
+    `tf.estimator` (v2): Keras optimizers; `SUM_OVER_BATCH_SIZE` loss reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.BaselineRegressor`.
+
+    Args:
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        label_dimension: number of regression targets per example.
+        weight_column: name or numeric column of per-example weights.
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+        loss_reduction: how per-example losses reduce to the training loss.
+
+    Example:
+        >>> est = tf.estimator.BaselineRegressor(  # doctest: +SKIP
+        ...     model_dir="/tmp/m",
+        ...     label_dimension=1,
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        model_dir: Any = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        loss_reduction: str = "sum_over_batch_size",
+    ) -> None:
+        head = base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
+        self._init_baseline(
+            head,
+            model_dir,
+            config,
+            None,
+            optimizer=optimizer,
+        )
+
+
+class BaselineEstimator(BaselineBase):
+    """A baseline (a learned bias, features ignored) over a given head.
+
+    `tf.estimator` (v2): Keras optimizers; the head sets the loss
+    reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.BaselineEstimator`.
+
+    Args:
+        head: a head from `tf.estimator.BinaryClassHead` / `MultiClassHead` / `RegressionHead`.
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+
+    Example:
+        >>> est = tf.estimator.BaselineEstimator(  # doctest: +SKIP
+        ...     model_dir="/tmp/m",
+        ...     head=tf.estimator.MultiClassHead(3),
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+    ) -> None:
+        head = base.check_head(head, v2=True)
+        self._init_baseline(
+            head,
+            model_dir,
+            config,
+            None,
+            optimizer=optimizer,
+        )

@@ -1,0 +1,168 @@
+"""v2 Linear estimators of `tf.estimator`: classes with the legacy signatures over
+the shared family base.
+
+Example:
+    >>> from tfport.estimator._canned.linear_v2 import LinearClassifier
+    >>> LinearClassifier.__name__
+    'LinearClassifier'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport.estimator._canned import base
+from tfport.estimator._canned.families import LinearBase
+
+__all__ = ["LinearClassifier", "LinearRegressor", "LinearEstimator"]
+
+
+class LinearClassifier(LinearBase):
+    """A linear classifier (logistic / softmax regression).
+
+    `tf.estimator` (v2): Keras optimizers; `SUM_OVER_BATCH_SIZE` loss reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.LinearClassifier`.
+
+    Args:
+        feature_columns: the feature columns the model reads.
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        n_classes: number of label classes (2: binary).
+        weight_column: name or numeric column of per-example weights.
+        label_vocabulary: the string labels, in class-id order (labels are ids if None).
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+        warm_start_from: checkpoint path or `WarmStartSettings` to start from.
+        loss_reduction: how per-example losses reduce to the training loss.
+        sparse_combiner: how multivalent categorical columns combine (`'sum'`, `'mean'`, `'sqrtn'`).
+
+    Example:
+        >>> est = tf.estimator.LinearClassifier(  # doctest: +SKIP
+        ...     feature_columns=[x],
+        ...     n_classes=3,
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "sum_over_batch_size",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        head = base.classifier_head(
+            n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
+        )
+        self._init_linear(
+            head,
+            model_dir,
+            config,
+            warm_start_from,
+            feature_columns=feature_columns,
+            optimizer=optimizer,
+            sparse_combiner=sparse_combiner,
+        )
+
+
+class LinearRegressor(LinearBase):
+    """A linear regressor.
+
+    `tf.estimator` (v2): Keras optimizers; `SUM_OVER_BATCH_SIZE` loss reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.LinearRegressor`.
+
+    Args:
+        feature_columns: the feature columns the model reads.
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        label_dimension: number of regression targets per example.
+        weight_column: name or numeric column of per-example weights.
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+        warm_start_from: checkpoint path or `WarmStartSettings` to start from.
+        loss_reduction: how per-example losses reduce to the training loss.
+        sparse_combiner: how multivalent categorical columns combine (`'sum'`, `'mean'`, `'sqrtn'`).
+
+    Example:
+        >>> est = tf.estimator.LinearRegressor(  # doctest: +SKIP
+        ...     feature_columns=[x],
+        ...     label_dimension=1,
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "sum_over_batch_size",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        head = base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
+        self._init_linear(
+            head,
+            model_dir,
+            config,
+            warm_start_from,
+            feature_columns=feature_columns,
+            optimizer=optimizer,
+            sparse_combiner=sparse_combiner,
+        )
+
+
+class LinearEstimator(LinearBase):
+    """A linear model over a given head.
+
+    `tf.estimator` (v2): Keras optimizers; the head sets the loss
+    reduction.
+    Graph, variable names and checkpoints are those of TF 2.15's
+    `tf.estimator.LinearEstimator`.
+
+    Args:
+        head: a head from `tf.estimator.BinaryClassHead` / `MultiClassHead` / `RegressionHead`.
+        feature_columns: the feature columns the model reads.
+        model_dir: directory for checkpoints and summaries (a temporary one if None).
+        optimizer: an optimizer instance or name (`'Adagrad'`, `'Adam'`, `'Ftrl'`, ...).
+        config: a `RunConfig`.
+        sparse_combiner: how multivalent categorical columns combine (`'sum'`, `'mean'`, `'sqrtn'`).
+        warm_start_from: checkpoint path or `WarmStartSettings` to start from.
+
+    Example:
+        >>> est = tf.estimator.LinearEstimator(  # doctest: +SKIP
+        ...     feature_columns=[x],
+        ...     head=tf.estimator.MultiClassHead(3),
+        ... )
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        sparse_combiner: str = "sum",
+        warm_start_from: Any = None,
+    ) -> None:
+        head = base.check_head(head, v2=True)
+        self._init_linear(
+            head,
+            model_dir,
+            config,
+            warm_start_from,
+            feature_columns=feature_columns,
+            optimizer=optimizer,
+            sparse_combiner=sparse_combiner,
+        )
