@@ -97,6 +97,7 @@ def install() -> Installation:
     handle.add_module("tensorflow_estimator", _estimator_package(estimator, estimator_v1))
     _arrange_v1_layers(handle, tf)
     _patch_keras_estimator(handle)
+    _add_graph_optimizer_methods(handle)
     handle.set(tf.compat.v1.tpu, "CrossShardOptimizer", tpu.CrossShardOptimizer)
     handle.active = True
     _current.append(handle)
@@ -158,6 +159,14 @@ def _arrange_v1_layers(handle: Installation, tf: Any) -> None:
     except ImportError:  # pragma: no cover - tf_keras is a dependency
         return
     handle.set(tf.compat.v1, "layers", layers)
+
+
+def _add_graph_optimizer_methods(handle: Installation) -> None:
+    """`get_updates`/`get_gradients` on tf_keras's optimizers (the TF2 guide's model_fn)."""
+    from tfport.keras import graph_optimizer_methods
+
+    for cls, name, fn in graph_optimizer_methods():
+        handle.set(cls, name, fn)
 
 
 def _patch_keras_estimator(handle: Installation) -> None:

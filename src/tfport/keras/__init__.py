@@ -17,6 +17,18 @@ def model_to_estimator(*args: Any, **kwargs: Any) -> Any:
     return impl(*args, **kwargs)
 
 
+def graph_optimizer_methods() -> list:
+    """`(class, name, function)` for the graph-mode methods (`get_updates`, `get_gradients`)
+    that `tfport.install()` adds to tf_keras's current optimizers, as TF 2.0 had them.
+
+    Example:
+        >>> names = [name for _, name, _ in graph_optimizer_methods()]  # doctest: +SKIP
+    """
+    from tfport.keras._optimizers import graph_methods
+
+    return graph_methods()
+
+
 def load_estimator_weights(keras_model: Any, model_dir: str) -> Any:
     """Loads the weights an Estimator trained into `keras_model` (Keras 2 or 3).
 

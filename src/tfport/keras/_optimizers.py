@@ -109,3 +109,52 @@ def _schedule(value: dict) -> Any:
             )
         )
     return cls.from_config(value["config"])
+
+
+def graph_methods() -> list[tuple[type, str, Any]]:
+    """The TF1 graph-mode methods tf_keras's current optimizers lack: `(class, name, fn)`.
+
+    The TF2 migration guide's model_fn (TF 2.0-era) called
+    `optimizer.get_updates(loss, vars)[0]` and `optimizer.get_gradients(loss, vars)` on
+    `tf.keras.optimizers.Adam` after `optimizer.iterations = global_step`; tf_keras 2.21's
+    optimizers dropped them, but their graph-mode `apply_gradients` works. These are the
+    legacy `OptimizerV2` methods over it (`tfport.install()` adds them, `uninstall()`
+    removes them).
+
+    Example:
+        >>> [name for _, name, _ in graph_methods()]  # doctest: +SKIP
+        ['get_gradients', 'get_updates']
+    """
+    from tf_keras.src.optimizers import optimizer as current
+
+    cls = current.Optimizer
+    out = []
+    for name, fn in (("get_gradients", _get_gradients), ("get_updates", _get_updates)):
+        if name not in cls.__dict__:
+            out.append((cls, name, fn))
+    return out
+
+
+def _get_gradients(self: Any, loss: Any, params: Any) -> list:
+    """Gradients of `loss` for `params` in the current graph (legacy `get_gradients`)."""
+    import tensorflow as tf
+
+    params = tf.nest.flatten(params)
+    grads = tf.compat.v1.gradients(loss, params)
+    for grad, param in zip(grads, params):
+        if grad is None:
+            raise TfportInputError(
+                message(
+                    f"Variable {param.name} has no gradient for the loss",
+                    "Make sure every variable passed to get_updates/get_gradients is used by "
+                    "the loss with differentiable ops",
+                    variable=param.name,
+                )
+            )
+    return grads
+
+
+def _get_updates(self: Any, loss: Any, params: Any) -> list:
+    """`[apply_gradients(...)]` for `loss` (legacy `get_updates`; increments iterations)."""
+    grads = _get_gradients(self, loss, params)
+    return [self.apply_gradients(list(zip(grads, params)))]
