@@ -33,6 +33,12 @@ def add_parser(subparsers: Any, parents: list) -> None:
         action="store_true",
         help="no live progress line while training (shown only when stderr is a terminal)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="train even where another training holds the model_dir's lock "
+        "(sets TFPORT_FORCE_LOCK=1)",
+    )
     p.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     p.add_argument(
         "args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments passed to the script"
@@ -54,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     from tfport._common.tfenv import set_progress
     from tfport._install import install
 
+    if args.force:
+        os.environ["TFPORT_FORCE_LOCK"] = "1"
     if not getattr(args, "quiet", False) and sys.stderr.isatty():
         set_progress(sys.stderr)
 

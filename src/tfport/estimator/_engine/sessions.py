@@ -16,6 +16,7 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import task_server
+from tfport.estimator._engine.checkpointing import safe_checkpoint_saver_hook
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
 
@@ -89,7 +90,7 @@ def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple)
                 )
             )
         return None
-    return tf.compat.v1.train.CheckpointSaverHook(
+    return safe_checkpoint_saver_hook(
         ctx.model_dir,
         save_secs=config.save_checkpoints_secs,
         save_steps=config.save_checkpoints_steps,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, console, graphs, loops, sessions
+from tfport.estimator._engine import builder, console, graphs, lock, loops, sessions
 from tfport.estimator._engine.aligned_names import aligned_var_list
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.spec import check_hooks
@@ -33,7 +34,8 @@ def train(
     if steps is not None or max_steps is not None:
         hooks.append(tf.compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
     built = builder.build(ctx, input_fn)
-    with built.graph.as_default():
+    held = lock.training_lock(ctx.model_dir) if ctx.config.is_chief else nullcontext()
+    with held, built.graph.as_default():
         _train_with_spec(ctx, built, hooks, listeners, input_fn, (steps, max_steps))
 
 
