@@ -345,18 +345,21 @@ PAIRS = {
         from tensorflow.contrib import slim
         from tensorflow.contrib import tpu
 
-        x = tf.contrib.framework.get_variables()
-        net = slim.fully_connected(x, 3)
+        x = tf.contrib.opt.LazyAdamOptimizer()
+        net = slim.nets.vgg.vgg_16(x)
+        w = slim.fully_connected(x, 3)
         opt = tpu.CrossShardOptimizer(None)
         """,
         """
         <PRELUDE>
+        import tfport.compat.contrib
         import tfport.estimator.tpu
         import tensorflow as tf
         from tensorflow.contrib import slim
 
-        x = tf.contrib.framework.get_variables()
-        net = slim.fully_connected(x, 3)
+        x = tf.contrib.opt.LazyAdamOptimizer()
+        net = slim.nets.vgg.vgg_16(x)
+        w = tfport.compat.contrib.layers.fully_connected(x, 3)
         opt = tfport.estimator.tpu.CrossShardOptimizer(None)
         """,
     ),
@@ -383,7 +386,8 @@ def _items(before: str, level: str) -> list[tuple[int, int, str]]:
 def test_unmapped_contrib_items_have_lines() -> None:
     errors = _items(PAIRS["contrib_unmapped_reported"][0], ERROR)
     assert (5, 4) in [e[:2] for e in errors]
-    assert any("tf.contrib.framework.get_variables" in e[2] for e in errors)
+    assert any("tf.contrib.opt.LazyAdamOptimizer" in e[2] for e in errors)
+    assert any(e[0] == 2 and "pip install tf-slim" in e[2] for e in errors)
     assert any(e[0] == 2 and "tf.contrib.slim" in e[2] for e in errors)
     assert not any("tensorflow/addons" in e[2] for e in errors)
     removed = _items(PAIRS["contrib_unmapped_reported"][0], INFO)
