@@ -76,6 +76,11 @@ def prepare_environment() -> None:
         return
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+    # XLA reads its flags once: let sessions that ask for XLA (RunConfig(experimental_jit=True))
+    # compile on CPUs too. Sessions that do not ask are unaffected.
+    flags = os.environ.get("TF_XLA_FLAGS", "")
+    if "--tf_xla_cpu_global_jit" not in flags:
+        os.environ["TF_XLA_FLAGS"] = (flags + " --tf_xla_cpu_global_jit").strip()
 
 
 def import_tf() -> ModuleType:

@@ -22,6 +22,7 @@ class TaskType:
 
 
 _DEFAULT_CHECKPOINT_SECS = 600
+JIT_ENV = "TFPORT_JIT"
 _UNSET = object()
 _REPLACEABLE = frozenset(
     {
@@ -43,6 +44,7 @@ _REPLACEABLE = frozenset(
         "session_creation_timeout_secs",
         "checkpoint_save_graph_def",
         "iterations_per_loop",
+        "experimental_jit",
     }
 )
 
@@ -141,6 +143,7 @@ class RunConfig:
         session_creation_timeout_secs: int = 7200,
         checkpoint_save_graph_def: bool = True,
         iterations_per_loop: int = 1,
+        experimental_jit: bool | None = None,
     ) -> None:
         steps = None if save_checkpoints_steps is _UNSET else save_checkpoints_steps
         secs = None if save_checkpoints_secs is _UNSET else save_checkpoints_secs
@@ -188,6 +191,9 @@ class RunConfig:
         self._session_creation_timeout_secs = session_creation_timeout_secs
         self._checkpoint_save_graph_def = checkpoint_save_graph_def
         self._iterations_per_loop = max(1, iterations_per_loop or 1)
+        if experimental_jit is None:  # `tfport run --jit` sets the process default
+            experimental_jit = os.environ.get(JIT_ENV) == "1"
+        self._experimental_jit = bool(experimental_jit)
         self._init_cluster(parse_tf_config())
 
     def _init_cluster(self, tf_config: dict) -> None:
@@ -239,6 +245,10 @@ class RunConfig:
     session_creation_timeout_secs = property(lambda self: self._session_creation_timeout_secs)
     checkpoint_save_graph_def = property(lambda self: self._checkpoint_save_graph_def)
     iterations_per_loop = property(lambda self: self._iterations_per_loop)
+    experimental_jit = property(
+        lambda self: self._experimental_jit,
+        doc="Whether training sessions compile their graphs with XLA (changes float results).",
+    )
     cluster_spec = property(lambda self: dict(self._cluster_spec))
     task_type = property(lambda self: self._task_type)
     task_id = property(lambda self: self._task_id)
@@ -271,6 +281,9 @@ class RunConfig:
         from tensorflow.python.eager import context
 
         merged = context.context().config
+        if self._experimental_jit:  # XLA auto-clustering of the session's graphs
+            level = tf.compat.v1.OptimizerOptions.ON_1
+            merged.graph_options.optimizer_options.global_jit_level = level
         if self._session_config is not None:
             merged.MergeFrom(self._session_config)
             return merged
