@@ -39,12 +39,12 @@ def kind(column: Any) -> str:
     return name[:-2] if name.endswith("V2") else name
 
 
-def unsupported(column: Any, why: str = "is not supported") -> TfportInputError:
+def unsupported(column: Any, why: str = "") -> TfportInputError:
     """The one-line refusal naming the column and its kind."""
     return TfportInputError(
         message(
-            f"Feature column {getattr(column, 'name', column)!r} ({kind(column)}) {why} "
-            "by estimator_to_keras",
+            f"Feature column {getattr(column, 'name', column)!r} ({kind(column)}) is not "
+            "supported by estimator_to_keras" + (f": {why}" if why else ""),
             "Supported: " + ", ".join(SUPPORTED),
             column=column,
         )
@@ -78,6 +78,14 @@ class Columns:
         self.inputs: dict[str, Any] = {}
         self.assign: list[tuple[Any, list]] = []  # (layer, weights) set once the model exists
         self._shared: dict[str, Any] = {}
+        self._names: dict[str, int] = {}
+
+    def name(self, base: str) -> str:
+        """A unique layer name (a column used twice gets `_1`, `_2`, ...)."""
+        base = _clean(base)
+        count = self._names.get(base, 0)
+        self._names[base] = count + 1
+        return base if count == 0 else f"{base}_{count}"
 
     # --- raw inputs -------------------------------------------------------------------
 
@@ -120,7 +128,9 @@ class Columns:
             return Cat(ids, ops.ones_like(ids, dtype="float32"), n * int(bucket.shape[-1]))
         if k == "HashedCategoricalColumn":
             raw = self.raw(column.key, self._dtype(column.dtype))
-            ids = layers.Hashing(num_bins=column.hash_bucket_size, name=f"hash_{column.name}")(raw)
+            ids = layers.Hashing(
+                num_bins=column.hash_bucket_size, name=self.name(f"hash_{column.name}")
+            )(raw)
             return Cat(ops.cast(ids, "int32"), self._kept(raw), column.hash_bucket_size)
         if k == "IdentityCategoricalColumn":
             raw = self.raw(column.key, "int64")
@@ -172,7 +182,9 @@ class Columns:
         mask = self._kept(raw)
         size = len(vocab) + (column.num_oov_buckets or 0)
         if column.num_oov_buckets:
-            bucket = layers.Hashing(num_bins=column.num_oov_buckets, name=f"oov_{column.name}")
+            bucket = layers.Hashing(
+                num_bins=column.num_oov_buckets, name=self.name(f"oov_{column.name}")
+            )
             ids = ops.where(oov, ops.cast(bucket(raw), "int32") + len(vocab), found - 1)
         elif column.default_value is None or column.default_value < 0:
             ids = ops.where(oov, 0, found - 1)
@@ -185,7 +197,7 @@ class Columns:
         from keras import layers, ops
 
         if column.hash_key not in (None, _DEFAULT_CROSS_HASH_KEY):
-            raise unsupported(column, "has a custom hash_key, which")
+            raise unsupported(column, "it has a custom hash_key")
         parts, mask = [], None
         for key in column.keys:
             if isinstance(key, str):
@@ -194,13 +206,17 @@ class Columns:
             else:
                 cat = self.categorical(key)
                 if kind(key) == "BucketizedColumn" and cat.ids.shape[-1] != 1:
-                    raise unsupported(column, "crosses a multi-dimensional bucketized column;")
+                    raise unsupported(column, "it crosses a multi-dimensional bucketized column")
                 value, kept = ops.cast(cat.ids, "int64"), cat.mask
             if value.shape[-1] != 1:
-                raise unsupported(column, "crosses multivalent features, which")
+                raise unsupported(
+                    column, "it crosses a multivalent feature (one value per example only)"
+                )
             parts.append(value)
             mask = kept if mask is None else mask * kept
-        cross = layers.HashedCrossing(num_bins=column.hash_bucket_size, name=f"cross_{column.name}")
+        cross = layers.HashedCrossing(
+            num_bins=column.hash_bucket_size, name=self.name(f"cross_{column.name}")
+        )
         ids = ops.cast(ops.reshape(cross(tuple(parts)), (-1, 1)), "int32")
         return Cat(ids, mask, column.hash_bucket_size)
 
@@ -211,9 +227,7 @@ class Columns:
         from keras import ops
 
         if column.normalizer_fn is not None:
-            raise unsupported(
-                column, "has a normalizer_fn (arbitrary Python, not a Keras layer), which"
-            )
+            raise unsupported(column, "it has a normalizer_fn (arbitrary Python, no Keras layer)")
         shape = tuple(column.shape)
         raw = self.raw(column.key, "float32", shape)
         width = int(np.prod(shape)) if shape else 1
@@ -224,7 +238,7 @@ class Columns:
         from keras import layers, ops
 
         if layer is None:
-            layer = layers.Embedding(table.shape[0], table.shape[1], name=name)
+            layer = layers.Embedding(table.shape[0], table.shape[1], name=self.name(name))
             self.assign.append((layer, [table]))
         rows = layer(cat.ids)
         scale = cat.scale()
@@ -257,24 +271,24 @@ class Columns:
             return ops.sum(hot, axis=1)
         if k in ("EmbeddingColumn", "SharedEmbeddingColumn"):
             if getattr(column, "max_norm", None) is not None:
-                raise unsupported(column, "has max_norm, which")
+                raise unsupported(column, "it has max_norm")
             cat = self.categorical(column.categorical_column)
             if k == "SharedEmbeddingColumn":
                 return self._shared_embedding(scope, column, cat)
             table = self.weight(scope, f"/{column.name}/embedding_weights")
             return self.combine(cat, table, column.combiner, f"{_clean(scope)}{column.name}")
-        raise unsupported(column, "is not a dense column for this model, or")
+        raise unsupported(column)
 
     def _shared_embedding(self, scope: str, column: Any, cat: Cat) -> Any:
         from keras import layers
 
         shared = getattr(column, "shared_embedding_collection_name", None)
         if shared is None:
-            raise unsupported(column, "(a v2 shared embedding) is not supported")
+            raise unsupported(column, "v2 shared embeddings (use the v1 ones)")
         key = scope + shared
         if key not in self._shared:
             table = self.weight(scope, f"/{shared}/embedding_weights")
-            layer = layers.Embedding(table.shape[0], table.shape[1], name=_clean(key))
+            layer = layers.Embedding(table.shape[0], table.shape[1], name=self.name(key))
             self.assign.append((layer, [table]))
             self._shared[key] = layer
         return self.combine(cat, None, column.combiner, "", layer=self._shared[key])
@@ -293,13 +307,15 @@ class Columns:
 
         total = None  # summed in name order, as linear_model does
         for column in sorted(columns, key=lambda c: c.name):
-            w = self.weight(scope, f"/{column.name}/weights")
+            name, suffix = f"linear_{column.name}", f"/{column.name}/weights"
             if _is_categorical(column):
-                part = self.combine(self.categorical(column), w, combiner, f"linear_{column.name}")
+                cat = self.categorical(column)
+                part = self.combine(cat, self.weight(scope, suffix), combiner, name)
             else:
-                dense = layers.Dense(units, use_bias=False, name=f"linear_{column.name}")
-                part = dense(self.dense(scope, column))
-                self.assign.append((dense, [w]))
+                value = self.dense(scope, column)
+                dense = layers.Dense(units, use_bias=False, name=self.name(name))
+                part = dense(value)
+                self.assign.append((dense, [self.weight(scope, suffix)]))
             total = part if total is None else total + part
         return total + constant_row(self, "linear_bias", self.weight(scope, "/bias_weights"), total)
 
@@ -335,7 +351,7 @@ def _clean(text: str) -> str:
 
 def _read_vocabulary(column: Any) -> list:
     if getattr(column, "file_format", None) not in (None, "text"):
-        raise unsupported(column, "has a non-text vocabulary file, which")
+        raise unsupported(column, "its vocabulary file is not text")
     try:
         with open(column.vocabulary_file, encoding="utf-8") as f:
             lines = [line.rstrip("\r\n") for line in f]

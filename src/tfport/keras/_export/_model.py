@@ -62,12 +62,14 @@ class Weights:
     """Variables of one checkpoint found by scope and name suffix (slots never match)."""
 
     def __init__(self, path: str) -> None:
-        with CheckpointReader(path) as reader:
-            self.prefix = reader.prefix
-            self.names = reader.names()
+        self.path = path
+        self.names: list[str] | None = None
         self._cache: dict[str, np.ndarray] = {}
 
     def __call__(self, scope: str, suffix: str) -> np.ndarray:
+        if self.names is None:  # opened on first use: configuration errors come first
+            with CheckpointReader(self.path) as reader:
+                self.path, self.names = reader.prefix, reader.names()
         hits = [n for n in self.names if n.startswith(scope) and ("/" + n).endswith(suffix)]
         if len(hits) != 1:
             raise TfportInputError(
@@ -76,13 +78,13 @@ class Weights:
                     f"configuration needs ({scope}...{suffix})",
                     "Pass the checkpoint this estimator wrote (same feature columns and "
                     "hidden units)",
-                    checkpoint=self.prefix,
+                    checkpoint=self.path,
                     matches=hits,
                 )
             )
         name = hits[0]
         if name not in self._cache:
-            with CheckpointReader(self.prefix) as reader:
+            with CheckpointReader(self.path) as reader:
                 self._cache[name] = np.asarray(reader.read(name))
         return self._cache[name]
 
@@ -142,7 +144,7 @@ def _logits(ctx: Columns, family: str, kw: dict, units: int) -> Any:
 def _baseline(ctx: Columns, head: Any, baseline_input: str | None) -> Any:
     weight = head.weight_column
     key = baseline_input or (weight if isinstance(weight, str) else getattr(weight, "key", "x"))
-    like = ctx.raw(key, "float32", (1,))
+    like = ctx.raw(key, "float32", (None,))
     return constant_row(ctx, "baseline_bias", ctx.weight("baseline/", "/bias"), like)
 
 

@@ -1,0 +1,83 @@
+"""`tfport keras export`: a canned estimator built by a script -> a Keras 3 `.keras` file.
+
+Example:
+    $ tfport keras export train.py:make_estimator model_dir out.keras
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_parser(subparsers, parents) -> None:
+    """Registers `tfport keras` and its verbs."""
+    p = subparsers.add_parser("keras", parents=parents, help="canned estimators as Keras 3 models")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    v = verbs.add_parser(
+        "export",
+        parents=parents,
+        help="write a canned estimator's Keras 3 model (same predictions) to OUT.keras",
+    )
+    v.add_argument(
+        "factory",
+        metavar="SCRIPT_OR_MODULE:FACTORY",
+        help="FACTORY(model_dir) returns the estimator (the script runs under tfport)",
+    )
+    v.add_argument("model_dir", help="the estimator's model_dir (latest checkpoint)")
+    v.add_argument("out", metavar="OUT.keras")
+    v.add_argument("--checkpoint", help="a checkpoint other than the latest")
+    v.add_argument(
+        "--input-shape",
+        action="append",
+        default=[],
+        metavar="KEY=DIMS",
+        help="per-example shape of a feature, e.g. tags=None (multivalent) or x=4,2",
+    )
+    v.add_argument("--overwrite", action="store_true")
+    v.add_argument("--json", action="store_true", help="machine output on stdout")
+    v.set_defaults(func=_export, filter_tf_noise=True)
+
+
+def _shapes(items: list) -> dict:
+    from tfport._common.errors import TfportInputError, message
+
+    out = {}
+    for item in items:
+        key, sep, dims = item.partition("=")
+        try:
+            if not sep or not key:
+                raise ValueError(item)
+            out[key] = tuple(None if d.strip() == "None" else int(d) for d in dims.split(","))
+        except ValueError as err:
+            raise TfportInputError(
+                message("Bad --input-shape", "Pass KEY=DIMS, e.g. tags=None", input_shape=item)
+            ) from err
+    return out
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tfport._common.atomic import refuse_existing
+    from tfport.keras import estimator_to_keras, save_keras
+    from tfport.verify import load_estimator
+
+    shapes = _shapes(args.input_shape)
+    refuse_existing(args.out, args.overwrite)
+    estimator = load_estimator(args.factory, args.model_dir)
+    model = estimator_to_keras(estimator, args.checkpoint, input_shapes=shapes)
+    save_keras(model, args.out, overwrite=args.overwrite)
+    report = {
+        "out": args.out,
+        "inputs": {t.name: [str(t.dtype), list(t.shape[1:])] for t in model.inputs},
+        "outputs": sorted(model.output) if isinstance(model.output, dict) else None,
+    }
+    if args.json:
+        json.dump(report, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        print(
+            f"wrote {args.out}: inputs {', '.join(report['inputs'])}; "
+            f"outputs {', '.join(report['outputs'] or [])}"
+        )
+    return 0

@@ -1,0 +1,70 @@
+"""`tfport verify A B`: numerical equivalence of two artifacts on the same inputs.
+
+Exit 0 equal, 1 different, 2 bad input (unknown artifact, unreadable inputs, mismatched
+signatures).
+
+Example:
+    $ tfport verify train.py:make_estimator@model_dir model.keras --inputs rows.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+_FORMS = (
+    "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
+    "a frozen .pb/.pbtxt, or a checkpoint (both A and B)"
+)
+
+
+def add_parser(subparsers, parents) -> None:
+    """Registers `tfport verify`."""
+    p = subparsers.add_parser(
+        "verify",
+        parents=parents,
+        help="do two artifacts compute the same thing? (exit 1 if not)",
+        description=f"Artifacts: {_FORMS}.",
+    )
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--inputs", help=".npz or TFRecord of tf.Examples (default: generated)")
+    p.add_argument("--atol", type=float, default=1e-5)
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--signature-a", help="SavedModel signature of A (default serving_default)")
+    p.add_argument("--signature-b", help="SavedModel signature of B")
+    p.add_argument("--graph-inputs", help="frozen graph input tensors, comma-separated")
+    p.add_argument("--graph-outputs", help="frozen graph output tensors, comma-separated")
+    p.add_argument("--rows", type=int, default=8, help="rows of generated inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    p.add_argument("--json", action="store_true", help="machine output on stdout")
+    p.set_defaults(func=_verify, filter_tf_noise=True)
+
+
+def _names(text: str | None) -> list | None:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from tfport import verify
+
+    report = verify.verify(
+        args.a,
+        args.b,
+        inputs=args.inputs,
+        atol=args.atol,
+        rtol=args.rtol,
+        signature_a=args.signature_a,
+        signature_b=args.signature_b,
+        graph_inputs=_names(args.graph_inputs),
+        graph_outputs=_names(args.graph_outputs),
+        rows=args.rows,
+        seed=args.seed,
+    )
+    if args.json:
+        json.dump(report, sys.stdout, indent=2, sort_keys=True, default=str)
+        sys.stdout.write("\n")
+    else:
+        print(verify.render(report))
+    return 0 if report["equal"] else 1

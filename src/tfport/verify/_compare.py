@@ -1,0 +1,232 @@
+"""`verify`: run two artifacts on the same inputs and compare every output they share.
+
+Example:
+    >>> report = verify("est.py:make@model_dir", "model.keras", inputs="rows.npz")  # doctest: +SKIP
+    >>> report["equal"]  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import numpy as np
+
+from tfport._common.errors import TfportInputError, message
+from tfport.verify._artifacts import kind_of, open_artifact
+from tfport.verify._inputs import generate, read_inputs
+
+_CLASS_SCORES = ("probabilities", "logits", "scores", "logistic")
+
+
+def _key(name: str) -> str:
+    name = re.sub(r":0$", "", name)
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+def pair_outputs(a: dict, b: dict) -> list[tuple[str, str]]:
+    """Output pairs by (sanitized) name; two lone outputs pair whatever their names."""
+    bkeys = {_key(k): k for k in b}
+    pairs = [(k, bkeys[_key(k)]) for k in sorted(a) if _key(k) in bkeys]
+    if not pairs and len(a) == 1 and len(b) == 1:
+        pairs = [(next(iter(a)), next(iter(b)))]
+    if not pairs:
+        raise TfportInputError(
+            message(
+                "The signatures do not match: the two artifacts have no output in common",
+                "Compare artifacts of the same model (outputs with the same names)",
+                outputs_a=sorted(a),
+                outputs_b=sorted(b),
+            )
+        )
+    return pairs
+
+
+def _text(array: np.ndarray) -> np.ndarray:
+    decode = np.vectorize(lambda v: v.decode() if isinstance(v, bytes) else str(v), otypes=[object])
+    return decode(array) if array.size else array.astype(object)
+
+
+def compare_output(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> dict:
+    """max abs / rel difference, argmax agreement (class scores) and pass/fail."""
+    a, b = np.asarray(a), np.asarray(b)
+    row: dict[str, Any] = {"shape_a": list(a.shape), "shape_b": list(b.shape)}
+    if a.shape != b.shape:
+        if a.size != b.size:
+            return {**row, "pass": False, "reason": "shapes differ"}
+        b = b.reshape(a.shape)
+    numeric = a.dtype.kind in "fciub" and b.dtype.kind in "fciub"
+    if not numeric:
+        same = bool((_text(a) == _text(b)).all())
+        return {**row, "max_abs_diff": 0.0 if same else None, "pass": same}
+    fa, fb = a.astype(np.float64), b.astype(np.float64)
+    diff = np.abs(fa - fb)
+    rel = diff / np.maximum(np.abs(fb), np.finfo(np.float64).tiny)
+    row["max_abs_diff"] = float(diff.max()) if diff.size else 0.0
+    row["max_rel_diff"] = float(rel.max()) if rel.size else 0.0
+    row["pass"] = bool(np.allclose(fa, fb, rtol=rtol, atol=atol, equal_nan=True))
+    return row
+
+
+def _argmax(name: str, a: np.ndarray, b: np.ndarray) -> float | None:
+    if not any(s in name for s in _CLASS_SCORES) or a.ndim != 2 or a.shape[-1] < 2:
+        return None
+    if a.shape != b.shape:
+        return None
+    return float(np.mean(np.argmax(a, -1) == np.argmax(b, -1)))
+
+
+def _checkpoints(a: str, b: str, atol: float) -> dict:
+    from tfport.checkpoint import diff_checkpoints
+
+    result = diff_checkpoints(a, b, atol=atol)
+    tensors = [t for t in result.get("tensors", []) if t.get("max_abs_diff") is not None]
+    worst = max(tensors, key=lambda t: t["max_abs_diff"], default=None)
+    equal = bool(result.get("equal"))
+    return {
+        "kind": "checkpoints",
+        "a": {"kind": "checkpoint", "path": result.get("a", a)},
+        "b": {"kind": "checkpoint", "path": result.get("b", b)},
+        "atol": atol,
+        "equal": equal,
+        "worst": worst,
+        "diff": result,
+    }
+
+
+def _check_tolerance(name: str, value: float) -> None:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+        raise TfportInputError(
+            message(f"--{name} must be a finite number >= 0", "Pass e.g. 1e-5", **{name: value})
+        )
+
+
+def verify(
+    a: str,
+    b: str,
+    *,
+    inputs: str | None = None,
+    atol: float = 1e-5,
+    rtol: float = 1e-5,
+    signature_a: str | None = None,
+    signature_b: str | None = None,
+    graph_inputs: list | None = None,
+    graph_outputs: list | None = None,
+    rows: int = 8,
+    seed: int = 0,
+) -> dict:
+    """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
+
+    Artifacts: `SCRIPT_OR_MODULE:FACTORY@MODEL_DIR` (an Estimator), a SavedModel folder
+    (`signature_a`/`signature_b`), a `.keras` file, a frozen `.pb`/`.pbtxt`
+    (`graph_inputs`/`graph_outputs`), or two checkpoints (compared as `ckpt diff`).
+
+    Args:
+        a: first artifact.
+        b: second artifact.
+        inputs: an `.npz` or a TFRecord of tf.Examples (default: `rows` random rows made
+            from the first signature that declares its inputs).
+        atol: absolute tolerance.
+        rtol: relative tolerance (`|a - b| <= atol + rtol * |b|`).
+        signature_a: signature of a SavedModel `a` (default `serving_default`).
+        signature_b: signature of a SavedModel `b`.
+        graph_inputs: input tensor names of a frozen graph.
+        graph_outputs: output tensor names of a frozen graph.
+        rows: rows of generated inputs.
+        seed: seed of generated inputs.
+
+    Returns:
+        A JSON-ready report; `equal` is True when every shared output passes.
+
+    Raises:
+        TfportInputError: unknown artifacts, unreadable inputs, mismatched signatures.
+
+    Example:
+        >>> verify("frozen.pb", "saved_model_dir")["equal"]  # doctest: +SKIP
+        True
+    """
+    _check_tolerance("atol", atol)
+    _check_tolerance("rtol", rtol)
+    kinds = kind_of(a), kind_of(b)
+    if "checkpoint" in kinds:
+        if kinds != ("checkpoint", "checkpoint"):
+            raise TfportInputError(
+                message(
+                    "A checkpoint can only be verified against another checkpoint",
+                    "Pass two checkpoints, or two runnable artifacts",
+                    kinds=list(kinds),
+                )
+            )
+        return _checkpoints(a, b, atol)
+    io = (graph_inputs, graph_outputs)
+    art_a = open_artifact(a, signature_a, io)
+    art_b = open_artifact(b, signature_b, io)
+    if inputs:
+        batch = read_inputs(inputs)
+    else:
+        spec = art_a.spec() or art_b.spec()
+        if spec is None:
+            raise TfportInputError(
+                message(
+                    "Neither artifact declares its inputs (Estimators read feature columns)",
+                    "Pass --inputs FILE (.npz or TFRecord of tf.Examples)",
+                )
+            )
+        batch = generate(spec, rows, seed)
+    out_a, out_b = art_a.run(batch), art_b.run(batch)
+    outputs = []
+    for key_a, key_b in pair_outputs(out_a, out_b):
+        row = {"a": key_a, "b": key_b}
+        row.update(compare_output(out_a[key_a], out_b[key_b], atol, rtol))
+        agreement = _argmax(key_a, np.asarray(out_a[key_a]), np.asarray(out_b[key_b]))
+        if agreement is not None:
+            row["argmax_agreement"] = agreement
+        outputs.append(row)
+    n = len(next(v for k, v in batch.items() if not k.startswith("__")))
+    return {
+        "kind": "outputs",
+        "a": {"kind": art_a.kind, "path": art_a.text},
+        "b": {"kind": art_b.kind, "path": art_b.text},
+        "rows": int(n),
+        "inputs": inputs or "generated",
+        "atol": atol,
+        "rtol": rtol,
+        "outputs": outputs,
+        "only_in_a": sorted(set(out_a) - {r["a"] for r in outputs}),
+        "only_in_b": sorted(set(out_b) - {r["b"] for r in outputs}),
+        "equal": all(r["pass"] for r in outputs),
+    }
+
+
+def render(report: dict) -> str:
+    """The human-readable report."""
+    lines = [f"A: {report['a']['kind']} {report['a']['path']}"]
+    lines.append(f"B: {report['b']['kind']} {report['b']['path']}")
+    if report["kind"] == "checkpoints":
+        diff, worst = report["diff"], report["worst"]
+        for label in ("only_in_a", "only_in_b", "mismatches"):
+            if diff.get(label):
+                lines.append(f"{label}: {len(diff[label])}")
+        if worst is not None:
+            lines.append(f"worst tensor: {worst['name']} max |A-B| = {worst['max_abs_diff']:.3g}")
+    else:
+        lines.append(
+            f"{report['rows']} rows ({report['inputs']}), atol {report['atol']}, "
+            f"rtol {report['rtol']}"
+        )
+        for row in report["outputs"]:
+            name = row["a"] if row["a"] == row["b"] else f"{row['a']} ~ {row['b']}"
+            parts = [f"{'ok  ' if row['pass'] else 'DIFF'} {name}"]
+            if row.get("max_abs_diff") is not None:
+                parts.append(f"max abs {row['max_abs_diff']:.3g}")
+            if row.get("max_rel_diff") is not None:
+                parts.append(f"max rel {row['max_rel_diff']:.3g}")
+            if "argmax_agreement" in row:
+                parts.append(f"argmax agree {row['argmax_agreement']:.1%}")
+            if row.get("reason"):
+                parts.append(row["reason"])
+            lines.append("  ".join(parts))
+    lines.append("equal" if report["equal"] else "DIFFERENT")
+    return "\n".join(lines)
