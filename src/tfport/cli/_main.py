@@ -23,6 +23,8 @@ _AREAS = (
     "tfport.cli._ckpt",
     "tfport.cli._graph",
     "tfport.cli._upgrade",
+    "tfport.cli._keras",
+    "tfport.cli._verify",
 )
 
 
