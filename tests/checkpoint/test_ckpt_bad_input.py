@@ -110,10 +110,10 @@ def test_slices_not_covering_the_shape(tmp_path):
     prefix = str(tmp_path / "ok")
     with CheckpointWriter(prefix) as w:
         w.add_slices("emb", [4, 2], [([(0, 2), (0, 2)], np.ones((2, 2), np.float32))])
-    with pytest.raises(CorruptCheckpointError, match="slices hold 4 elements"):
+    with pytest.raises(CorruptCheckpointError, match="slices leave a gap"):
         CheckpointReader(prefix)
     bad = craft_index(prefix, str(tmp_path / "bad"), "emb", _set_dims(2**40, 2))
-    _assert_exit_2(run_cli("ckpt", "inspect", bad), "slices hold")
+    _assert_exit_2(run_cli("ckpt", "inspect", bad), "slices leave a gap")
 
 
 def test_missing_checkpoint_and_garbage_index(tmp_path):

@@ -1,13 +1,16 @@
-"""Atomic output: write to a temporary sibling, then rename into place."""
+"""Atomic output: write to a temporary sibling, then rename into place.
+
+Temporary names come from :mod:`tfport._common.outputs` (they mark their owner
+process, so a later run removes those of dead processes).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 
+from tfport._common import outputs
 from tfport._common.errors import TfportInputError, message
 
 
@@ -36,7 +39,9 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
         ...     _ = f.write("hello")
     """
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path), dir=folder)
+    outputs.clean_stale(folder)
+    tmp = os.path.join(folder, outputs.temp_name(os.path.basename(path)))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, mode) as f:
             yield f
@@ -53,24 +58,12 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
 def atomic_dir(path: str, overwrite: bool = False) -> Iterator[str]:
     """Yields a temporary folder that replaces `path` only when the block succeeds.
 
+    See :func:`tfport._common.outputs.build_aside` for the full output rule (inputs,
+    kinds of outputs that may be replaced).
+
     Example:
         >>> with atomic_dir("/tmp/out_dir", overwrite=True) as tmp:
         ...     open(os.path.join(tmp, "a"), "w").close()
     """
-    path = os.path.abspath(path)
-    refuse_existing(path, overwrite)
-    parent = os.path.dirname(path)
-    os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".tmp-" + os.path.basename(path), dir=parent)
-    try:
+    with outputs.build_aside(path, overwrite=overwrite) as tmp:
         yield tmp
-        if os.path.lexists(path):
-            old = tmp + ".old"
-            os.replace(path, old)
-            os.replace(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise

@@ -6,6 +6,7 @@ The CLI maps :class:`TfportInputError` to exit code 2 (bad input or usage) and
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 
@@ -48,3 +49,35 @@ def message(what: str, fix: str | None = None, **received: Any) -> str:
     if received:
         parts.append("Received: " + ", ".join(f"{k}={v!r}" for k, v in received.items()))
     return " ".join(parts)
+
+
+# OS errors that say the path given is wrong (exit 2); any other is the environment's (exit 1).
+_INPUT_ERRNOS = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.EEXIST, errno.EISDIR, errno.ENAMETOOLONG, errno.ELOOP}
+)
+
+
+def os_error(err: OSError, what: str) -> TfportError:
+    """Turns an OSError into a one-line tfport error (bad path: exit 2; ENOSPC, EROFS...: 1).
+
+    Args:
+        err: the OS error.
+        what: what failed, e.g. "Cannot write out_dir".
+
+    Example:
+        >>> os_error(OSError(28, "No space left on device"), "Cannot write out").exit_code
+        1
+    """
+    reason = err.strerror or type(err).__name__
+    where = err.filename if err.filename is not None else None
+    if err.errno in _INPUT_ERRNOS:
+        return TfportInputError(
+            message(f"{what}: {reason}", "Check the path given", path=where, errno=err.errno)
+        )
+    fix = {
+        errno.ENOSPC: "Free disk space or write elsewhere",
+        errno.EROFS: "Write to a writable file system",
+        errno.EACCES: "Write where you have permission",
+        errno.EPERM: "Write where you have permission",
+    }.get(err.errno or 0, "Check the disk and the path, then retry")
+    return TfportOperationError(message(f"{what}: {reason}", fix, path=where, errno=err.errno))

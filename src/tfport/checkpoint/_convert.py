@@ -38,7 +38,7 @@ import os
 
 import numpy as np
 
-from tfport._common.atomic import atomic_dir, refuse_existing
+from tfport._common import outputs
 from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint import _plan, _slots
 from tfport.checkpoint._graph import GraphHyperparameters
@@ -77,9 +77,14 @@ def convert(
         TfportInputError: bad arguments; CheckpointError: bad or unsupported input.
     """
     _check_args(slots, estimator, graph)
-    refuse_existing(dst, overwrite)
     reader = CheckpointReader(src)
     with reader:
+        inputs = [*reader.files, *([graph] if graph else [])]
+        if partitions_like:
+            inputs += CheckpointReader(partitions_like).files
+        outputs.check_output(
+            dst, inputs, overwrite=overwrite, is_kind=is_converted, kind="converted checkpoint"
+        )
         if slots == "keras-to-v1":
             plan = _plan.plan_keras_to_v1(reader)
         else:
@@ -87,7 +92,9 @@ def convert(
             plan = _plan.plan_v1_to_keras(reader, hyper)
             if estimator:
                 _estimator_extras(reader, plan, estimator)
-        with atomic_dir(dst, overwrite=overwrite) as tmp:
+        with outputs.build_aside(
+            dst, inputs, overwrite=overwrite, is_kind=is_converted, kind="converted checkpoint"
+        ) as tmp:
             layout = _layout_for(reader, plan, partitions_like)
             write_plan(reader, plan, os.path.join(tmp, OUTPUT_BASENAME), layout)
             with open(os.path.join(tmp, "checkpoint"), "w", encoding="utf-8") as f:
@@ -96,6 +103,20 @@ def convert(
                     f'all_model_checkpoint_paths: "{OUTPUT_BASENAME}"\n'
                 )
         return _report(reader, plan, dst)
+
+
+def is_converted(path: str) -> bool:
+    """Whether `path` is a folder `convert` wrote (only model.ckpt.*, `checkpoint`), or empty.
+
+    Example:
+        >>> is_converted("/nonexistent")
+        False
+    """
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    names = os.listdir(path)
+    ours = [n for n in names if n == "checkpoint" or n.startswith(OUTPUT_BASENAME + ".")]
+    return not names or (len(ours) == len(names) and OUTPUT_BASENAME + ".index" in names)
 
 
 def _check_args(slots, estimator, graph) -> None:

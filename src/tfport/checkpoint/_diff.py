@@ -8,8 +8,11 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._reader import CHUNK, CheckpointReader
 
 
@@ -56,6 +59,10 @@ def diff_checkpoints(a: str, b: str, atol: float = 0.0) -> dict:
     Returns:
         A JSON-able dict; `equal` is True when nothing differs beyond `atol`.
     """
+    if not (isinstance(atol, (int, float)) and math.isfinite(atol) and atol >= 0):
+        raise TfportInputError(
+            message("--atol must be a finite number >= 0", "Pass e.g. --atol 1e-6", atol=atol)
+        )
     with CheckpointReader(a) as ra, CheckpointReader(b) as rb:
         names_a, names_b = set(ra.names()), set(rb.names())
         mismatches, tensors = [], []

@@ -15,13 +15,13 @@ import importlib.util
 import json
 import os
 import shutil
-import tempfile
 
-from tfport._common.atomic import refuse_existing
-from tfport._common.errors import TfportInputError, message
+from tfport._common import outputs
+from tfport._common.errors import TfportInputError, message, os_error
 from tfport.checkpoint._errors import MappingError
 from tfport.checkpoint._inspect import classify
 from tfport.checkpoint._mapping import Match, match
+from tfport.checkpoint._paths import data_path
 from tfport.checkpoint._reader import CheckpointReader
 
 
@@ -148,11 +148,15 @@ def port(
         raise TfportInputError(message("Unknown --to", None, to=to))
     if to == "keras-weights" and not out.endswith(".weights.h5"):
         raise TfportInputError(message("Keras weights files end with .weights.h5", None, out=out))
-    if not dry_run:
-        refuse_existing(out if to == "keras-weights" else out + ".index", overwrite)
     overrides = _load_map(map_file)
     reader = CheckpointReader(src)  # validate before any TensorFlow import
     reader.close()
+    if not dry_run:
+        targets = [out] if to == "keras-weights" else [out + ".index", data_path(out, 0, 1)]
+        for target in targets:
+            outputs.check_output(
+                target, reader.files, overwrite=overwrite, is_kind=os.path.isfile, kind="file"
+            )
     built = load_factory(model)()
     if dry_run:
         report = assignment_map(built, src, overrides)
@@ -180,8 +184,13 @@ def _load_map(path: str | None) -> dict | None:
 
 def _save(model, to: str, out: str) -> None:
     folder = os.path.dirname(os.path.abspath(out))
-    os.makedirs(folder, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=".tmp-port-", dir=folder)
+    try:
+        os.makedirs(folder, exist_ok=True)
+        outputs.clean_stale(folder)
+        tmp = os.path.join(folder, outputs.temp_name("port"))
+        os.mkdir(tmp)
+    except OSError as err:
+        raise os_error(err, f"Cannot write {out}") from None
     try:
         if to == "keras-weights":
             path = os.path.join(tmp, "model.weights.h5")
@@ -196,5 +205,7 @@ def _save(model, to: str, out: str) -> None:
         names = sorted(os.listdir(tmp), key=lambda n: n.endswith(".index"))  # index last
         for name in names:
             os.replace(os.path.join(tmp, name), out + name[len(base) :])
+    except OSError as err:
+        raise os_error(err, f"Cannot write {out}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

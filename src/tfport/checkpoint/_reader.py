@@ -38,6 +38,9 @@ from tfport.checkpoint._table import crc32c, get_varint, mask_crc, read_table
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 CHUNK = 16 << 20
 _MAX_BYTES = 1 << 62
+MAX_RANK = 254  # TensorFlow's TensorShape limit
+NUMPY_MAX_RANK = 64  # numpy's: tensors of higher rank cannot be materialised
+_MAX_ELEMENTS = (1 << 63) - 1
 BundleHeaderProto = protos.message_class("tensorflow.BundleHeaderProto")
 BundleEntryProto = protos.message_class("tensorflow.BundleEntryProto")
 
@@ -166,9 +169,17 @@ class CheckpointReader:
             raise self._corrupt(f"unknown dtype enum {proto.dtype}", name)
         if proto.shape.unknown_rank:
             raise self._corrupt("shape has unknown rank", name)
+        if len(proto.shape.dim) > MAX_RANK:
+            raise self._corrupt(
+                f"shape has {len(proto.shape.dim)} dimensions, over TensorFlow's limit of "
+                f"{MAX_RANK}",
+                name,
+            )
         shape = tuple(d.size for d in proto.shape.dim)
         if any(d < 0 for d in shape):
-            raise self._corrupt(f"negative dimension in shape {list(shape)}", name)
+            raise self._corrupt(f"negative dimension in shape {_short(shape)}", name)
+        if math.prod(shape) > _MAX_ELEMENTS:
+            raise self._corrupt(f"shape {_short(shape)} overflows 2^63-1 elements", name)
         if proto.slices:
             return self._partitioned(name, dtype, shape, proto, raw)
         return self._validated(name, dtype, shape, proto)
@@ -185,7 +196,7 @@ class CheckpointReader:
         else:
             expected = count * dtype.itemsize
             if expected > _MAX_BYTES:
-                raise self._corrupt(f"shape {list(shape)} overflows the tensor size", name)
+                raise self._corrupt(f"shape {_short(shape)} overflows the tensor size", name)
             if expected != proto.size:
                 raise self._corrupt(
                     f"size {proto.size} != {count} elements x {dtype.itemsize} bytes", name
@@ -207,7 +218,7 @@ class CheckpointReader:
             raise UnsupportedCheckpointError(
                 message(f"Partitioned string tensor {name!r} is not supported", None)
             )
-        parts = []
+        parts, boxes = [], []
         for slice_proto in proto.slices:
             extents = _slices.extents_of(slice_proto)
             try:
@@ -222,12 +233,10 @@ class CheckpointReader:
             if part.dtype != dtype or part.shape != want or part.slices:
                 raise self._corrupt(f"slice {extents} has shape {list(part.shape)}", name)
             parts.append((tuple(extents), part))
-        covered = sum(math.prod(part.shape) for _, part in parts)
-        if covered != math.prod(shape):
-            raise self._corrupt(
-                f"slices hold {covered} elements, the shape {list(shape)} needs {math.prod(shape)}",
-                name,
-            )
+            boxes.append(index)
+        problem = _slices.tiling_problem(boxes, shape)
+        if problem:
+            raise self._corrupt(f"{problem}; they must tile the shape {_short(shape)}", name)
         self._slice_entries[name] = parts
         return TensorEntry(name, dtype, shape, slices=tuple(e for e, _ in parts))
 
@@ -244,6 +253,12 @@ class CheckpointReader:
         for fd in self._files.values():
             os.close(fd)
         self._files.clear()
+
+    @property
+    def files(self) -> list[str]:
+        """The checkpoint's files: the `.index` and every data shard."""
+        shards = [data_path(self.prefix, i, self.num_shards) for i in range(self.num_shards)]
+        return [self.prefix + ".index", *shards]
 
     def names(self) -> list[str]:
         """Tensor names, sorted (partitioned variables appear once, whole)."""
@@ -310,6 +325,15 @@ class CheckpointReader:
     def read(self, name: str) -> np.ndarray:
         """The tensor `name` as a numpy array (strings as an object array of bytes)."""
         entry = self.entry(name)
+        if len(entry.shape) > NUMPY_MAX_RANK:
+            raise UnsupportedCheckpointError(
+                message(
+                    f"Tensor {name!r} of {self.prefix} has {len(entry.shape)} dimensions; "
+                    f"this command must load it and numpy holds at most {NUMPY_MAX_RANK}",
+                    "Use a command that copies it without loading (inspect, convert, diff)",
+                    rank=len(entry.shape),
+                )
+            )
         if entry.slices:
             out = np.empty(entry.shape, entry.dtype.to_numpy())
             for extents, part in self._slice_entries[name]:
@@ -360,3 +384,8 @@ class CheckpointReader:
     def shapes(self) -> dict[str, list[int]]:
         """Name -> shape."""
         return {n: list(e.shape) for n, e in self.entries.items()}
+
+
+def _short(shape: tuple[int, ...]) -> str:
+    text = str(list(shape))
+    return text if len(text) <= 80 else text[:76] + "...]"

@@ -12,6 +12,10 @@ Example:
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 _HEADER = [
     (0, 0),
     (0x80, 0),
@@ -77,3 +81,55 @@ def to_index(extents: list[tuple[int, int]], shape: tuple[int, ...]) -> tuple[sl
             raise ValueError(f"extent ({start}, {length}) outside dimension {dim} of {size}")
         out.append(slice(start, start + length))
     return tuple(out)
+
+
+_MAX_GRID_CELLS = 1 << 22
+_MAX_PAIRWISE = 20_000
+
+
+def tiling_problem(boxes: list[tuple[slice, ...]], shape: tuple[int, ...]) -> str | None:
+    """Why the slices `boxes` do not tile `shape` exactly (overlap or gap), or None if they do.
+
+    Works on the grid of all slice boundaries (linear in the slices for the usual
+    partitionings along one axis); pairwise only where that grid would be huge.
+
+    Example:
+        >>> tiling_problem([(slice(0, 2),), (slice(0, 2),)], (4,))
+        'slices overlap (elements stored twice) and leave a gap (elements never stored)'
+        >>> tiling_problem([(slice(0, 2),), (slice(2, 4),)], (4,)) is None
+        True
+    """
+    total = math.prod(shape)
+    volume = sum(math.prod(s.stop - s.start for s in box) for box in boxes)
+    if not shape or total == 0:
+        # Scalars hold one slice; empty tensors hold nothing to tile.
+        return None if len(boxes) == 1 or total == 0 else "a scalar lists several slices"
+    bounds = [sorted({0, size, *(b[d].start for b in boxes), *(b[d].stop for b in boxes)})
+              for d, size in enumerate(shape)]  # fmt: skip
+    cells = math.prod(len(b) - 1 for b in bounds)
+    if cells <= _MAX_GRID_CELLS and len(shape) <= 32:
+        where = [{v: i for i, v in enumerate(b)} for b in bounds]
+        grid = np.zeros([len(b) - 1 for b in bounds], np.int64)
+        for box in boxes:
+            grid[tuple(slice(w[s.start], w[s.stop]) for w, s in zip(where, box, strict=True))] += 1
+        over, gap = bool((grid > 1).any()), bool((grid == 0).any())
+    elif len(boxes) <= _MAX_PAIRWISE:
+        starts = np.array([[s.start for s in b] for b in boxes], np.int64)
+        stops = np.array([[s.stop for s in b] for b in boxes], np.int64)
+        nonempty = (stops > starts).all(axis=1)
+        over = False
+        for i in np.flatnonzero(nonempty):
+            hit = np.maximum(starts[i], starts[i + 1 :]) < np.minimum(stops[i], stops[i + 1 :])
+            if hit.all(axis=1).any():
+                over = True
+                break
+        gap = not over and volume != total
+    else:
+        return f"{len(boxes)} slices is over tfport's limit of {_MAX_PAIRWISE}"
+    if over and gap:
+        return "slices overlap (elements stored twice) and leave a gap (elements never stored)"
+    if over:
+        return "slices overlap (elements stored twice)"
+    if gap:
+        return "slices leave a gap (elements never stored)"
+    return None

@@ -18,14 +18,13 @@ import contextlib
 import math
 import os
 import struct
-import tempfile
 from collections.abc import Iterable
 
 import numpy as np
 
-from tfport._common import protos
+from tfport._common import outputs, protos
 from tfport._common.atomic import refuse_existing
-from tfport._common.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, message, os_error
 from tfport.checkpoint._dtypes import BY_NAME, STRING, DType, from_numpy
 from tfport.checkpoint._paths import data_path
 from tfport.checkpoint._slices import slice_key
@@ -50,10 +49,14 @@ class CheckpointWriter:
         for path in self._final:
             refuse_existing(path, overwrite)
         folder = os.path.dirname(os.path.abspath(self.prefix))
-        os.makedirs(folder, exist_ok=True)
-        fd, self._tmp_data = tempfile.mkstemp(prefix=".tmp-data-", dir=folder)
-        self._data = os.fdopen(fd, "wb", buffering=0)
         self._tmp_index: str | None = None
+        self._tmp_data = os.path.join(folder, outputs.temp_name("data"))
+        try:
+            os.makedirs(folder, exist_ok=True)
+            outputs.clean_stale(folder)
+            self._data = open(self._tmp_data, "xb", buffering=0)  # noqa: SIM115
+        except OSError as err:
+            raise os_error(err, f"Cannot write checkpoint {self.prefix}") from None
         self._entries: dict[bytes, bytes] = {}
         self._offset = 0
         self._done = False
@@ -147,10 +150,13 @@ class CheckpointWriter:
 
     def _write(self, chunk) -> None:
         view = memoryview(chunk)
-        while view:
-            n = self._data.write(view)
-            view = view[n:]
-            self._offset += n
+        try:
+            while view:
+                n = self._data.write(view)
+                view = view[n:]
+                self._offset += n
+        except OSError as err:
+            raise os_error(err, f"Cannot write checkpoint {self.prefix}") from None
 
     def _add_strings(self, key: bytes, array: np.ndarray) -> None:
         items = [x.encode() if isinstance(x, str) else bytes(x) for x in array.reshape(-1)]
@@ -176,6 +182,15 @@ class CheckpointWriter:
         """Writes the index and moves the files into place (data first, index last)."""
         if self._done:
             return
+        try:
+            self._finish()
+        except BaseException as err:
+            self.abort()
+            if isinstance(err, OSError):
+                raise os_error(err, f"Cannot write checkpoint {self.prefix}") from None
+            raise
+
+    def _finish(self) -> None:
         self._done = True
         header = BundleHeaderProto(num_shards=1)
         header.version.producer = 1
@@ -185,8 +200,8 @@ class CheckpointWriter:
         os.fsync(self._data.fileno())
         self._data.close()
         folder = os.path.dirname(self._tmp_data)
-        fd, self._tmp_index = tempfile.mkstemp(prefix=".tmp-index-", dir=folder)
-        with os.fdopen(fd, "wb") as f:
+        self._tmp_index = os.path.join(folder, outputs.temp_name("index"))
+        with open(self._tmp_index, "xb") as f:
             f.write(table)
             f.flush()
             os.fsync(f.fileno())

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport.graph import Limits
 
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -27,6 +28,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     inspect.add_argument("path", help="a .pb/.pbtxt GraphDef or a SavedModel folder")
     _safety_flags(inspect)
+    _limit_flags(inspect)
     inspect.add_argument("--json", action="store_true", help="machine output on stdout")
     inspect.set_defaults(func=_inspect)
 
@@ -39,6 +41,13 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     convert.add_argument("--outputs", help="output tensors, e.g. x:0,y:0 (default: sink nodes)")
     convert.add_argument("--tags", help="MetaGraph tags, e.g. serve (default: the only one)")
     _safety_flags(convert)
+    _limit_flags(convert)
+    convert.add_argument(
+        "--max-const-bytes",
+        type=_count,
+        default=Limits.max_const_bytes,
+        help=f"--verify refuses larger constants and inputs (default {Limits.max_const_bytes})",
+    )
     convert.add_argument("--verify", action="store_true", help="compare with a v1 Session run")
     convert.add_argument("--atol", type=float, default=1e-6, help="max abs difference (1e-6)")
     convert.add_argument(
@@ -63,6 +72,31 @@ def _safety_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _count(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return number
+
+
+def _limit_flags(parser: argparse.ArgumentParser) -> None:
+    for flag, default, what in (
+        ("--max-nodes", Limits.max_nodes, "nodes in the graph and its functions"),
+        ("--max-depth", Limits.max_depth, "function call depth and attribute nesting"),
+        ("--max-bytes", Limits.max_bytes, "input file size"),
+    ):
+        parser.add_argument(flag, type=_count, default=default, help=f"{what} (default {default})")
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(
+        max_bytes=args.max_bytes,
+        max_nodes=args.max_nodes,
+        max_depth=args.max_depth,
+        max_const_bytes=getattr(args, "max_const_bytes", Limits.max_const_bytes),
+    )
+
+
 def _split(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
@@ -70,7 +104,7 @@ def _split(value: str | None) -> list[str]:
 def _inspect(args: argparse.Namespace) -> int:
     from tfport.graph import inspect_graph
 
-    report = inspect_graph(args.path, _split(args.allow_ops), args.trust)
+    report = inspect_graph(args.path, _split(args.allow_ops), args.trust, _limits(args))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -119,6 +153,7 @@ def _convert(args: argparse.Namespace) -> int:
         verify=args.verify,
         atol=args.atol,
         sample_inputs=_samples(args.sample_input),
+        limits=_limits(args),
     )
     if args.json:
         print(json.dumps(report, indent=1))

@@ -14,7 +14,7 @@ import os
 import sys
 import traceback
 
-from tfport._common.errors import TfportError
+from tfport._common.errors import TfportError, os_error
 from tfport._version import __version__
 
 _AREAS = (
@@ -26,6 +26,14 @@ _AREAS = (
     "tfport.cli._keras",
     "tfport.cli._verify",
 )
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2); the usage stays behind `--help`."""
+
+    def error(self, message: str):  # type: ignore[override]
+        text = " ".join(message.split())
+        self.exit(2, f"tfport: error: {text}. See `{self.prog} --help`\n")
 
 
 def _common_parent() -> argparse.ArgumentParser:
@@ -47,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         'tfport'
     """
     parent = _common_parent()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tfport",
         description="Run legacy TensorFlow Estimator code on TF 2.21 and migrate its artifacts.",
         parents=[parent],
@@ -87,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
         print(f"tfport: error: {err}", file=sys.stderr)
         return err.exit_code
+    except OSError as err:  # anything not already turned into a TfportError
+        if debug:
+            traceback.print_exc()
+        error = os_error(err, "A file operation failed")
+        print(f"tfport: error: {error}", file=sys.stderr)
+        return error.exit_code
     except KeyboardInterrupt:
         print("tfport: interrupted", file=sys.stderr)
         return 130

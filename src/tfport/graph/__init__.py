@@ -14,5 +14,14 @@ from tfport.graph._inspect import inspect_graph
 from tfport.graph._ops import SAFE_OPS
 from tfport.graph._plan import sanitize as signature_key
 from tfport.graph._render import render_inspect
+from tfport.graph._textstream import Limits
 
-__all__ = ["SAFE_OPS", "convert", "inspect_graph", "load_frozen", "render_inspect", "signature_key"]
+__all__ = [
+    "SAFE_OPS",
+    "Limits",
+    "convert",
+    "inspect_graph",
+    "load_frozen",
+    "render_inspect",
+    "signature_key",
+]

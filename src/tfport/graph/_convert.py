@@ -9,16 +9,22 @@ with ``trust`` does TensorFlow's own loader (which runs them) take over.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tfport._common import atomic
+from tfport._common import outputs as _outputs
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 from tfport.graph import _parse, _plan, _verify
+from tfport.graph._textstream import Limits
 
 _CAPTURE_SCOPE = "tfport_variables"
+_KIND = "SavedModel"
+_SAVED_MODEL_ENTRIES = frozenset(
+    {"saved_model.pb", "variables", "assets", "assets.extra", "fingerprint.pb"}
+)
 
 
 def convert(
@@ -34,6 +40,7 @@ def convert(
     verify: bool = False,
     atol: float = 1e-6,
     sample_inputs: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """Converts a frozen GraphDef or a TF1 SavedModel to a TF2 SavedModel in `out_dir`.
 
@@ -49,6 +56,7 @@ def convert(
         verify: compare the original (tf.compat.v1.Session) and the converted model.
         atol: the largest absolute difference `verify` accepts.
         sample_inputs: {input key or tensor name: .npy path} for `verify`.
+        limits: node count, call depth, size and `verify` constant-size limits.
 
     Returns:
         A JSON-ready report: signatures (input/output keys) and, with `verify`, the max
@@ -61,9 +69,12 @@ def convert(
     Example:
         >>> convert("frozen.pb", "/tmp/sm", verify=True)  # doctest: +SKIP
     """
-    if not atol >= 0:
-        raise TfportInputError(message("--atol must be >= 0", "Pass e.g. 1e-6", atol=atol))
-    art = _parse.read(path)
+    if not (math.isfinite(atol) and atol >= 0):
+        raise TfportInputError(
+            message("--atol must be a finite number >= 0", "Pass e.g. 1e-6", atol=atol)
+        )
+    _outputs.check_output(out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND)
+    art = _parse.read(path, limits=limits)
     if art.kind == "graph_def":
         plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
     else:
@@ -76,29 +87,31 @@ def convert(
                 )
             )
         plan = _plan.plan_saved_model(art, tags, allow_ops, trust)
-    _refuse_overlap(path, out_dir)
-    atomic.refuse_existing(out_dir, overwrite)
-    feeds = _verify.make_inputs(plan, sample_inputs or {}) if verify else None
+    feeds = None
+    if verify:
+        _verify.check_constants(plan, art.limits.max_const_bytes)
+        feeds = _verify.make_inputs(plan, sample_inputs or {})
     report: dict[str, Any] = {"source": path, "output": out_dir, "kind": plan.kind}
-    with atomic.atomic_dir(out_dir, overwrite) as tmp:
+    with _outputs.build_aside(
+        out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND
+    ) as tmp:
         report["signatures"] = save(plan, tmp)
         if feeds is not None:
             report["verify"] = _verify.verify(plan, tmp, feeds, atol)
     return report
 
 
-def _refuse_overlap(path: str, out_dir: str) -> None:
-    """Inputs are never modified: the output may not be, hold or sit inside the input."""
-    src, dst = os.path.realpath(path), os.path.realpath(out_dir)
-    if src == dst or src.startswith(dst + os.sep) or dst.startswith(src + os.sep):
-        raise TfportInputError(
-            message(
-                "The output folder overlaps the input",
-                "Choose an output folder outside the input",
-                path=path,
-                out_dir=out_dir,
-            )
-        )
+def is_saved_model(path: str) -> bool:
+    """Whether `path` is a SavedModel folder holding nothing else, or an empty folder.
+
+    Example:
+        >>> is_saved_model("/nonexistent")
+        False
+    """
+    if not os.path.isdir(path) or os.path.islink(path):
+        return False
+    names = set(os.listdir(path))
+    return not names or ("saved_model.pb" in names and names <= _SAVED_MODEL_ENTRIES)
 
 
 def load_frozen(

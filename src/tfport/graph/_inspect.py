@@ -10,15 +10,19 @@ from typing import Any
 
 from tfport._common import protos
 from tfport.graph import _index, _ops, _parse, _safety, _savedmodel
+from tfport.graph._textstream import Limits
 
 
-def inspect_graph(path: str, allow_ops: Iterable[str] = (), trust: bool = False) -> dict[str, Any]:
+def inspect_graph(
+    path: str, allow_ops: Iterable[str] = (), trust: bool = False, limits: Limits | None = None
+) -> dict[str, Any]:
     """Describes a frozen GraphDef (.pb/.pbtxt) or a SavedModel folder, never executing it.
 
     Args:
         path: a GraphDef file or a SavedModel folder.
         allow_ops: op types to accept besides the safe list.
         trust: accept every op (unsafe ops are still listed, none blocks).
+        limits: node count, call depth and size limits (default :class:`Limits`).
 
     Returns:
         A JSON-ready dict: format, bytes, graphs (inputs, outputs, op histogram, functions,
@@ -33,7 +37,7 @@ def inspect_graph(path: str, allow_ops: Iterable[str] = (), trust: bool = False)
         >>> report["graphs"][0]["inputs"]
         [{'name': 'input:0', 'dtype': 'float32', 'shape': [None, 4]}]
     """
-    art = _parse.read(path)
+    art = _parse.read(path, limits=limits)
     return describe(art, allow_ops, trust)
 
 
@@ -47,19 +51,24 @@ def describe(art: _parse.Artifact, allow_ops: Iterable[str] = (), trust: bool = 
         "bytes": art.size,
     }
     if art.kind == "graph_def":
-        report["graphs"] = [_graph_report(art.graph_def, allow, trust)]
+        report["graphs"] = [_graph_report(art.graph_def, allow, trust, art.limits)]
     else:
         report["saved_model_version"] = art.saved_model.saved_model_schema_version
-        report["graphs"] = [_meta_report(m, allow, trust) for m in art.saved_model.meta_graphs]
+        metas = art.saved_model.meta_graphs
+        report["graphs"] = [_meta_report(m, allow, trust, art.limits) for m in metas]
         report["assets"] = _assets(art.path)
     report["blocking"] = [u for g in report["graphs"] for u in g["unsafe"] if u["blocking"]]
     return report
 
 
 def _graph_report(
-    graph_def: Any, allow: tuple[str, ...], trust: bool, roles: dict[str, str] | None = None
+    graph_def: Any,
+    allow: tuple[str, ...],
+    trust: bool,
+    limits: Limits,
+    roles: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    result = _safety.scan(graph_def, allow, roles, trust)
+    result = _safety.scan(graph_def, allow, roles, trust, limits.max_depth, limits.max_nodes)
     index = _index.index(graph_def)
     histogram = collections.Counter(index.ops)
     return {
@@ -74,7 +83,7 @@ def _graph_report(
     }
 
 
-def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool) -> dict[str, Any]:
+def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits) -> dict[str, Any]:
     report = {
         "tags": list(meta.meta_info_def.tags),
         "tf2_object_graph": _savedmodel.is_tf2(meta),
@@ -89,7 +98,7 @@ def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool) -> dict[str, An
             "save_tensor": meta.saver_def.save_tensor_name or None,
         },
     }
-    graph = _graph_report(meta.graph_def, allow, trust, _savedmodel.roles(meta))
+    graph = _graph_report(meta.graph_def, allow, trust, limits, _savedmodel.roles(meta))
     graph["outputs"] = sorted(
         {t["name"] for sig in report["signatures"].values() for t in sig["outputs"].values()}
     )

@@ -14,8 +14,9 @@ from typing import Any
 from google.protobuf.unknown_fields import UnknownFieldSet
 
 from tfport._common import protos
-from tfport._common.errors import TfportInputError, message
-from tfport.graph import _index
+from tfport._common.errors import TfportInputError, message, os_error
+from tfport.graph import _index, _textstream
+from tfport.graph._textstream import Limits
 
 # Protobuf cannot hold a message of 2 GiB or more.
 MAX_BYTES = 2**31 - 1
@@ -42,14 +43,16 @@ class Artifact:
     size: int
     graph_def: Any = None
     saved_model: Any = None
+    limits: Limits = dataclasses.field(default_factory=Limits)
 
 
-def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
+def read(path: str, max_bytes: int | None = None, limits: Limits | None = None) -> Artifact:
     """Parses a `.pb`/`.pbtxt` GraphDef or a SavedModel folder without TensorFlow.
 
     Args:
         path: a GraphDef file or a SavedModel folder.
-        max_bytes: larger files are refused before they are read.
+        max_bytes: larger files are refused before they are read (default: the limits').
+        limits: node count, depth and size limits (default :class:`Limits`).
 
     Returns:
         The parsed :class:`Artifact`.
@@ -62,6 +65,9 @@ def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
         >>> art.kind
         'graph_def'
     """
+    limits = limits or Limits()
+    if max_bytes is not None:
+        limits = dataclasses.replace(limits, max_bytes=max_bytes)
     if not os.path.exists(path):
         raise TfportInputError(
             message(
@@ -69,16 +75,16 @@ def read(path: str, max_bytes: int = MAX_BYTES) -> Artifact:
             )
         )
     if os.path.isdir(path):
-        return _read_saved_model(path, max_bytes)
+        return _read_saved_model(path, limits)
     if os.path.basename(path) in SAVED_MODEL_FILES:
-        return _read_saved_model(os.path.dirname(path) or ".", max_bytes)
+        return _read_saved_model(os.path.dirname(path) or ".", limits)
     text = path.lower().endswith(TEXT_SUFFIXES)
-    graph_def, data = _parse(path, protos.graph_def_class(), text, max_bytes, "GraphDef")
-    _check_graph_def(graph_def, path, None if text else data)
-    return Artifact(path, "graph_def", text, os.path.getsize(path), graph_def=graph_def)
+    graph_def, data = _parse(path, protos.graph_def_class(), text, limits, "GraphDef")
+    _check_graph_def(graph_def, path, limits, None if text else data)
+    return Artifact(path, "graph_def", text, len(data), graph_def=graph_def, limits=limits)
 
 
-def _read_saved_model(path: str, max_bytes: int) -> Artifact:
+def _read_saved_model(path: str, limits: Limits) -> Artifact:
     for name in SAVED_MODEL_FILES:
         file = os.path.join(path, name)
         if os.path.isfile(file):
@@ -92,28 +98,35 @@ def _read_saved_model(path: str, max_bytes: int) -> Artifact:
             )
         )
     text = file.endswith(".pbtxt")
-    saved, _ = _parse(file, protos.saved_model_class(), text, max_bytes, "SavedModel")
+    saved, _ = _parse(file, protos.saved_model_class(), text, limits, "SavedModel")
     if not saved.meta_graphs:
         raise TfportInputError(
             message(f"{file} holds no MetaGraph", "Re-export the SavedModel", path=file)
         )
     for meta in saved.meta_graphs:
-        _check_graph_def(meta.graph_def, file)
-    return Artifact(path, "saved_model", text, os.path.getsize(file), saved_model=saved)
+        _check_graph_def(meta.graph_def, file, limits)
+    return Artifact(
+        path, "saved_model", text, os.path.getsize(file), saved_model=saved, limits=limits
+    )
 
 
-def _parse(file: str, cls: Any, text: bool, max_bytes: int, what: str) -> tuple[Any, bytes]:
-    size = os.path.getsize(file)
-    if size > max_bytes:
-        raise TfportInputError(
-            message(
-                f"{file} is {size} bytes, over the limit of {max_bytes}",
-                "Pass a smaller file or raise the limit (max_bytes)",
-                path=file,
+def _parse(file: str, cls: Any, text: bool, limits: Limits, what: str) -> tuple[Any, bytes]:
+    try:
+        size = os.path.getsize(file)
+        if size > limits.max_bytes:
+            raise TfportInputError(
+                message(
+                    f"{file} is {size} bytes, over the limit of {limits.max_bytes}",
+                    "Pass a smaller file or raise the limit with --max-bytes",
+                    path=file,
+                )
             )
-        )
-    with open(file, "rb") as f:
-        data = f.read()
+        with open(file, "rb") as f:
+            data = f.read(limits.max_bytes + 1)
+    except OSError as err:
+        raise os_error(err, f"Cannot read {file}") from None
+    if text and what == "GraphDef":
+        return _textstream.parse_graph_text(data, file, limits), data
     if text:
         return _parse_text(data, cls, file, what), data
     return _parse_binary(data, cls, file, what), data
@@ -136,13 +149,22 @@ def _parse_text(data: bytes, cls: Any, file: str, what: str) -> Any:
     return protos.parse_text(data, cls, file, what)
 
 
-def _check_graph_def(graph_def: Any, file: str, data: bytes | None = None) -> None:
+def _check_graph_def(graph_def: Any, file: str, limits: Limits, data: bytes | None = None) -> None:
     if not graph_def.node and not graph_def.library.function:
         raise TfportInputError(
             message(f"{file} holds an empty graph (no nodes)", "Pass a frozen graph", path=file)
         )
+    functions = graph_def.library.function
+    total = len(graph_def.node) + sum(len(f.node_def) for f in functions)
+    if total > limits.max_nodes:
+        raise _textstream.too_many_nodes(total, file, limits)
     index = _index.index(graph_def, data)
-    if "" in index.names or "" in index.ops:
+    bad = "" in index.names or "" in index.ops
+    for function in functions if not bad else ():
+        if any(not node.op or not node.name for node in function.node_def):
+            bad = True
+            break
+    if bad:
         raise TfportInputError(
             message(f"{file} holds a node without name or op", "Pass an intact graph", path=file)
         )

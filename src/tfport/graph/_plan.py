@@ -119,7 +119,9 @@ def plan_frozen(
 ) -> Plan:
     """Validates a frozen graph conversion: safety, input/output names; prunes the graph."""
     graph_def = art.graph_def
-    refuse_unsafe(_safety.scan(graph_def, allow_ops, trust=trust), art.path)
+    limits = art.limits
+    scan = _safety.scan(graph_def, allow_ops, None, trust, limits.max_depth, limits.max_nodes)
+    refuse_unsafe(scan, art.path)
     nodes = _index.node_map(graph_def)
     index = _index.index(graph_def)
     placeholders = [n.name + ":0" for n in index.placeholders()]
@@ -231,7 +233,9 @@ def plan_saved_model(
             )
         )
     graph_def = meta.graph_def
-    refuse_unsafe(_safety.scan(graph_def, allow_ops, _savedmodel.roles(meta), trust), art.path)
+    limits, roles = art.limits, _savedmodel.roles(meta)
+    scan = _safety.scan(graph_def, allow_ops, roles, trust, limits.max_depth, limits.max_nodes)
+    refuse_unsafe(scan, art.path)
     sigs = {k: _signature(k, s, art.path) for k, s in _savedmodel.signatures(meta).items()}
     if not sigs:
         raise TfportInputError(

@@ -18,9 +18,14 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport.graph import _index, _ops
 
-MAX_CALL_DEPTH = 64
-MAX_ATTR_DEPTH = 32
-MAX_NODES = 50_000_000
+MAX_CALL_DEPTH = 1000
+MAX_ATTR_DEPTH = 1000
+MAX_NODES = 10_000_000
+# Safe ops whose function attributes TensorFlow instantiates (a primitive op name works too).
+FUNC_ATTR_OPS = frozenset(
+    "PartitionedCall StatefulPartitionedCall While StatelessWhile If StatelessIf Case "
+    "StatelessCase For RemoteCall SymbolicGradient".split()
+)
 GRAPH = "graph"
 ROOT = "\x00graph"  # the main graph in the call graph; no function can be named so
 
@@ -64,6 +69,8 @@ def scan(
     allow: Iterable[str] = (),
     roles: dict[str, str] | None = None,
     trust: bool = False,
+    max_depth: int = MAX_CALL_DEPTH,
+    max_nodes: int = MAX_NODES,
 ) -> Scan:
     """Lists every op of `graph_def` (and its function library) that is not allowed.
 
@@ -72,6 +79,8 @@ def scan(
         allow: more op types to accept.
         roles: node name -> role for SavedModels ("signature", "saver", "init", "other").
         trust: accept everything (findings are still listed, none blocks).
+        max_depth: deepest function call chain and attribute nesting accepted.
+        max_nodes: most nodes (graph and functions) accepted.
 
     Returns:
         A :class:`Scan`.
@@ -85,9 +94,10 @@ def scan(
     """
     allowed = _ops.SAFE_OPS | frozenset(allow)
     library = {f.signature.name: f for f in graph_def.library.function}
-    _check_size(graph_def)
-    calls = _call_graph(graph_def, library)
-    _check_recursion(calls)
+    _check_size(graph_def, max_nodes)
+    primitive: list[tuple[str, str, str, str]] = []
+    calls = _call_graph(graph_def, library, primitive, max_depth)
+    _check_recursion(calls, max_depth)
     via = _first_referrers(calls)
     fn_roles = _function_roles(calls, roles or {})
     findings = []
@@ -103,6 +113,15 @@ def scan(
         role = (roles or {}).get(node.name, "other") if fname is None else fn_roles[fname]
         blocking = not trust and _blocks(role, node.op)
         findings.append(Finding(node.name, node.op, where, via.get(fname or ""), role, blocking))
+    for where, node_name, attr, op in primitive:
+        if op in allowed:
+            continue
+        fname = where[len("function:") :] if where != GRAPH else None
+        role = (roles or {}).get(node_name, "other") if fname is None else fn_roles[fname]
+        blocking = not trust and _blocks(role, op)
+        findings.append(
+            Finding(node_name, op, where, f"{where}/{node_name} ({attr})", role, blocking)
+        )
     return Scan(findings, calls, via)
 
 
@@ -112,13 +131,13 @@ def _blocks(role: str, op: str) -> bool:
     return not (role == "saver" and op in _ops.SAVER_OPS)
 
 
-def _check_size(graph_def: Any) -> None:
+def _check_size(graph_def: Any, max_nodes: int) -> None:
     total = len(graph_def.node) + sum(len(f.node_def) for f in graph_def.library.function)
-    if total > MAX_NODES:
+    if total > max_nodes:
         raise TfportInputError(
             message(
-                f"The graph has {total} nodes, over the limit of {MAX_NODES}",
-                "Split the model or inspect a smaller graph",
+                f"The graph has {total} nodes, over the limit of {max_nodes}",
+                "If the graph is real, raise the limit with --max-nodes",
                 nodes=total,
             )
         )
@@ -134,47 +153,58 @@ def _all_nodes(graph_def: Any, with_graph: bool = True) -> Iterator[tuple[str, A
             yield where, node
 
 
-def _call_graph(graph_def: Any, library: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
+def _call_graph(
+    graph_def: Any, library: dict[str, Any], primitive: list, max_depth: int
+) -> dict[str, list[tuple[str, str, str]]]:
     if ROOT in library:
         raise TfportInputError(message("A function name holds a NUL character", name=ROOT))
     calls: dict[str, list[tuple[str, str, str]]] = {ROOT: []}
     for name in library:
         calls[name] = []
-    if not library:
-        return calls
-    for where, node in _all_nodes(graph_def):
+    if library:
+        nodes = _all_nodes(graph_def)
+    else:  # only the nodes that can call something
+        ops = _index.index(graph_def).ops
+        nodes = ((GRAPH, graph_def.node[i]) for i, op in enumerate(ops) if op in FUNC_ATTR_OPS)
+    for where, node in nodes:
         referrer = ROOT if where == GRAPH else where[len("function:") :]
-        calls[referrer].extend(_node_refs(node, library))
+        for ref in _node_refs(node, library, max_depth):
+            if ref[2] in library:
+                calls[referrer].append(ref)
+            elif ref[2]:
+                primitive.append((where, *ref))
     for grad in graph_def.library.gradient:
         if grad.function_name in library and grad.gradient_func in library:
             calls[grad.function_name].append(("(gradient)", "gradient", grad.gradient_func))
     return calls
 
 
-def _node_refs(node: Any, library: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+def _node_refs(
+    node: Any, library: dict[str, Any], max_depth: int
+) -> Iterator[tuple[str, str, str]]:
+    """(node, attr, name) of each function the node calls (library or primitive op)."""
     if node.op in library:
         yield node.name, "op", node.op
     stack = [(key, value, 1) for key, value in node.attr.items()]
     while stack:
         key, value, depth = stack.pop()
-        if depth > MAX_ATTR_DEPTH:
+        if depth > max_depth:
             raise TfportInputError(
                 message(
-                    f"Node {node.name!r} nests function attributes deeper than {MAX_ATTR_DEPTH}",
-                    "tfport refuses absurdly nested graphs",
+                    f"Node {node.name!r} nests function attributes deeper than {max_depth}",
+                    "If the graph is real, raise the limit with --max-depth",
                     node=node.name,
                 )
             )
         kind = value.WhichOneof("value")
         funcs = [value.func] if kind == "func" else list(value.list.func) if kind == "list" else []
         for func in funcs:
-            if func.name in library:
-                yield node.name, f"{node.op}.{key}", func.name
+            yield node.name, f"{node.op}.{key}", func.name
             stack.extend((key, v, depth + 1) for v in func.attr.values())
 
 
-def _check_recursion(calls: dict[str, list[tuple[str, str, str]]]) -> None:
-    """Refuses call cycles and call chains deeper than MAX_CALL_DEPTH (iterative DFS)."""
+def _check_recursion(calls: dict[str, list[tuple[str, str, str]]], max_depth: int) -> None:
+    """Refuses call cycles and call chains deeper than `max_depth` (iterative DFS)."""
     state: dict[str, int] = {}  # 1 = on the stack, 2 = done
     for root in calls:
         if state.get(root):
@@ -200,11 +230,11 @@ def _check_recursion(calls: dict[str, list[tuple[str, str, str]]]) -> None:
                 )
             if state.get(callee) == 2:
                 continue
-            if len(path) >= MAX_CALL_DEPTH:
+            if len(path) >= max_depth:
                 raise TfportInputError(
                     message(
-                        f"Functions call each other more than {MAX_CALL_DEPTH} levels deep",
-                        "tfport refuses absurdly nested graphs",
+                        f"Functions call each other more than {max_depth} levels deep",
+                        "If the graph is real, raise the limit with --max-depth",
                         function=callee,
                     )
                 )

@@ -105,7 +105,7 @@ def variable_defs(meta: Any) -> dict[str, dict[str, Any]]:
         if key not in meta.collection_def:
             continue
         for raw in meta.collection_def[key].bytes_list.value:
-            var = cls.FromString(raw)
+            var = protos.parse_binary(raw, cls, f"collection {key!r} of the MetaGraph")
             info = var.save_slice_info_def
             name = _index.input_node(var.variable_name)
             found[name] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -15,6 +16,53 @@ from tfport.graph import _plan
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
 _UNKNOWN_DIM = 2
+
+
+_ITEMSIZE = {"string": 8, "resource": 8, "variant": 8, "bool": 1}
+
+
+def _nbytes(dims: list[int], dtype: int) -> int:
+    name = protos.dtype_name(dtype)
+    try:
+        size = _ITEMSIZE.get(name) or np.dtype(name if name != "bfloat16" else "float16").itemsize
+    except TypeError:
+        size = 8
+    return math.prod(max(d, 1) for d in dims) * size
+
+
+def _too_big(what: str, nbytes: int, limit: int, **received: Any) -> TfportInputError:
+    return TfportInputError(
+        message(
+            f"--verify would materialise {what} of {nbytes} bytes, over the limit of {limit}",
+            "Raise the limit with --max-const-bytes if the graph is real, or convert "
+            "without --verify",
+            **received,
+        )
+    )
+
+
+def check_constants(plan: _plan.Plan, limit: int) -> None:
+    """Refuses to verify a graph holding a Const (anywhere) or an input over `limit` bytes.
+
+    Example:
+        >>> check_constants(plan, 1 << 30)  # doctest: +SKIP
+    """
+    graphs = [plan.original, plan.graph_def]
+    nodes = [n for g in graphs for n in g.node]
+    nodes += [n for g in graphs[:1] for f in g.library.function for n in f.node_def]
+    for node in nodes:
+        if node.op != "Const" or "value" not in node.attr:
+            continue
+        tensor = node.attr["value"].tensor
+        nbytes = _nbytes([d.size for d in tensor.tensor_shape.dim], tensor.dtype)
+        if nbytes > limit:
+            raise _too_big(f"Const {node.name!r}", nbytes, limit, node=node.name)
+    for sig in plan.signatures.values():
+        for t in sig.inputs:
+            dims = [_UNKNOWN_DIM if d is None else d for d in (t.shape or [])]
+            nbytes = _nbytes(dims, t.dtype)
+            if nbytes > limit:
+                raise _too_big(f"input {t.key!r}", nbytes, limit, input=t.name)
 
 
 def make_inputs(plan: _plan.Plan, samples: Mapping[str, str], seed: int = 0) -> Feeds:
