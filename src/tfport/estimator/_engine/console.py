@@ -96,7 +96,9 @@ def saving_dict(step: int, results: dict) -> None:
         >>> saving_dict(40, {"loss": 0.5, "global_step": 40})
     """
     text = ", ".join(
-        f"{key} = {value!s}" for key, value in sorted(results.items()) if not isinstance(value, bytes)
+        f"{key} = {value!s}"
+        for key, value in sorted(results.items())
+        if not isinstance(value, bytes)
     )
     info("Saving dict for global step %d: %s", step, text)
 
