@@ -19,16 +19,49 @@ def object_scaffold(root: Any, global_step: Any) -> Any:
     Example:
         >>> spec_scaffold = object_scaffold(clone, global_step)  # doctest: +SKIP
     """
-    import_tf()
+    tf = import_tf()
+    root._track_trackable(global_step, GLOBAL_STEP_KEY, overwrite=True)
+    if _outside_replicas(tf):
+        return tf.compat.v1.train.Scaffold(saver=_object_saver(root))
+    # Inside a replica the saveables of sync-on-read variables (BatchNormalization's
+    # moving statistics) cannot be made: the Saver is made in cross-replica context.
+    return _deferred_scaffold(tf)(root)
+
+
+def _object_saver(root: Any) -> Any:
     from tensorflow.python.checkpoint import checkpoint as trackable_util
     from tensorflow.python.checkpoint import graph_view
 
     tf = import_tf()
-    root._track_trackable(global_step, GLOBAL_STEP_KEY, overwrite=True)
     var_list = graph_view.ObjectGraphView(root).frozen_saveable_objects()
     saver = tf.compat.v1.train.Saver(var_list=var_list, sharded=True)
     saver._object_restore_saver = trackable_util.frozen_saver(root)
-    return tf.compat.v1.train.Scaffold(saver=saver)
+    return saver
+
+
+def _outside_replicas(tf: Any) -> bool:
+    return not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context()
+
+
+def _deferred_scaffold(tf: Any) -> type:
+    class DeferredSaverScaffold(tf.compat.v1.train.Scaffold):
+        """A Scaffold whose object-based Saver is made when first asked for."""
+
+        def __init__(self, root: Any) -> None:
+            super().__init__()
+            self._root = root
+
+        @property
+        def saver(self) -> Any:
+            if self._saver is None and _outside_replicas(tf):
+                self._saver = _object_saver(self._root)
+            return self._saver
+
+        def finalize(self) -> Any:
+            self.saver  # noqa: B018 - made here at the latest
+            return super().finalize()
+
+    return DeferredSaverScaffold
 
 
 def export_outputs(predictions: dict, extra: dict | None) -> dict:

@@ -20,7 +20,9 @@ def _trainable(tf: Any, scope: str) -> list:
 
 
 def _iterations(opt: Any) -> Any:
-    opt.iterations = import_tf().compat.v1.train.get_or_create_global_step()
+    step = import_tf().compat.v1.train.get_or_create_global_step()
+    if getattr(opt, "_iterations", None) is not step:  # one instance, every replica
+        opt.iterations = step
     return opt
 
 

@@ -17,6 +17,7 @@ import dataclasses
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import replicas
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import metric_pairs
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -50,6 +51,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     """
     tf = import_tf()
     strategy = ctx.strategy
+    replicas.graph_reductions(strategy)
     specs: list = []
 
     def replica_fn(features: Any, labels: Any) -> dict:
@@ -59,13 +61,22 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
             return {"loss": spec.loss, "train_op": spec.train_op}
         return {"loss": spec.loss, "metrics": metric_pairs(tf, spec.eval_metric_ops)}
 
-    with strategy._scale_loss_for_estimator_enabled():  # v1 optimizers: mean loss / N
+    optimizers: list = []
+    with (
+        strategy._scale_loss_for_estimator_enabled(),  # v1 optimizers: mean loss / N
+        replicas.recording_optimizers(optimizers),
+        replicas.keras_mean_losses(),
+    ):
         grouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
     drop_replica_components(tf.compat.v1)
     graph = tf.compat.v1.get_default_graph()
     loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
     if ctx.mode == ModeKeys.TRAIN:
-        return StepResult(specs[0], loss, strategy.group(grouped["train_op"]))
+        spec = specs[0]
+        hook = replicas.consistency_hook(optimizers)
+        if hook is not None:
+            spec = spec._replace(training_hooks=[*spec.training_hooks, hook])
+        return StepResult(spec, loss, strategy.group(grouped["train_op"]))
     metric_ops = {
         key: (strategy.experimental_local_results(value)[0], strategy.group(update))
         for key, (value, update) in grouped["metrics"].items()

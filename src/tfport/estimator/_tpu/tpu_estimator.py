@@ -3,14 +3,15 @@
 With no TPU (or `use_tpu=False`) a TPUEstimator runs on whatever strategy the
 RunConfig names (Mirrored over GPUs, logical CPU devices, or one device), with
 `iterations_per_loop` steps per `session.run`. `CrossShardOptimizer` is the real
-cross-replica sum inside a TPU computation and the wrapped optimizer elsewhere
-(v1 optimizers already mean-aggregate across replicas), so it never fails for
-lack of a `CrossReplicaSum` kernel.
+cross-replica sum inside a TPU computation, an all-replica gradient mean before the
+wrapped optimizer applies them under a strategy (`cross_shard.py`), and the wrapped
+optimizer on one device, so it never fails for lack of a `CrossReplicaSum` kernel.
 """
 
 from __future__ import annotations
 
 import collections
+import enum
 import logging
 from typing import Any
 
@@ -19,6 +20,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._tpu import cross_shard
 
 log = logging.getLogger("tfport")
 
@@ -36,6 +38,8 @@ class TPUConfig(
             "input_partition_dims",
             "eval_training_input_configuration",
             "experimental_host_call_every_n_steps",
+            "experimental_allow_per_host_v2_parallel_get_next",
+            "experimental_feed_hook",
         ],
     )
 ):
@@ -57,7 +61,8 @@ class TPUConfig(
         input_partition_dims: Any = None,
         eval_training_input_configuration: Any = 2,
         experimental_host_call_every_n_steps: int = 1,
-        **_: Any,
+        experimental_allow_per_host_v2_parallel_get_next: bool = False,
+        experimental_feed_hook: Any = None,
     ) -> TPUConfig:
         if not isinstance(iterations_per_loop, int) or iterations_per_loop < 1:
             raise TfportInputError(
@@ -67,7 +72,7 @@ class TPUConfig(
                     iterations_per_loop=iterations_per_loop,
                 )
             )
-        return super().__new__(
+        config = super().__new__(
             cls,
             iterations_per_loop,
             num_shards,
@@ -78,7 +83,44 @@ class TPUConfig(
             input_partition_dims,
             eval_training_input_configuration,
             experimental_host_call_every_n_steps,
+            experimental_allow_per_host_v2_parallel_get_next,
+            experimental_feed_hook,
         )
+        _warn_tpu_only(
+            "TPUConfig",
+            {
+                "num_cores_per_replica": num_cores_per_replica is not None,
+                "input_partition_dims": input_partition_dims is not None,
+                "experimental_allow_per_host_v2_parallel_get_next": bool(
+                    experimental_allow_per_host_v2_parallel_get_next
+                ),
+                "experimental_feed_hook": experimental_feed_hook is not None,
+            },
+        )
+        return config
+
+
+_WARNED: set = set()
+
+
+def _warn_tpu_only(where: str, set_args: dict) -> None:
+    """Warns once per argument that a TPU-infeed/TPU-export setting has no effect here."""
+    for name, is_set in set_args.items():
+        if is_set and (where, name) not in _WARNED:
+            _WARNED.add((where, name))
+            log.warning(
+                "%s(%s=...) is stored but ignored: it configures TPU infeed, sharding or TPU "
+                "export, which tfport does not run (models run on the RunConfig's strategy).",
+                where,
+                name,
+            )
+
+
+class ExportSavedModelApiVersion(enum.Enum):
+    """Which TPU export API a TPUEstimator's `export_saved_model` follows (legacy enum)."""
+
+    V1 = 1
+    V2 = 2
 
 
 class RunConfig(_BaseRunConfig):
@@ -103,6 +145,8 @@ class RunConfig(_BaseRunConfig):
         self._cluster = cluster
         if master:
             self._master = master
+        self._evaluation_master = self._master if evaluation_master is None else evaluation_master
+        _warn_tpu_only("RunConfig", {"evaluation_master": evaluation_master is not None})
 
     tpu_config = property(lambda self: self._tpu_config)
     cluster = property(lambda self: self._cluster)
@@ -232,8 +276,7 @@ class TPUEstimator(Estimator):
         export_to_cpu: bool = True,
         warm_start_from: Any = None,
         embedding_config_spec: Any = None,
-        export_saved_model_api_version: Any = None,
-        **_: Any,
+        export_saved_model_api_version: Any = ExportSavedModelApiVersion.V1,
     ) -> None:
         if params and "batch_size" in params:
             raise TfportInputError(
@@ -255,6 +298,20 @@ class TPUEstimator(Estimator):
         super().__init__(model_fn, model_dir, config or RunConfig(), params, warm_start_from)
         if use_tpu:
             _warn_if_no_tpu(self._config)
+        self._export_saved_model_api_version = export_saved_model_api_version
+        _warn_tpu_only(
+            "TPUEstimator",
+            {
+                "batch_axis": batch_axis is not None,
+                "eval_on_tpu": eval_on_tpu is not True,
+                "export_to_tpu": export_to_tpu is not True,
+                "export_to_cpu": export_to_cpu is not True,
+                "embedding_config_spec": embedding_config_spec is not None,
+                "export_saved_model_api_version": (
+                    export_saved_model_api_version is not ExportSavedModelApiVersion.V1
+                ),
+            },
+        )
 
     def _params_for_input(self, mode: str) -> dict:
         """input_fn params with `batch_size` = the mode's global batch (tfport splits it)."""
@@ -323,8 +380,10 @@ def cross_shard_optimizer(
 ) -> Any:
     """`CrossShardOptimizer` that works everywhere.
 
-    Inside a TPU computation it is TF's own (cross-replica sum); elsewhere it is the
-    wrapped optimizer, which already mean-aggregates gradients across replicas.
+    Inside a TPU computation it is TF's own (cross-replica sum). Inside N > 1 replicas
+    of a strategy it all-reduces the gradients (their mean) before the wrapped optimizer
+    applies them, also when they come from `tf.gradients` and the wrapped optimizer has
+    its own `apply_gradients` (BERT's pattern). On one device it is the wrapped optimizer.
 
     Example:
         >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
@@ -340,4 +399,6 @@ def cross_shard_optimizer(
         if reduction is not None:
             kwargs["reduction"] = reduction
         return tpu_optimizer.CrossShardOptimizer(opt, **kwargs)
+    if cross_shard.replicas_in_sync() > 1:
+        return cross_shard.wrapper_class()(opt, name=name)
     return opt

@@ -1,0 +1,122 @@
+"""`CrossShardOptimizer` under every strategy: gradients averaged across replicas first.
+
+Inside a TPU computation TF's own `CrossShardOptimizer` sums over shards. Under a
+distribution strategy (Mirrored, multi-worker) this wrapper makes each replica's
+gradients the all-replica mean before the wrapped optimizer applies them, whether they
+come from its own `compute_gradients` (already scaled by 1/N) or from `tf.gradients`
+(BERT's pattern), and whether the wrapped optimizer applies them itself (its own
+`apply_gradients`) or through TensorFlow's (which sums across replicas). On one device
+it is the wrapped optimizer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+
+
+def replicas_in_sync() -> int:
+    """Replicas of the current replica context (1 outside any strategy).
+
+    Example:
+        >>> replicas_in_sync()
+        1
+    """
+    tf = import_tf()
+    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+        return 1
+    return tf.distribute.get_replica_context().num_replicas_in_sync
+
+
+def overrides_apply(opt: Any) -> bool:
+    """True when `opt`'s class replaces `tf.compat.v1.train.Optimizer.apply_gradients`.
+
+    Example:
+        >>> overrides_apply(object())
+        False
+    """
+    base = import_tf().compat.v1.train.Optimizer
+    method = getattr(type(opt), "apply_gradients", None)
+    return isinstance(opt, base) and method is not base.apply_gradients
+
+
+def mean_apply(
+    opt: Any,
+    grads_and_vars: Any,
+    global_step: Any = None,
+    name: Any = None,
+    scaled: frozenset = frozenset(),
+) -> Any:
+    """Applies the all-replica mean of `grads_and_vars` with `opt` (in a replica context).
+
+    `scaled` holds the ids of gradients already scaled by 1/N (from compute_gradients).
+
+    Example:
+        >>> op = mean_apply(opt, zip(grads, tvars))  # doctest: +SKIP
+    """
+    tf = import_tf()
+    pairs = list(grads_and_vars)
+    n = replicas_in_sync()
+    apply = type(opt).apply_gradients
+    if n == 1:
+        return apply(opt, pairs, global_step=global_step, name=name)
+    pairs = [(g if g is None or id(g) in scaled else g * (1.0 / n), v) for g, v in pairs]
+    if not overrides_apply(opt):
+        return apply(opt, pairs, global_step=global_step, name=name)  # TF sums: the mean
+    present = [i for i, (g, _) in enumerate(pairs) if g is not None]
+    if present:
+        # merge_call, not ReplicaContext.all_reduce: its custom gradient cannot find
+        # the replicas' variable copies in a TF1 graph.
+        summed = tf.distribute.get_replica_context().merge_call(
+            _sum_to_variables, args=([pairs[i] for i in present],)
+        )
+        for i, g in zip(present, summed):
+            pairs[i] = (g, pairs[i][1])
+    return apply(opt, pairs, global_step=global_step, name=name)
+
+
+def _sum_to_variables(strategy: Any, pairs: list) -> list:
+    tf = import_tf()
+    return strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, pairs)
+
+
+def wrapper_class() -> type:
+    """The `CrossShardOptimizer` class used outside TPU computations.
+
+    Example:
+        >>> cls = wrapper_class()  # doctest: +SKIP
+    """
+    tf = import_tf()
+
+    class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
+        """Wraps `opt`: gradients all-reduced (mean) across replicas before it applies them."""
+
+        def __init__(self, opt: Any, name: str = "CrossShardOptimizer") -> None:
+            super().__init__(False, name)
+            self._opt = opt
+            self._scaled: set = set()
+
+        def compute_gradients(self, loss: Any, var_list: Any = None, **kwargs: Any) -> list:
+            pairs = self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+            graph = tf.compat.v1.get_default_graph()
+            if getattr(graph, "_is_loss_scaled_by_optimizer", False):  # loss * 1/N
+                self._scaled.update(id(g) for g, _ in pairs if g is not None)
+            return pairs
+
+        def apply_gradients(
+            self, grads_and_vars: Any, global_step: Any = None, name: Any = None
+        ) -> Any:
+            scaled = frozenset(self._scaled)
+            return mean_apply(self._opt, grads_and_vars, global_step, name, scaled)
+
+        def get_slot(self, *args: Any, **kwargs: Any) -> Any:
+            return self._opt.get_slot(*args, **kwargs)
+
+        def get_slot_names(self, *args: Any, **kwargs: Any) -> list:
+            return self._opt.get_slot_names(*args, **kwargs)
+
+        def variables(self) -> list:
+            return self._opt.variables()
+
+    return CrossShardOptimizer

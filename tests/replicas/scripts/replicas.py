@@ -1,0 +1,241 @@
+"""Legacy-style scripts for the one-model_fn-on-N-replicas tests (run by `tfport run`).
+
+    python replicas.py KIND,MODEL_DIR,OUT_JSON ...
+
+runs each job in turn (one process: several jobs share one TensorFlow start-up). Each
+job trains from MODEL_DIR (a step-0 checkpoint there is resumed), evaluates, and writes
+OUT_JSON with the checkpoint's variables (slots excluded) and the evaluation metrics.
+Written for TF 1.x-era `tf.estimator` (also runs on TF 2.15 + tensorflow-estimator).
+
+KIND:
+  linear_ftrl    LinearClassifier, crossed + bucketized + vocabulary columns, Ftrl
+  linear_part    LinearRegressor, the same columns, Adagrad, 2-way partitioned variables
+  dnn_embedding  DNNClassifier on an embedding column (Adagrad) and Adam
+  keras_bn       model_to_estimator: the TF2 migration guide's Conv2D + BatchNormalization
+  keras_loss     model_fn with tf.keras.losses.SparseCategoricalCrossentropy() (default)
+  partial        LinearRegressor on 103 examples batched by 10 (a short last batch)
+  bert_cross     BERT's optimizer pattern (tf.gradients + apply_gradients) in CrossShard
+  bert_plain     the same optimizer, unwrapped
+  adam           the v1 AdamOptimizer control
+"""
+
+import json
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+fc = tf.feature_column
+STEPS = 12
+
+rng = np.random.RandomState(7)
+N = 240
+AGE = rng.uniform(18, 70, size=N).astype("float32")
+WORDS = np.array(["red", "green", "blue", "cyan", "black", "white"])
+COLOR = WORDS[rng.randint(0, 6, size=N)]
+CITY = np.array([f"c{i}" for i in rng.randint(0, 40, size=N)])
+DENSE = rng.normal(size=(N, 3)).astype("float32")
+LABEL = ((AGE > 40) ^ (COLOR == "red") ^ (DENSE[:, 0] > 0)).astype("int64")
+TARGET = (0.05 * AGE + (COLOR == "blue") + DENSE[:, 1]).astype("float32")
+
+
+def tabular_input(label, batch=16, epochs=None, n=N):
+    def input_fn():
+        feats = {"age": AGE[:n], "color": COLOR[:n], "city": CITY[:n], "dense": DENSE[:n]}
+        ds = tf.data.Dataset.from_tensor_slices((feats, label[:n]))
+        ds = ds.repeat(epochs) if epochs != 1 else ds
+        return ds.batch(batch)
+
+    return input_fn
+
+
+def linear_columns():
+    age = fc.numeric_column("age")
+    buckets = fc.bucketized_column(age, boundaries=[25, 35, 45, 55])
+    color = fc.categorical_column_with_vocabulary_list("color", list(WORDS))
+    city = fc.categorical_column_with_hash_bucket("city", 20)
+    crossed = fc.crossed_column([buckets, color], hash_bucket_size=30)
+    return [buckets, color, city, crossed, fc.numeric_column("dense", shape=(3,))]
+
+
+def dnn_columns():
+    color = fc.categorical_column_with_vocabulary_list("color", list(WORDS))
+    city = fc.categorical_column_with_hash_bucket("city", 20)
+    return [
+        fc.embedding_column(city, 4),
+        fc.indicator_column(color),
+        fc.numeric_column("age", normalizer_fn=lambda x: (x - 40.0) / 15.0),
+        fc.numeric_column("dense", shape=(3,)),
+    ]
+
+
+IMAGES = rng.uniform(size=(64, 28, 28, 1)).astype("float32")
+DIGITS = rng.randint(0, 10, size=64).astype("int64")
+
+
+def image_input():
+    return tf.data.Dataset.from_tensor_slices((IMAGES, DIGITS)).repeat().batch(8)
+
+
+def guide_model():
+    """The TF2 migration guide's model (Dropout left out: dropout masks are random)."""
+    model = tf.keras.models.Sequential(
+        [
+            tf.keras.layers.Conv2D(
+                8,
+                3,
+                activation="relu",
+                kernel_regularizer=tf.keras.regularizers.l2(0.02),
+                input_shape=(28, 28, 1),
+            ),
+            tf.keras.layers.MaxPooling2D(),
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(16, activation="relu"),
+            tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Dense(10),
+        ]
+    )
+    model.compile(
+        optimizer=tf.keras.optimizers.Adam(0.01),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+class BertAdam(v1.train.Optimizer):
+    """BERT's AdamWeightDecayOptimizer pattern: its own apply_gradients."""
+
+    def __init__(self, learning_rate, name="BertAdam"):
+        super().__init__(False, name)
+        self.learning_rate = learning_rate
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        assignments = []
+        for grad, param in grads_and_vars:
+            if grad is None or param is None:
+                continue
+            pname = param.name.split(":")[0]
+            m = v1.get_variable(
+                pname + "/adam_m",
+                shape=param.shape.as_list(),
+                dtype=tf.float32,
+                trainable=False,
+                initializer=v1.zeros_initializer(),
+            )
+            v = v1.get_variable(
+                pname + "/adam_v",
+                shape=param.shape.as_list(),
+                dtype=tf.float32,
+                trainable=False,
+                initializer=v1.zeros_initializer(),
+            )
+            next_m = 0.9 * m + 0.1 * grad
+            next_v = 0.999 * v + 0.001 * tf.square(grad)
+            update = next_m / (tf.sqrt(next_v) + 1e-6) + 0.01 * param
+            assignments.extend(
+                [
+                    param.assign(param - self.learning_rate * update),
+                    m.assign(next_m),
+                    v.assign(next_v),
+                ]
+            )
+        return tf.group(*assignments, name=name)
+
+
+def dense_input():
+    x = np.random.RandomState(5).normal(size=(64, 4)).astype("float32")
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [1.5]], "float32") > 0).astype("int64")[:, 0]
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(16)
+
+    return input_fn
+
+
+def custom_model_fn(kind):
+    def model_fn(features, labels, mode):
+        if kind == "keras_loss":
+            hidden = tf.keras.layers.Dense(8, activation="relu", name="hidden")(features["x"])
+            logits = tf.keras.layers.Dense(2, name="logits")(hidden)
+            loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits)
+        else:
+            hidden = v1.layers.dense(features["x"], 8, activation=tf.nn.relu, name="hidden")
+            logits = v1.layers.dense(hidden, 2, name="logits")
+            loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        if mode == tf.estimator.ModeKeys.EVAL:
+            acc = v1.metrics.accuracy(labels, tf.argmax(logits, 1))
+            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"acc": acc})
+        step = v1.train.get_global_step()
+        if kind in ("bert_cross", "bert_plain"):
+            opt = BertAdam(0.05)
+            if kind == "bert_cross":
+                opt = v1.tpu.CrossShardOptimizer(opt)
+            tvars = v1.trainable_variables()
+            grads = tf.gradients(loss, tvars)
+            grads, _ = tf.clip_by_global_norm(grads, clip_norm=100.0)
+            train_op = opt.apply_gradients(zip(grads, tvars), global_step=step)
+            train_op = tf.group(train_op, step.assign_add(1))
+        else:
+            train_op = v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    return model_fn
+
+
+def make(kind, model_dir):
+    config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=11)
+    if kind == "linear_ftrl":
+        est = tf.estimator.LinearClassifier(linear_columns(), config=config)
+        return est, tabular_input(LABEL), tabular_input(LABEL, epochs=1)
+    if kind == "linear_part":
+        est = tf.compat.v1.estimator.LinearRegressor(
+            linear_columns(),
+            config=config,
+            optimizer="Adagrad",
+            partitioner=v1.fixed_size_partitioner(2),
+        )
+        return est, tabular_input(TARGET), tabular_input(TARGET, epochs=1)
+    if kind == "dnn_embedding":
+        est = tf.estimator.DNNClassifier([8, 4], dnn_columns(), config=config, optimizer="Adagrad")
+        return est, tabular_input(LABEL), tabular_input(LABEL, epochs=1)
+    if kind == "dnn_adam":
+        est = tf.estimator.DNNRegressor([8], dnn_columns(), config=config, optimizer="Adam")
+        return est, tabular_input(TARGET), tabular_input(TARGET, epochs=1)
+    if kind == "partial":
+        est = tf.estimator.LinearRegressor(
+            [fc.numeric_column("age"), fc.numeric_column("dense", shape=(3,))],
+            config=config,
+            optimizer=tf.keras.optimizers.legacy.SGD(0.0005),
+        )
+        inp = tabular_input(TARGET, batch=10, epochs=1, n=103)
+        return est, inp, inp
+    if kind == "keras_bn":
+        est = tf.keras.estimator.model_to_estimator(keras_model=guide_model(), config=config)
+        return est, image_input, lambda: image_input().take(4)
+    est = tf.estimator.Estimator(custom_model_fn(kind), config=config)
+    inp = dense_input()
+    return est, inp, lambda: inp().take(4)
+
+
+def run(kind, model_dir, out):
+    est, train_input, eval_input = make(kind, model_dir)
+    steps = None if kind == "partial" else STEPS
+    est.train(train_input, steps=steps)
+    metrics = est.evaluate(eval_input)
+    reader = tf.train.load_checkpoint(model_dir)
+    skip = ("Ftrl", "Adagrad", "Adam", "adam_", "power", "global_step", "optimizer")
+    variables = {
+        name: np.asarray(reader.get_tensor(name)).tolist()
+        for name in reader.get_variable_to_shape_map()
+        if not any(s in name for s in skip) and reader.get_variable_to_dtype_map()[name].is_floating
+    }
+    metrics = {k: float(v) for k, v in metrics.items()}
+    with open(out, "w") as f:
+        json.dump({"variables": variables, "metrics": metrics}, f)
+
+
+for job in sys.argv[1:]:
+    run(*job.split(","))
+    print("done", job, flush=True)
