@@ -1,0 +1,286 @@
+"""`tf.compat.v1.estimator.experimental.KMeans` over TensorFlow's clustering ops.
+
+TensorFlow 2.21 still ships the k-means graph (`clustering_ops.KMeans`); this module wraps
+it in an Estimator as the legacy one did: variables `clusters`, `initialized` (and, for
+mini-batch, `clusters_updated`, `update_in_steps`), the training loss is the sum of
+squared distances, `score` its mean over evaluation batches, predictions `all_distances`
+and `cluster_index`. Cluster centres are chosen by a hook right after the session is made.
+
+Example:
+    >>> from tfport.estimator._canned.kmeans import KMeansClustering
+    >>> KMeansClustering.CLUSTER_INDEX
+    'cluster_index'
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._engine.spec import EstimatorSpec
+
+__all__ = ["KMeansClustering", "refuse_replicas"]
+
+_INIT_TRIES = 1000
+
+
+def refuse_replicas(estimator: Any, name: str) -> None:
+    """Raises when `estimator`'s config trains on several replicas (never distributed in legacy).
+
+    Example:
+        >>> refuse_replicas(est, "KMeans")  # doctest: +SKIP
+    """
+    config = estimator.config
+    for strategy in (config.train_distribute, config.eval_distribute):
+        replicas = 1 if strategy is None else int(strategy.num_replicas_in_sync)
+        if replicas > 1:
+            raise TfportInputError(
+                message(
+                    f"{name} runs on one device only (the legacy stack never distributed it)",
+                    "Run it without --strategy / train_distribute (or with 'default')",
+                    replicas=replicas,
+                )
+            )
+
+
+def _init_hook(init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> Any:
+    """A hook running the init op until every centre is chosen; a clear error when the
+    input runs out first (num_clusters larger than the data)."""
+    tf = import_tf()
+
+    def too_many(err: Any) -> TfportInputError:
+        detail = str(getattr(err, "message", err)).splitlines()[0] if err else "no progress"
+        return TfportInputError(
+            message(
+                "KMeans could not choose num_clusters initial centres: num_clusters is larger "
+                "than the number of input points",
+                "Use fewer clusters or feed more points (kmeans++ needs num_clusters points in "
+                "its first batch)",
+                num_clusters=num_clusters,
+                detail=detail,
+            )
+        )
+
+    class _InitializeClustersHook(tf.compat.v1.train.SessionRunHook):
+        def after_create_session(self, session: Any, coord: Any) -> None:
+            del coord
+            for _ in range(_INIT_TRIES):
+                if session.run(initialized):
+                    return
+                if not is_chief:
+                    time.sleep(1)
+                    continue
+                try:
+                    session.run(init_op)
+                except (tf.errors.OutOfRangeError, tf.errors.InvalidArgumentError) as err:
+                    raise too_many(err) from err
+            raise too_many(None)
+
+    return _InitializeClustersHook()
+
+
+def _tolerance_hook(loss: Any, tolerance: float) -> Any:
+    """A hook stopping training when the loss changes by less than `tolerance` (relative)."""
+    tf = import_tf()
+
+    class _LossRelativeChangeHook(tf.compat.v1.train.SessionRunHook):
+        previous: float | None = None
+
+        def before_run(self, run_context: Any) -> Any:
+            return tf.compat.v1.train.SessionRunArgs(loss)
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            value = run_values.results
+            if self.previous and abs(value - self.previous) / (1 + abs(self.previous)) < tolerance:
+                run_context.request_stop()
+            self.previous = value
+
+    return _LossRelativeChangeHook()
+
+
+def _points(features: Any, feature_columns: Any) -> Any:
+    tf = import_tf()
+    if not isinstance(features, dict):
+        return features
+    if feature_columns:
+        return tf.compat.v1.feature_column.input_layer(features, list(feature_columns))
+    keys = sorted(features)
+    return tf.concat([features[k] for k in keys], axis=1)
+
+
+def _kmeans_model_fn(features: Any, mode: str, config: Any, *, opts: dict) -> EstimatorSpec:
+    tf = import_tf()
+    from tensorflow.python.ops import clustering_ops  # TF's k-means graph (no public path)
+    from tensorflow.python.saved_model.model_utils.export_output import PredictOutput
+
+    v1 = tf.compat.v1
+    points = _points(features, opts["feature_columns"])
+    graph = clustering_ops.KMeans(
+        inputs=points,
+        num_clusters=opts["num_clusters"],
+        initial_clusters=opts["initial_clusters"],
+        distance_metric=opts["distance_metric"],
+        use_mini_batch=opts["use_mini_batch"],
+        mini_batch_steps_per_iteration=opts["mini_batch_steps_per_iteration"],
+        random_seed=opts["seed"],
+        kmeans_plus_plus_num_retries=opts["kmeans_plus_plus_num_retries"],
+    ).training_graph()
+    all_distances, indices, losses, initialized, init_op, training_op = graph
+    loss = tf.math.reduce_sum(losses)
+    v1.summary.scalar("loss/raw", loss)
+    step = v1.assign_add(v1.train.get_global_step(), 1)
+    with tf.control_dependencies([training_op, step]):
+        train_op = tf.identity(loss)
+    hooks = [_init_hook(init_op, initialized, opts["num_clusters"], config.is_chief)]
+    if opts["relative_tolerance"] is not None:
+        hooks.append(_tolerance_hook(loss, opts["relative_tolerance"]))
+    predictions = {
+        KMeansClustering.ALL_DISTANCES: all_distances[0],
+        KMeansClustering.CLUSTER_INDEX: indices[0],
+    }
+    exports = {
+        KMeansClustering.ALL_DISTANCES: PredictOutput(all_distances[0]),
+        KMeansClustering.CLUSTER_INDEX: PredictOutput(indices[0]),
+        "serving_default": PredictOutput(indices[0]),
+    }
+    return EstimatorSpec(
+        mode=mode,
+        predictions=predictions,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops={KMeansClustering.SCORE: v1.metrics.mean(loss)},
+        training_hooks=hooks,
+        export_outputs=exports,
+    )
+
+
+class KMeansClustering(Estimator):
+    """An Estimator for k-means clustering (`tf.compat.v1.estimator.experimental.KMeans`).
+
+    Args:
+        num_clusters: the number of clusters (ignored if `initial_clusters` is an array).
+        model_dir: directory for checkpoints and summaries.
+        initial_clusters: `RANDOM_INIT`, `KMEANS_PLUS_PLUS_INIT`, an array of centres or a
+            callable `f(inputs, k)`.
+        distance_metric: `SQUARED_EUCLIDEAN_DISTANCE` or `COSINE_DISTANCE`.
+        seed: seed of the initialization's random draws.
+        use_mini_batch: mini-batch k-means (True) or full-batch Lloyd steps (False).
+        mini_batch_steps_per_iteration: steps accumulated before the centres are updated.
+        kmeans_plus_plus_num_retries: extra samples per kmeans++ draw.
+        relative_tolerance: stop when the loss changes by less than this (relative).
+        config: a `RunConfig` (one device only).
+        feature_columns: columns read through `input_layer` (all features if None).
+
+    Example:
+        >>> km = tf.compat.v1.estimator.experimental.KMeans(num_clusters=3)  # doctest: +SKIP
+        >>> km.train(input_fn, steps=10).cluster_centers()  # doctest: +SKIP
+    """
+
+    SQUARED_EUCLIDEAN_DISTANCE = "squared_euclidean"
+    COSINE_DISTANCE = "cosine"
+    RANDOM_INIT = "random"
+    KMEANS_PLUS_PLUS_INIT = "kmeans_plus_plus"
+    SCORE = "score"
+    CLUSTER_INDEX = "cluster_index"
+    ALL_DISTANCES = "all_distances"
+    CLUSTER_CENTERS_VAR_NAME = "clusters"
+
+    def __init__(
+        self,
+        num_clusters: Any,
+        model_dir: Any = None,
+        initial_clusters: Any = RANDOM_INIT,
+        distance_metric: str = SQUARED_EUCLIDEAN_DISTANCE,
+        seed: Any = None,
+        use_mini_batch: bool = True,
+        mini_batch_steps_per_iteration: int = 1,
+        kmeans_plus_plus_num_retries: int = 2,
+        relative_tolerance: Any = None,
+        config: Any = None,
+        feature_columns: Any = None,
+    ) -> None:
+        inits = (self.RANDOM_INIT, self.KMEANS_PLUS_PLUS_INIT)
+        if isinstance(initial_clusters, str) and initial_clusters not in inits:
+            raise TfportInputError(
+                message(
+                    "Unsupported initialization algorithm",
+                    f"Use one of {list(inits)}, an array of centres or a callable",
+                    initial_clusters=initial_clusters,
+                )
+            )
+        metrics = (self.SQUARED_EUCLIDEAN_DISTANCE, self.COSINE_DISTANCE)
+        if distance_metric not in metrics:
+            raise TfportInputError(
+                message(
+                    "Unsupported distance metric",
+                    f"Use one of {list(metrics)}",
+                    distance_metric=distance_metric,
+                )
+            )
+        self._distance_metric = distance_metric
+        opts = dict(
+            num_clusters=num_clusters,
+            initial_clusters=initial_clusters,
+            distance_metric=distance_metric,
+            seed=seed,
+            use_mini_batch=use_mini_batch,
+            mini_batch_steps_per_iteration=mini_batch_steps_per_iteration,
+            kmeans_plus_plus_num_retries=kmeans_plus_plus_num_retries,
+            relative_tolerance=relative_tolerance,
+            feature_columns=feature_columns,
+        )
+
+        def model_fn(features: Any, mode: str, config: Any) -> EstimatorSpec:
+            return _kmeans_model_fn(features, mode, config, opts=opts)
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
+        refuse_replicas(self, "KMeans")
+
+    def _one_key(self, input_fn: Any, key: str) -> Iterator:
+        for result in self.predict(input_fn=input_fn, predict_keys=[key]):
+            yield result[key]
+
+    def predict_cluster_index(self, input_fn: Any) -> Iterator:
+        """Yields the index of the closest centre of each input point.
+
+        Example:
+            >>> list(km.predict_cluster_index(input_fn))  # doctest: +SKIP
+            [0, 2, 1]
+        """
+        yield from self._one_key(input_fn, self.CLUSTER_INDEX)
+
+    def score(self, input_fn: Any) -> float:
+        """The sum of squared distances to the nearest centres (mean over batches).
+
+        Example:
+            >>> km.score(input_fn)  # doctest: +SKIP
+        """
+        return self.evaluate(input_fn=input_fn, steps=1)[self.SCORE]
+
+    def transform(self, input_fn: Any) -> Iterator:
+        """Yields each point's distances to every centre (Euclidean, not squared, for
+        `SQUARED_EUCLIDEAN_DISTANCE`).
+
+        Example:
+            >>> next(km.transform(input_fn))  # doctest: +SKIP
+        """
+        import numpy as np
+
+        for distances in self._one_key(input_fn, self.ALL_DISTANCES):
+            if self._distance_metric == self.SQUARED_EUCLIDEAN_DISTANCE:
+                yield np.sqrt(distances)
+            else:
+                yield distances
+
+    def cluster_centers(self) -> Any:
+        """The cluster centres of the latest checkpoint.
+
+        Example:
+            >>> km.cluster_centers().shape  # doctest: +SKIP
+            (3, 2)
+        """
+        return self.get_variable_value(self.CLUSTER_CENTERS_VAR_NAME)

@@ -1,0 +1,243 @@
+"""The RNN model of `tf.estimator.experimental.RNNClassifier` / `RNNEstimator`.
+
+A Keras (tf_keras) model named `rnn_model`: `SequenceFeatures` over the sequence columns
+(variables `sequence_features/<column>/...`), optional context columns tiled over time,
+a Keras RNN layer (`rnn_model/rnn/<cell>/...`, or `rnn_model/lstm|gru|simple_rnn/...` when
+`units` is an int) masked by the sequence lengths, and a dense `rnn_model/logits` layer.
+Graph, variable names and optimizer slots are those of TF 2.15's RNN estimators.
+
+Example:
+    >>> from tfport.estimator._canned.rnn import CELL_TYPES
+    >>> CELL_TYPES
+    ('simple_rnn', 'lstm', 'gru')
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import optimizers
+from tfport.estimator._engine.spec import ModeKeys
+
+CELL_TYPES = ("simple_rnn", "lstm", "gru")
+DEFAULT_LEARNING_RATE = 0.05
+DEFAULT_CLIP_NORM = 5.0
+USE_DEFAULT = object()
+
+
+def _layer_classes(tf: Any) -> tuple[dict, dict]:
+    layers = tf.keras.layers
+    whole = {"lstm": layers.LSTM, "gru": layers.GRU, "simple_rnn": layers.SimpleRNN}
+    cells = {"lstm": layers.LSTMCell, "gru": layers.GRUCell, "simple_rnn": layers.SimpleRNNCell}
+    return whole, cells
+
+
+def check_cell_args(rnn_cell_fn: Any, units: Any, cell_type: Any) -> None:
+    """Raises when `rnn_cell_fn` is combined with `units` / `cell_type`, or neither is set.
+
+    Example:
+        >>> check_cell_args(None, [4], "lstm")
+    """
+    if rnn_cell_fn and (units or cell_type is not USE_DEFAULT):
+        raise TfportInputError(
+            message(
+                "units and cell_type must not be specified when using rnn_cell_fn",
+                "Pass either rnn_cell_fn or units (and cell_type)",
+                units=units,
+                cell_type=None if cell_type is USE_DEFAULT else cell_type,
+            )
+        )
+    if not rnn_cell_fn and not units:
+        raise TfportInputError(
+            message(
+                "RNN estimators need units (with cell_type) or rnn_cell_fn",
+                "Pass e.g. units=[32], cell_type='lstm'",
+                units=units,
+            )
+        )
+
+
+def _single_cell(tf: Any, width: int, cell_type: Any) -> Any:
+    cell_type = _layer_classes(tf)[1].get(cell_type, cell_type)
+    if not callable(cell_type):
+        raise TfportInputError(
+            message(
+                "cell_type must be a class producing an RNN cell or one of "
+                + ", ".join(CELL_TYPES),
+                "Fix cell_type",
+                cell_type=cell_type,
+            )
+        )
+    cell = cell_type(units=width)
+    if hasattr(cell, "_enable_caching_device"):
+        cell._enable_caching_device = True  # as the legacy estimator did
+    return cell
+
+
+def make_rnn_layer(rnn_cell_fn: Any, units: Any, cell_type: Any, return_sequences: bool) -> Any:
+    """The Keras RNN layer of the estimator (the legacy choice of layer and cells).
+
+    Example:
+        >>> layer = make_rnn_layer(None, 4, "lstm", False)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    whole, _ = _layer_classes(tf)
+    if isinstance(cell_type, str) and cell_type in whole and isinstance(units, int):
+        return whole[cell_type](units=units, return_sequences=return_sequences)
+    if not rnn_cell_fn:
+        kind = "simple_rnn" if cell_type is USE_DEFAULT else cell_type
+        widths = [units] if isinstance(units, int) else list(units)
+        cells = [_single_cell(tf, n, kind) for n in widths]
+        cell = cells[0] if len(cells) == 1 else cells
+    else:
+        cell = rnn_cell_fn()
+    return tf.keras.layers.RNN(cell=cell, return_sequences=return_sequences)
+
+
+def _is_sequence_column(column: Any) -> bool:
+    todo = [column]
+    while todo:
+        col = todo.pop()
+        if type(col).__name__.lstrip("_").startswith("Sequence"):
+            return True
+        for attr in ("source_column", "categorical_column"):
+            if getattr(col, attr, None) is not None:
+                todo.append(getattr(col, attr))
+    return False
+
+
+def check_sequence_columns(sequence_columns: Any, context_columns: Any) -> tuple[list, list]:
+    """Sequence columns must be sequence columns; context columns must not be.
+
+    Example:
+        >>> check_sequence_columns([], [])
+        ([], [])
+    """
+    sequence_columns = list(sequence_columns or ())
+    context_columns = list(context_columns or ())
+    if not sequence_columns:
+        raise TfportInputError(
+            message(
+                "RNN estimators need sequence_feature_columns",
+                "Pass sequence_numeric_column / embedding_column(sequence_categorical_column_*)",
+                sequence_feature_columns=sequence_columns,
+            )
+        )
+    for col in sequence_columns:
+        if not _is_sequence_column(col):
+            raise TfportInputError(
+                message(
+                    f"sequence_feature_columns must be sequence columns; {col.name!r} is not",
+                    "Use tf.feature_column.sequence_* columns, or pass it in "
+                    "context_feature_columns",
+                    column=col.name,
+                )
+            )
+    for col in context_columns:
+        if _is_sequence_column(col):
+            raise TfportInputError(
+                message(
+                    f"context_feature_columns must not be sequence columns; {col.name!r} is one",
+                    "Pass it in sequence_feature_columns",
+                    column=col.name,
+                )
+            )
+    return sequence_columns, context_columns
+
+
+@functools.cache
+def _model_class() -> type:
+    tf = import_tf()
+    keras = tf.keras
+
+    class RNNModel(keras.models.Model):
+        """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits."""
+
+        def __init__(self, rnn_layer: Any, units: int, sequence_columns: list, context: list):
+            super().__init__(name="rnn_model")
+            self._sequence_layer = keras.experimental.SequenceFeatures(sequence_columns)
+            self._context_layer = None
+            if context:
+                dense_features = getattr(tf.compat.v1.keras.layers, "DenseFeatures", None)
+                self._context_layer = (dense_features or keras.layers.DenseFeatures)(context)
+            self._rnn_layer = rnn_layer
+            self._logits_layer = keras.layers.Dense(units=units, name="logits")
+
+        def call(self, inputs: dict, training: Any = None) -> Any:
+            with tf.compat.v1.name_scope("sequence_input_layer"):
+                sequence_input, sequence_length = self._sequence_layer(inputs, training=training)
+                tf.compat.v1.summary.histogram("sequence_length", sequence_length)
+                if self._context_layer is not None:
+                    context = self._context_layer(inputs, training=training)
+                    sequence_input = _concatenate_context(tf, context, sequence_input)
+            mask = tf.sequence_mask(sequence_length)
+            outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
+            return self._logits_layer(outputs)
+
+    return RNNModel
+
+
+def _concatenate_context(tf: Any, context: Any, sequence: Any) -> Any:
+    """Tiles `context` [batch, d] over the time axis of `sequence` and appends it."""
+    context = tf.cast(context, tf.float32)
+    with tf.compat.v1.name_scope("concatenate_context_input"):
+        length = tf.shape(sequence)[1]
+        tiled = tf.tile(tf.expand_dims(context, 1), tf.concat([[1], [length], [1]], 0))
+        return tf.concat([sequence, tiled], 2)
+
+
+def _optimizer(optimizer: Any) -> Any:
+    tf = import_tf()
+    if isinstance(optimizer, str):
+        opt = optimizers.get_v2(optimizer, DEFAULT_LEARNING_RATE)
+        opt.clipnorm = DEFAULT_CLIP_NORM
+    else:
+        opt = optimizers.get_v2(optimizer)
+    opt.iterations = tf.compat.v1.train.get_or_create_global_step()
+    return opt
+
+
+def rnn_model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    config: Any,
+    *,
+    head: Any,
+    sequence_columns: list,
+    context_columns: list,
+    units: Any,
+    cell_type: Any,
+    rnn_cell_fn: Any,
+    optimizer: Any,
+) -> Any:
+    """The RNN estimators' model_fn (v2 heads, Keras legacy optimizers).
+
+    Example:
+        >>> rnn_model_fn(features, labels, mode, config, head=head, ...)  # doctest: +SKIP
+    """
+    del config
+    if not isinstance(features, dict):
+        raise TfportInputError(
+            message(
+                "RNN estimators need features as a dict of feature name -> (Sparse)Tensor",
+                "Return ({'name': tensor, ...}, labels) from input_fn",
+                features=type(features),
+            )
+        )
+    layer = make_rnn_layer(rnn_cell_fn, units, cell_type, return_sequences=False)
+    model = _model_class()(layer, head.logits_dimension, sequence_columns, context_columns)
+    training = mode == ModeKeys.TRAIN
+    opt = _optimizer(optimizer) if training else None
+    logits = model(features, training)
+    return head.create_estimator_spec(
+        features,
+        mode,
+        logits,
+        labels,
+        optimizer=opt,
+        trainable_variables=model.trainable_variables,
+    )

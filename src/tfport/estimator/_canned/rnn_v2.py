@@ -1,0 +1,173 @@
+"""`tf.estimator.experimental.RNNEstimator` / `RNNClassifier` with the legacy signatures.
+
+Example:
+    >>> from tfport.estimator._canned.rnn_v2 import RNNClassifier
+    >>> RNNClassifier.__name__
+    'RNNClassifier'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport.estimator._canned import base, rnn
+from tfport.estimator._canned.base import CannedEstimator
+
+__all__ = ["RNNEstimator", "RNNClassifier"]
+
+
+def _no_sequences(return_sequences: bool) -> None:
+    if return_sequences:
+        raise TfportInputError(
+            message(
+                "return_sequences=True needs the legacy sequential heads, which tfport does not "
+                "provide yet",
+                "Use return_sequences=False (one prediction per sequence)",
+                return_sequences=return_sequences,
+            )
+        )
+
+
+class RNNEstimator(CannedEstimator):
+    """An RNN over sequence feature columns with a given head.
+
+    Args:
+        head: a head from `tf.estimator.BinaryClassHead` / `MultiClassHead` / `RegressionHead`.
+        sequence_feature_columns: sequence columns (`sequence_numeric_column`,
+            `embedding_column` of a `sequence_categorical_column_*`).
+        context_feature_columns: dense non-sequence columns, repeated at every step.
+        units: widths of the RNN layers (an int: one Keras LSTM/GRU/SimpleRNN layer).
+        cell_type: `'simple_rnn'` (default), `'lstm'`, `'gru'` or a cell class.
+        rnn_cell_fn: a callable returning a Keras RNN cell (instead of units/cell_type).
+        return_sequences: one output per step (needs sequential heads; not supported).
+        model_dir: directory for checkpoints and summaries.
+        optimizer: a legacy Keras optimizer or its name (default Adagrad, learning rate
+            0.05, gradient clip norm 5).
+        config: a `RunConfig`.
+
+    Example:
+        >>> est = tf.estimator.experimental.RNNEstimator(  # doctest: +SKIP
+        ...     head=tf.estimator.RegressionHead(),
+        ...     sequence_feature_columns=[token_emb],
+        ...     units=[32], cell_type="lstm")
+    """
+
+    def __init__(
+        self,
+        head: Any,
+        sequence_feature_columns: Any,
+        context_feature_columns: Any = None,
+        units: Any = None,
+        cell_type: Any = rnn.USE_DEFAULT,
+        rnn_cell_fn: Any = None,
+        return_sequences: bool = False,
+        model_dir: Any = None,
+        optimizer: Any = "Adagrad",
+        config: Any = None,
+    ) -> None:
+        head = base.check_head(head, v2=True)
+        self._init_rnn(
+            head,
+            sequence_feature_columns,
+            context_feature_columns,
+            units,
+            cell_type,
+            rnn_cell_fn,
+            return_sequences,
+            model_dir,
+            optimizer,
+            config,
+        )
+
+    def _init_rnn(
+        self,
+        head: Any,
+        sequence_feature_columns: Any,
+        context_feature_columns: Any,
+        units: Any,
+        cell_type: Any,
+        rnn_cell_fn: Any,
+        return_sequences: bool,
+        model_dir: Any,
+        optimizer: Any,
+        config: Any,
+    ) -> None:
+        _no_sequences(return_sequences)
+        rnn.check_cell_args(rnn_cell_fn, units, cell_type)
+        sequence, context = rnn.check_sequence_columns(
+            sequence_feature_columns, context_feature_columns
+        )
+        self._init_canned(
+            rnn.rnn_model_fn,
+            head,
+            model_dir,
+            config,
+            None,
+            sequence_columns=sequence,
+            context_columns=context,
+            units=units,
+            cell_type=cell_type,
+            rnn_cell_fn=rnn_cell_fn,
+            optimizer=optimizer,
+        )
+
+
+class RNNClassifier(RNNEstimator):
+    """An RNN classifier over sequence feature columns (softmax / sigmoid cross entropy).
+
+    Args:
+        sequence_feature_columns: sequence columns.
+        context_feature_columns: dense non-sequence columns, repeated at every step.
+        units: widths of the RNN layers (an int: one Keras LSTM/GRU/SimpleRNN layer).
+        cell_type: `'simple_rnn'` (default), `'lstm'`, `'gru'` or a cell class.
+        rnn_cell_fn: a callable returning a Keras RNN cell (instead of units/cell_type).
+        return_sequences: one output per step (needs sequential heads; not supported).
+        model_dir: directory for checkpoints and summaries.
+        n_classes: number of label classes (2: binary).
+        weight_column: name or numeric column of per-example weights.
+        label_vocabulary: the string labels, in class-id order.
+        optimizer: a legacy Keras optimizer or its name (default Adagrad, 0.05, clip norm 5).
+        loss_reduction: how per-example losses reduce to the training loss.
+        sequence_mask: name of the sequence mask feature (used with return_sequences).
+        config: a `RunConfig`.
+
+    Example:
+        >>> est = tf.estimator.experimental.RNNClassifier(  # doctest: +SKIP
+        ...     sequence_feature_columns=[token_emb], units=[32], cell_type="lstm")
+        >>> est.train(input_fn, steps=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        sequence_feature_columns: Any,
+        context_feature_columns: Any = None,
+        units: Any = None,
+        cell_type: Any = rnn.USE_DEFAULT,
+        rnn_cell_fn: Any = None,
+        return_sequences: bool = False,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Adagrad",
+        loss_reduction: str = "sum_over_batch_size",
+        sequence_mask: str = "sequence_mask",
+        config: Any = None,
+    ) -> None:
+        del sequence_mask  # only used with return_sequences
+        head = base.classifier_head(
+            n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
+        )
+        self._init_rnn(
+            head,
+            sequence_feature_columns,
+            context_feature_columns,
+            units,
+            cell_type,
+            rnn_cell_fn,
+            return_sequences,
+            model_dir,
+            optimizer,
+            config,
+        )
