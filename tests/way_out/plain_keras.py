@@ -11,6 +11,7 @@ os.environ.pop("TF_USE_LEGACY_KERAS", None)
 os.environ["KERAS_BACKEND"] = "tensorflow"
 
 import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402  (Keras 3's backend; tf_keras is never used here)
 
 import keras  # noqa: E402
 
@@ -20,8 +21,8 @@ def main(inputs_path: str, out_dir: str, models: list) -> None:
     for path in models:
         model = keras.models.load_model(path, safe_mode=True)
         names = [t.name for t in model.inputs]
-        feed = {n: data[n] for n in names}
-        out = model.predict(feed, verbose=0, batch_size=len(next(iter(feed.values()))))
+        feed = {n: tf.constant(data[n]) for n in names}
+        out = model(feed, training=False)
         name = os.path.basename(path)[: -len(".keras")]
         np.savez(os.path.join(out_dir, name + ".npz"), **{k: np.asarray(v) for k, v in out.items()})
     assert not any(m == "tfport" or m.startswith("tfport.") for m in sys.modules)

@@ -78,6 +78,8 @@ def _max_diff(a: np.ndarray, b: np.ndarray) -> float:
 def test_plain_keras_predictions_equal_the_estimators(round_trip, name):
     want, got, names = round_trip[name]
     assert sorted(got) == sorted(want) == names
+    worst = max(_max_diff(want[key], got[key]) for key in want)
+    print(f"{name}: max prediction difference after the round trip {worst:.3g}")
     for key in want:
         assert _max_diff(want[key], got[key]) <= 1e-5, (name, key)
     logits = want.get("logits", want.get("predictions"))

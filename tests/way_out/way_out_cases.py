@@ -144,7 +144,7 @@ def linear_columns_v2(model_dir):
         feature_columns=columns,
         n_classes=3,
         sparse_combiner="mean",
-        optimizer=tf.keras.optimizers.Ftrl(0.5),
+        optimizer=tf.keras.optimizers.legacy.Ftrl(0.5),
         config=_config(model_dir),
     )
 

@@ -116,9 +116,11 @@ class Keras:
         return {t.name: (str(t.dtype), tuple(t.shape[1:])) for t in self.model.inputs}
 
     def run(self, batch: dict) -> dict:
+        from tfport._common.tfenv import import_tf
+
+        tf = import_tf()
         inputs = feed(self.spec(), batch, self.text)
-        rows = len(next(iter(inputs.values())))
-        out = self.model.predict(inputs, verbose=0, batch_size=rows)
+        out = self.model({k: tf.constant(v) for k, v in inputs.items()}, training=False)
         if isinstance(out, dict):
             return {k: _np(v) for k, v in out.items()}
         outs = out if isinstance(out, (list, tuple)) else [out]

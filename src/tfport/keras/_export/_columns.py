@@ -154,7 +154,8 @@ class Columns:
 
         source = self.numeric(column.source_column)
         disc = layers.Discretization(
-            bin_boundaries=[float(b) for b in column.boundaries], name=f"buckets_{column.name}"
+            bin_boundaries=[float(b) for b in column.boundaries],
+            name=self.name(f"buckets_{column.name}"),
         )
         return ops.cast(disc(source), "int32")
 
@@ -170,12 +171,12 @@ class Columns:
         if dtype == "string":
             vocab = [v.decode() if isinstance(v, bytes) else str(v) for v in vocab]
             lookup = layers.StringLookup(
-                vocabulary=vocab, num_oov_indices=1, name=f"lookup_{column.name}"
+                vocabulary=vocab, num_oov_indices=1, name=self.name(f"lookup_{column.name}")
             )
         else:
             vocab = [int(v) for v in vocab]
             lookup = layers.IntegerLookup(
-                vocabulary=vocab, num_oov_indices=1, name=f"lookup_{column.name}"
+                vocabulary=vocab, num_oov_indices=1, name=self.name(f"lookup_{column.name}")
             )
         found = ops.cast(lookup(raw), "int32")  # 0: out of vocabulary, i + 1: vocab[i]
         oov = ops.equal(found, 0)
@@ -201,8 +202,8 @@ class Columns:
         parts, mask = [], None
         for key in column.keys:
             if isinstance(key, str):
-                value = self.raw(key, "string")
-                kept = self._kept(value)
+                value = self.raw(key, "string")  # crossed as is: '' is a value here
+                kept = ops.ones_like(value, dtype="float32")
             else:
                 cat = self.categorical(key)
                 if kind(key) == "BucketizedColumn" and cat.ids.shape[-1] != 1:
