@@ -9,7 +9,12 @@ The last line printed is JSON:
     peak_rss_over_largest_tensor  convert's peak RSS / largest tensor (target <= 1.5 + 200 MB)
     inspect_seconds               wall time of `tfport ckpt inspect --json`
 
-Usage: python bench/ckpt_convert.py [--gb 2.0]
+With `--scaling`, it measures instead how the cost grows with the tensor count: a
+v1 Adam checkpoint of N tiny variables (3N tensors) and one of 10N, each through
+`convert`, `inspect`, `diff` (in-process, best of 2), printing one JSON line with the
+time ratios (target: <= 12 for 10x the tensors).
+
+Usage: python bench/ckpt_convert.py [--gb 2.0] | --scaling [--tensors 3000]
 """
 
 from __future__ import annotations
@@ -77,10 +82,60 @@ def _timed(cmd: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def write_many(prefix: str, variables: int) -> None:
+    """A v1 Adam checkpoint of `variables` small variables (3 tensors each)."""
+    rng = np.random.default_rng(0)
+    with CheckpointWriter(prefix) as w:
+        w.add("global_step", np.int64(10))
+        w.add("beta1_power", beta_power(np.float32(0.9), 10))
+        w.add("beta2_power", beta_power(np.float32(0.999), 10))
+        for i in range(variables):
+            value = rng.standard_normal(4).astype(np.float32)
+            for suffix in ("", "/Adam", "/Adam_1"):
+                w.add(f"layer_{i}/kernel{suffix}", value)
+
+
+def _best(fn, repeat: int = 2) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def scaling(tensors: int) -> dict:
+    """Seconds of convert/inspect/diff at `tensors` and 10x `tensors`, and their ratios."""
+    from tfport.checkpoint import convert, diff_checkpoints, inspect_checkpoint
+
+    folder = tempfile.mkdtemp(prefix="tfport-bench-")
+    result: dict = {"benchmark": "ckpt_scaling", "tensors": tensors}
+    try:
+        for label, count in (("1x", tensors), ("10x", tensors * 10)):
+            src = os.path.join(folder, label, "model.ckpt-10")
+            write_many(src, count // 3)
+            out = os.path.join(folder, label + "-out")
+            result[f"convert_{label}_s"] = round(
+                _best(lambda s=src, o=out: convert(s, o, slots="v1-to-keras", overwrite=True)), 3
+            )
+            result[f"inspect_{label}_s"] = round(_best(lambda s=src: inspect_checkpoint(s)), 3)
+            result[f"diff_{label}_s"] = round(_best(lambda s=src: diff_checkpoints(s, s)), 3)
+        for op in ("convert", "inspect", "diff"):
+            result[f"{op}_ratio"] = round(result[f"{op}_10x_s"] / result[f"{op}_1x_s"], 2)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gb", type=float, default=2.0)
+    parser.add_argument("--scaling", action="store_true", help="10x the tensors: time ratios")
+    parser.add_argument("--tensors", type=int, default=3000)
     args = parser.parse_args()
+    if args.scaling:
+        print(json.dumps(scaling(args.tensors)))
+        return
     folder = tempfile.mkdtemp(prefix="tfport-bench-")
     try:
         src = os.path.join(folder, "src", "model.ckpt-1000")

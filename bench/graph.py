@@ -9,7 +9,11 @@ Prints progress on stderr and, as its last stdout line, JSON with:
   serving_default (tf.saved_model.load) over a tf.compat.v1.Session on the original frozen
   graph, same inputs, same run, interleaved rounds (target <= 1.05).
 
-Usage: python bench/graph.py [--rounds 30]
+With `--scaling`, one JSON line per benchmark instead: `graph inspect` and `graph
+convert` on a chain of N small nodes and of 10N (fresh processes; time ratio, peak
+RSS over input size, and inspect over a bare protobuf parse of the same file).
+
+Usage: python bench/graph.py [--rounds 30] | --scaling [--nodes 100000 --convert-nodes 5000]
 """
 
 from __future__ import annotations
@@ -160,11 +164,91 @@ def latency_ratio(folder, rounds):
     return saved / session, session, saved
 
 
+def chain_graph(nodes):
+    """A chain of `nodes` small elementwise nodes after one Placeholder."""
+    graph = protos.graph_def_class()()
+    x = graph.node.add(name="input", op="Placeholder")
+    x.attr["dtype"].type = 1
+    x.attr["shape"].shape.dim.add(size=4)
+    prev, ops = "input", ("Relu", "Tanh", "Sigmoid", "Neg")
+    for i in range(nodes - 1):
+        name = f"block_{i // 100}/op_{i}"
+        node = graph.node.add(name=name, op=ops[i % 4], input=[prev])
+        node.attr["T"].type = 1
+        prev = name
+    return graph
+
+
+_SCALE_CHILD = """
+import json, resource, sys, time
+mode, path = sys.argv[1], sys.argv[2]
+if mode == "convert":
+    from tfport._common.tfenv import import_tf
+    import_tf()
+from tfport._common import protos
+from tfport.graph import convert, inspect_graph
+data = open(path, "rb").read()
+start = time.perf_counter()
+protos.graph_def_class().FromString(data)
+parse = time.perf_counter() - start
+del data
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+start = time.perf_counter()
+if mode == "inspect":
+    inspect_graph(path)
+else:
+    convert(path, sys.argv[3])
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": seconds, "parse_seconds": parse, "peak": peak, "base": base}))
+"""
+
+
+def _scaled(mode, nodes, folder):
+    path = os.path.join(folder, f"chain_{nodes}.pb")
+    with open(path, "wb") as f:
+        f.write(chain_graph(nodes).SerializeToString())
+    size = os.path.getsize(path)
+    cmd = [sys.executable, "-c", _SCALE_CHILD, mode, path, os.path.join(folder, f"sm_{nodes}")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["bytes"] = size
+    return result
+
+
+def scaling(nodes, convert_nodes):
+    """One JSON-able dict per benchmark: 10x the nodes, time ratio and memory."""
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        for mode, n in (("inspect", nodes), ("convert", convert_nodes)):
+            small, big = _scaled(mode, n, folder), _scaled(mode, n * 10, folder)
+            results.append(
+                {
+                    "benchmark": f"graph_{mode}_scaling",
+                    "nodes": [n, n * 10],
+                    "seconds": [round(small["seconds"], 3), round(big["seconds"], 3)],
+                    "time_ratio": round(big["seconds"] / small["seconds"], 2),
+                    "peak_rss_growth_over_input": round(
+                        (big["peak"] - big["base"]) / big["bytes"], 2
+                    ),
+                    "over_protobuf_parse": round(big["seconds"] / big["parse_seconds"], 2),
+                }
+            )
+    return results
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--mb", type=int, default=110, help="size of the synthetic graphs")
+    parser.add_argument("--scaling", action="store_true", help="10x the nodes: time ratios")
+    parser.add_argument("--nodes", type=int, default=100_000)
+    parser.add_argument("--convert-nodes", type=int, default=5_000)
     args = parser.parse_args()
+    if args.scaling:
+        for result in scaling(args.nodes, args.convert_nodes):
+            print(json.dumps(result))
+        return
     with tempfile.TemporaryDirectory() as folder:
         per_100mb, tf_a = time_inspect(weights_graph, args.mb * MB, folder, "weights")
         per_100mb_nodes, tf_b = time_inspect(many_nodes_graph, args.mb * MB, folder, "many_nodes")

@@ -52,11 +52,15 @@ class Plan:
     hyperparameters: dict[str, str] = dataclasses.field(default_factory=dict)
     warnings: list[str] = dataclasses.field(default_factory=list)
 
+    _outs: set[str] = dataclasses.field(default_factory=set, repr=False)
+
     def add(self, step: Step) -> None:
-        if any(s.out == step.out for s in self.steps):
+        """Appends `step`; two steps may not write the same name (O(1) per step)."""
+        if step.out in self._outs:
             raise CheckpointError(
                 message(f"Two inputs convert to the same name {step.out!r}", None, out=step.out)
             )
+        self._outs.add(step.out)
         self.steps.append(step)
 
 

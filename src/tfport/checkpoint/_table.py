@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import struct
 
 import google_crc32c
@@ -192,9 +193,7 @@ class _BlockBuilder:
     def add(self, key: bytes, value: bytes) -> None:
         shared = 0
         if self.counter < self.interval:
-            n = min(len(self.last), len(key))
-            while shared < n and self.last[shared] == key[shared]:
-                shared += 1
+            shared = len(os.path.commonprefix([self.last, key]))
         else:
             self.restarts.append(len(self.buf))
             self.counter = 0
