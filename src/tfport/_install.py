@@ -94,7 +94,9 @@ def install() -> Installation:
     handle.set(tf.compat.v2, "estimator", estimator)
     handle.set(tf.compat.v1, "estimator", estimator_v1)
     handle.add_module("tensorflow.estimator", estimator)
-    handle.add_module("tensorflow_estimator", _estimator_package(estimator, estimator_v1))
+    package = _estimator_package(estimator, estimator_v1)
+    handle.add_module("tensorflow_estimator", package)
+    _add_legacy_paths(handle, package)
     _arrange_v1_layers(handle, tf)
     _patch_keras_estimator(handle)
     _add_graph_optimizer_methods(handle)
@@ -142,9 +144,24 @@ def _estimator_package(estimator: Any, estimator_v1: Any) -> Any:
     import types
 
     package = types.ModuleType("tensorflow_estimator")
+    package.__path__ = []
     package.estimator = estimator
     package.compat = types.SimpleNamespace(v1=types.SimpleNamespace(estimator=estimator_v1))
     return package
+
+
+def _add_legacy_paths(handle: Installation, package: Any) -> None:
+    """`tensorflow_estimator.python.estimator.*` and `tensorflow.python.estimator.*` modules."""
+    from tfport import _legacy_paths
+
+    made = _legacy_paths.modules()
+    for key, module in made.items():
+        handle.add_module(key, module)
+    handle.set(package, "python", sys.modules["tensorflow_estimator.python"])
+    tf_python = sys.modules.get("tensorflow.python")
+    if tf_python is not None:
+        handle.set(tf_python, "estimator", sys.modules["tensorflow.python.estimator"])
+    handle.set(sys, "meta_path", [_legacy_paths.GoneFinder(), *sys.meta_path])
 
 
 def _arrange_v1_layers(handle: Installation, tf: Any) -> None:
@@ -169,17 +186,75 @@ def _add_graph_optimizer_methods(handle: Installation) -> None:
         handle.set(cls, name, fn)
 
 
-def _patch_keras_estimator(handle: Installation) -> None:
-    """Routes tf_keras's `estimator.model_to_estimator` (a stub on 2.21) to tfport's."""
+def model_to_estimator_v2(
+    keras_model: Any = None,
+    keras_model_path: Any = None,
+    custom_objects: Any = None,
+    model_dir: Any = None,
+    config: Any = None,
+    checkpoint_format: str = "checkpoint",
+    metric_names_map: Any = None,
+    export_outputs: Any = None,
+) -> Any:
+    """`tf.keras.estimator.model_to_estimator` (v2 Estimator, object-based checkpoints).
+
+    Example:
+        >>> est = model_to_estimator_v2(keras_model=model)  # doctest: +SKIP
+    """
     from tfport.keras import model_to_estimator
 
-    for name in (
-        "tf_keras.api._v2.keras.estimator",
-        "tf_keras.api._v1.keras.estimator",
-        "tf_keras.estimator",
+    return model_to_estimator(
+        keras_model=keras_model,
+        keras_model_path=keras_model_path,
+        custom_objects=custom_objects,
+        model_dir=model_dir,
+        config=config,
+        checkpoint_format=checkpoint_format,
+        use_v2_estimator=True,
+        metric_names_map=metric_names_map,
+        export_outputs=export_outputs,
+    )
+
+
+def model_to_estimator_v1(
+    keras_model: Any = None,
+    keras_model_path: Any = None,
+    custom_objects: Any = None,
+    model_dir: Any = None,
+    config: Any = None,
+    checkpoint_format: str = "saver",
+    metric_names_map: Any = None,
+    export_outputs: Any = None,
+) -> Any:
+    """`tf.compat.v1.keras.estimator.model_to_estimator` (`checkpoint_format='saver'`).
+
+    Example:
+        >>> est = model_to_estimator_v1(keras_model=model)  # doctest: +SKIP
+    """
+    from tfport.keras import model_to_estimator
+
+    return model_to_estimator(
+        keras_model=keras_model,
+        keras_model_path=keras_model_path,
+        custom_objects=custom_objects,
+        model_dir=model_dir,
+        config=config,
+        checkpoint_format=checkpoint_format,
+        use_v2_estimator=False,
+        metric_names_map=metric_names_map,
+        export_outputs=export_outputs,
+    )
+
+
+def _patch_keras_estimator(handle: Installation) -> None:
+    """Routes tf_keras's `estimator.model_to_estimator` (a stub on 2.21) to tfport's."""
+    for name, fn in (
+        ("tf_keras.api._v2.keras.estimator", model_to_estimator_v2),
+        ("tf_keras.api._v1.keras.estimator", model_to_estimator_v1),
+        ("tf_keras.estimator", model_to_estimator_v2),
     ):
         try:
             module = importlib.import_module(name)
         except ImportError:
             continue
-        handle.set(module, "model_to_estimator", model_to_estimator)
+        handle.set(module, "model_to_estimator", fn)

@@ -6,16 +6,14 @@ Example:
     ... # doctest: +SKIP
 """
 
-from __future__ import annotations
-
-from typing import Any
+import importlib as _importlib
+import typing as _typing
 
 from tfport.estimator import export
 from tfport.estimator._canned.estimators_v2 import (
     BaselineClassifier,
     BaselineEstimator,
     BaselineRegressor,
-    BinaryClassHead,
     DNNClassifier,
     DNNEstimator,
     DNNLinearCombinedClassifier,
@@ -25,17 +23,12 @@ from tfport.estimator._canned.estimators_v2 import (
     LinearClassifier,
     LinearEstimator,
     LinearRegressor,
-    MultiClassHead,
-    RegressionHead,
 )
 from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.hooks import (
-    make_early_stopping_hook,
-    read_eval_metrics,
-    stop_if_higher_hook,
-    stop_if_lower_hook,
-    stop_if_no_decrease_hook,
-    stop_if_no_increase_hook,
+from tfport.estimator._engine.extenders import (
+    add_metrics,
+    classifier_parse_example_spec,
+    regressor_parse_example_spec,
 )
 from tfport.estimator._engine.run_config import RunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -49,6 +42,40 @@ from tfport.estimator._engine.train_and_evaluate import (
     train_and_evaluate,
 )
 from tfport.estimator._engine.warm_start import WarmStartSettings
+from tfport.estimator._heads.base import Head
+from tfport.estimator._heads.head_api import (
+    BinaryClassHead,
+    LogisticRegressionHead,
+    MultiClassHead,
+    MultiLabelHead,
+    PoissonRegressionHead,
+    RegressionHead,
+)
+from tfport.estimator._heads.multi_head import MultiHead
+
+# Hooks and VocabInfo are TensorFlow's own classes, resolved on first use (`__getattr__`).
+_TF_NAMES = (
+    "SessionRunHook",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunValues",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "FeedFnHook",
+    "FinalOpsHook",
+    "GlobalStepWaiterHook",
+    "LoggingTensorHook",
+    "NanTensorHook",
+    "ProfilerHook",
+    "SecondOrStepTimer",
+    "StepCounterHook",
+    "StopAtStepHook",
+    "SummarySaverHook",
+    "NanLossDuringTrainingError",
+    "VocabInfo",
+)
+# Submodules loaded on first use; `inputs` is the TF 1.x path `tf.estimator.inputs`.
+_SUBMODULES = ("experimental", "inputs")
 
 __all__ = [
     "Estimator",
@@ -64,17 +91,20 @@ __all__ = [
     "FinalExporter",
     "BestExporter",
     "export",
-    "make_early_stopping_hook",
-    "read_eval_metrics",
-    "stop_if_higher_hook",
-    "stop_if_lower_hook",
-    "stop_if_no_decrease_hook",
-    "stop_if_no_increase_hook",
-    "VocabInfo",  # TF's class, via __getattr__
+    "add_metrics",
+    "classifier_parse_example_spec",
+    "regressor_parse_example_spec",
+    "Head",
+    "BinaryClassHead",
+    "LogisticRegressionHead",
+    "MultiClassHead",
+    "MultiHead",
+    "MultiLabelHead",
+    "PoissonRegressionHead",
+    "RegressionHead",
     "BaselineClassifier",
     "BaselineEstimator",
     "BaselineRegressor",
-    "BinaryClassHead",
     "DNNClassifier",
     "DNNEstimator",
     "DNNLinearCombinedClassifier",
@@ -84,16 +114,20 @@ __all__ = [
     "LinearClassifier",
     "LinearEstimator",
     "LinearRegressor",
-    "MultiClassHead",
-    "RegressionHead",
+    *_TF_NAMES,
+    *_SUBMODULES,
 ]
 
 
-def __getattr__(name: str) -> Any:
-    from tfport.estimator._engine import hooks
+def __getattr__(name: str) -> _typing.Any:
+    if name in _TF_NAMES:
+        from tfport.estimator._engine import hooks
 
-    if name in hooks.TF_HOOKS:
         return hooks.tf_hook(name)
-    if name == "VocabInfo":
-        return hooks.tf_hook("VocabInfo")
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"tfport.estimator.{name}")
     raise AttributeError(f"module 'tfport.estimator' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(__all__)

@@ -1,8 +1,6 @@
 """`tfport.estimator.export`: serving receivers and export outputs (as `tf.estimator.export`)."""
 
-from __future__ import annotations
-
-from typing import Any
+import typing as _typing
 
 from tfport.estimator._engine.receivers import (
     ServingInputReceiver,
@@ -20,12 +18,19 @@ __all__ = [
     "PredictOutput",  # noqa: F822 - lazy, via __getattr__
     "ClassificationOutput",  # noqa: F822 - lazy, via __getattr__
     "RegressionOutput",  # noqa: F822 - lazy, via __getattr__
+    "EvalOutput",  # noqa: F822 - lazy, via __getattr__
 ]
 
-_OUTPUTS = ("ExportOutput", "PredictOutput", "ClassificationOutput", "RegressionOutput")
+_OUTPUTS = (
+    "ExportOutput",
+    "PredictOutput",
+    "ClassificationOutput",
+    "RegressionOutput",
+    "EvalOutput",
+)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     if name in _OUTPUTS:
         from tfport._common.tfenv import import_tf
 
@@ -34,3 +39,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(export_output, name)
     raise AttributeError(f"module 'tfport.estimator.export' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(__all__)

@@ -6,14 +6,16 @@ Example:
     10
 """
 
+import types as _types
+
 from tfport.estimator._tpu.tpu_estimator import (
     RunConfig,
     TPUConfig,
     TPUEstimator,
     TPUEstimatorSpec,
 )
-from tfport.estimator._tpu.tpu_estimator import (
-    cross_shard_optimizer as CrossShardOptimizer,  # noqa: N812 - the legacy public name
+from tfport.estimator._tpu.tpu_estimator import (  # noqa: F401 - tf.compat.v1.tpu's name
+    cross_shard_optimizer as CrossShardOptimizer,  # noqa: N812
 )
 
 InputPipelineConfig = type(
@@ -27,6 +29,18 @@ __all__ = [
     "TPUEstimatorSpec",
     "TPUConfig",
     "RunConfig",
-    "CrossShardOptimizer",
     "InputPipelineConfig",
+    "experimental",
 ]
+
+
+# `tf.compat.v1.estimator.tpu.experimental`: EmbeddingConfigSpec joins it (issue 15).
+experimental = _types.ModuleType(
+    "tfport.estimator.tpu.experimental", "`tf.compat.v1.estimator.tpu.experimental`."
+)
+experimental.__all__ = []
+
+
+def __dir__() -> list:
+    # CrossShardOptimizer stays importable (tf.compat.v1.tpu's) but is no listed name here
+    return sorted(__all__)

@@ -6,10 +6,8 @@ Example:
     'eval'
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import Any
+import importlib as _importlib
+import typing as _typing
 
 import tfport.estimator as _core
 from tfport.estimator._canned.estimators_v1 import (
@@ -44,13 +42,20 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "tpu":
-        return importlib.import_module("tfport.estimator.tpu")
-    if name == "experimental":
-        return importlib.import_module("tfport.estimator.experimental")
-    return getattr(_core, name)
+_SUBMODULES = {
+    "tpu": "tfport.estimator.tpu",
+    "experimental": "tfport.estimator.experimental_v1",  # v1 names (issue 15)
+    "inputs": "tfport.estimator.inputs",
+}
 
 
-def __dir__() -> list[str]:
-    return sorted(set(dir(_core)) | set(__all__) | {"tpu"})
+def __getattr__(name: str) -> _typing.Any:
+    if name in _SUBMODULES:
+        return _importlib.import_module(_SUBMODULES[name])
+    if name in _core.__all__:
+        return getattr(_core, name)
+    raise AttributeError(f"module 'tfport.estimator.v1' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(_core.__all__) | set(__all__) | set(_SUBMODULES))

@@ -8,6 +8,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks
 from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._heads.base import Head as PublicHead
 from tfport.estimator._heads.heads import Head
 
 
@@ -19,13 +20,27 @@ class CannedEstimator(Estimator):
         >>> CannedEstimator(functools.partial(model_fn, head=head))  # doctest: +SKIP
     """
 
-    def train(self, *args: Any, **kwargs: Any) -> Any:
+    def train(
+        self,
+        input_fn: Any,
+        hooks: Any = None,
+        steps: Any = None,
+        max_steps: Any = None,
+        saving_listeners: Any = None,
+    ) -> Any:
         """Like `Estimator.train`."""
-        return self._translated(super().train, *args, **kwargs)
+        return self._translated(super().train, input_fn, hooks, steps, max_steps, saving_listeners)
 
-    def evaluate(self, *args: Any, **kwargs: Any) -> dict:
+    def evaluate(
+        self,
+        input_fn: Any,
+        steps: Any = None,
+        hooks: Any = None,
+        checkpoint_path: Any = None,
+        name: Any = None,
+    ) -> dict:
         """Like `Estimator.evaluate`."""
-        return self._translated(super().evaluate, *args, **kwargs)
+        return self._translated(super().evaluate, input_fn, steps, hooks, checkpoint_path, name)
 
     def _init_canned(
         self,
@@ -83,17 +98,18 @@ def check_head(head: Any, v2: bool) -> Head:
         >>> check_head(MultiClassHead(3), v2=False).v2  # doctest: +SKIP
         False
     """
-    if not isinstance(head, Head):
+    if not isinstance(head, PublicHead):
         raise TfportInputError(
             message(
-                "head must be a tfport head",
-                "Use tfport.estimator.MultiClassHead / BinaryClassHead / RegressionHead",
+                "head must be a tf.estimator.Head",
+                "Use tf.estimator.MultiClassHead / BinaryClassHead / RegressionHead / ... or a "
+                "tf.estimator.Head subclass",
                 head=head,
             )
         )
     if head.v2 == v2:
         return head
-    if not v2:
+    if not v2 and isinstance(head, Head):
         return Head(
             head.kind,
             head.n_classes,
@@ -102,6 +118,11 @@ def check_head(head: Any, v2: bool) -> Head:
             _TO_V1_REDUCTION[head.loss_reduction],
             v2=False,
             label_dimension=head.label_dimension,
+            loss_fn=head.loss_fn,
+            name=head.name,
+            thresholds=head.thresholds,
+            inverse_link_fn=head.inverse_link_fn,
+            compute_full_loss=head.compute_full_loss,
         )
     raise TfportInputError(
         message(

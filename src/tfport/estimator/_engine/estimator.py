@@ -164,7 +164,34 @@ class Estimator:
             checkpoint_path,
         )
 
-    export_savedmodel = export_saved_model
+    def export_savedmodel(
+        self,
+        export_dir_base: str,
+        serving_input_receiver_fn: Any,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        strip_default_attrs: bool = False,
+    ) -> bytes:
+        """The TF 1.x name of `export_saved_model` (PREDICT mode)."""
+        return exporting.export_all(
+            self._context,
+            export_dir_base,
+            {ModeKeys.PREDICT: serving_input_receiver_fn},
+            assets_extra,
+            as_text,
+            checkpoint_path,
+            strip_default_attrs,
+        )
+
+    def eval_dir(self, name: str | None = None) -> str:
+        """The folder `evaluate(name=name)` writes its summaries to.
+
+        Example:
+            >>> Estimator(model_fn, model_dir="/m").eval_dir("test")  # doctest: +SKIP
+            '/m/eval_test'
+        """
+        return evaluation.eval_dir(self._model_dir, name)
 
     def latest_checkpoint(self) -> str | None:
         """The newest checkpoint prefix in model_dir, or None."""
@@ -191,17 +218,28 @@ class Estimator:
         return latest
 
     def experimental_export_all_saved_models(
-        self, export_dir_base: str, input_receiver_fn_map: dict, **kwargs: Any
+        self,
+        export_dir_base: str,
+        input_receiver_fn_map: dict,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
     ) -> bytes:
-        """Exports the PREDICT receiver of `input_receiver_fn_map` (other modes: not yet)."""
-        if ModeKeys.PREDICT not in input_receiver_fn_map:
-            raise TfportInputError(
-                message(
-                    "Only the PREDICT mode export is supported",
-                    "Add a PREDICT receiver",
-                    modes=sorted(input_receiver_fn_map),
-                )
-            )
-        return self.export_saved_model(
-            export_dir_base, input_receiver_fn_map[ModeKeys.PREDICT], **kwargs
+        """Exports one SavedModel with a meta graph per mode of `input_receiver_fn_map`.
+
+        TRAIN (tag `train`), EVAL (`eval`) and PREDICT (`serve`) receivers; TRAIN/EVAL
+        receivers are `SupervisedInputReceiver`s (e.g. from
+        `tf.estimator.experimental.build_raw_supervised_input_receiver_fn`).
+
+        Example:
+            >>> est.experimental_export_all_saved_models(
+            ...     "export", {ModeKeys.PREDICT: serving_fn})  # doctest: +SKIP
+        """
+        return exporting.export_all(
+            self._context,
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra,
+            as_text,
+            checkpoint_path,
         )

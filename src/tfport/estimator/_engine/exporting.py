@@ -62,8 +62,97 @@ def export_saved_model(
     return export_dir
 
 
+def export_all(
+    context_for: Any,
+    export_dir_base: str,
+    receiver_fn_map: dict,
+    assets_extra: dict | None = None,
+    as_text: bool = False,
+    checkpoint_path: Any = None,
+    strip_default_attrs: bool = True,
+) -> bytes:
+    """One SavedModel with a meta graph per mode (TRAIN, EVAL, PREDICT order, as legacy).
+
+    `context_for(mode)` gives the engine context of a mode; the first meta graph saves
+    the variables.
+
+    Example:
+        >>> export_all(est._context, "export", {"infer": receiver_fn})  # doctest: +SKIP
+    """
+    tf = import_tf()
+    from tensorflow.python.saved_model.model_utils import export_utils
+
+    if not isinstance(receiver_fn_map, dict) or not receiver_fn_map:
+        raise TfportInputError(
+            message(
+                "input_receiver_fn_map must be a non-empty dict {ModeKeys: receiver_fn}",
+                "Pass e.g. {tf.estimator.ModeKeys.PREDICT: serving_input_receiver_fn}",
+                input_receiver_fn_map=receiver_fn_map,
+            )
+        )
+    unknown = sorted(str(k) for k in receiver_fn_map if k not in _TAGS)
+    if unknown:
+        raise TfportInputError(
+            message(
+                "input_receiver_fn_map keys must be ModeKeys",
+                f"Use {sorted(_TAGS)}",
+                unknown_keys=unknown,
+            )
+        )
+    for fn in receiver_fn_map.values():
+        if not callable(fn):
+            raise TfportInputError(
+                message(
+                    "serving_input_receiver_fn must be callable",
+                    "Pass e.g. build_parsing_serving_input_receiver_fn(spec)",
+                    serving_input_receiver_fn=fn,
+                )
+            )
+    model_dir = context_for(ModeKeys.PREDICT).model_dir
+    checkpoint_path = resolve_checkpoint(model_dir, checkpoint_path, "export")
+    if not checkpoint_path:
+        raise TfportInputError(
+            message(
+                f"Couldn't find trained model at {model_dir}",
+                "Train the Estimator first or pass checkpoint_path",
+                model_dir=model_dir,
+            )
+        )
+    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
+    temp_dir = export_utils.get_temp_export_dir(export_dir)
+    builder = tf.compat.v1.saved_model.Builder(temp_dir)
+    try:
+        save_variables = True
+        for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+            if receiver_fn_map.get(mode) is None:
+                continue
+            _add_meta_graph(
+                tf,
+                context_for(mode),
+                builder,
+                receiver_fn_map[mode],
+                checkpoint_path,
+                save_variables,
+                strip_default_attrs,
+            )
+            save_variables = False
+        builder.save(as_text)
+        _copy_assets_extra(tf, temp_dir, assets_extra)
+        tf.io.gfile.rename(temp_dir, export_dir)
+    except BaseException:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        raise
+    return export_dir
+
+
 def _add_meta_graph(
-    tf: Any, ctx: ModeContext, builder: Any, receiver_fn: Any, checkpoint_path: str
+    tf: Any,
+    ctx: ModeContext,
+    builder: Any,
+    receiver_fn: Any,
+    checkpoint_path: str,
+    save_variables: bool = True,
+    strip_default_attrs: bool = True,
 ) -> None:
     from tensorflow.python.saved_model.model_utils import export_utils
 
@@ -74,13 +163,23 @@ def _add_meta_graph(
         v1.train.create_global_step()
         receiver = receiver_fn()
         mode = ctx.mode
-        spec = ctx.call_model_fn(receiver.features, getattr(receiver, "labels", None))
+        labels = getattr(receiver, "labels", None)
+        if mode != ModeKeys.PREDICT and labels is None:
+            raise TfportInputError(
+                message(
+                    f"Exporting mode {mode!r} needs a receiver with labels",
+                    "Use tf.estimator.experimental.build_raw_supervised_input_receiver_fn",
+                    receiver=type(receiver).__name__,
+                )
+            )
+        spec = ctx.call_model_fn(receiver.features, labels)
+        metrics = spec.eval_metric_ops if mode == ModeKeys.EVAL else None
         outputs = export_utils.export_outputs_for_mode(
             mode=mode,
             serving_export_outputs=spec.export_outputs,
             predictions=spec.predictions,
             loss=spec.loss,
-            metrics=None,
+            metrics=metrics,
         )
         signatures = export_utils.build_all_signature_defs(
             receiver.receiver_tensors,
@@ -92,15 +191,19 @@ def _add_meta_graph(
             local_init = spec.scaffold.local_init_op or v1.train.Scaffold.default_local_init_op()
             saver = spec.scaffold.saver or v1.train.Saver(sharded=True)
             saver.restore(session, checkpoint_path)
-            builder.add_meta_graph_and_variables(
-                session,
-                _TAGS[mode],
-                signature_def_map=signatures,
-                assets_collection=v1.get_collection(v1.GraphKeys.ASSET_FILEPATHS),
-                main_op=local_init,
-                saver=saver,
-                strip_default_attrs=True,
-            )
+            if mode == ModeKeys.TRAIN and spec.train_op is not None:
+                builder._add_train_op(spec.train_op)  # the legacy exporter's own call
+            kwargs = {
+                "signature_def_map": signatures,
+                "assets_collection": v1.get_collection(v1.GraphKeys.ASSET_FILEPATHS),
+                "main_op": local_init,
+                "saver": saver,
+                "strip_default_attrs": strip_default_attrs,
+            }
+            if save_variables:
+                builder.add_meta_graph_and_variables(session, _TAGS[mode], **kwargs)
+            else:
+                builder.add_meta_graph(_TAGS[mode], **kwargs)
 
 
 def _copy_assets_extra(tf: Any, export_dir: bytes, assets_extra: dict | None) -> None:

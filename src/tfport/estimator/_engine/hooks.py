@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import operator
 import os
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+
+log = logging.getLogger("tfport")
 
 TF_HOOKS = (
     "SessionRunHook",
@@ -47,27 +50,62 @@ def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     results: dict[int, dict[str, float]] = {}
     if not tf.io.gfile.isdir(eval_dir):
         return results
-    for name in sorted(tf.io.gfile.listdir(eval_dir)):
-        if "tfevents" not in name:
-            continue
-        for event in tf.compat.v1.train.summary_iterator(os.path.join(eval_dir, name)):
-            for value in event.summary.value:
-                if value.HasField("simple_value"):
-                    results.setdefault(event.step, {})[value.tag] = value.simple_value
+    for name in sorted(tf.io.gfile.glob(os.path.join(eval_dir, "*.tfevents.*"))):
+        try:
+            for event in tf.compat.v1.train.summary_iterator(name):
+                for value in event.summary.value:
+                    if value.HasField("simple_value"):
+                        results.setdefault(event.step, {})[value.tag] = value.simple_value
+        except tf.errors.DataLossError:
+            log.warning("Skipping the rest of the corrupted event file %s", name)
     return dict(sorted(results.items()))
+
+
+def _stop_var(tf: Any) -> Any:
+    """The `signal_early_stopping/STOP` flag the legacy hooks kept (a checkpointed bool)."""
+    v1 = tf.compat.v1
+    with v1.variable_scope("signal_early_stopping", values=[], reuse=v1.AUTO_REUSE):
+        return v1.get_variable(
+            "STOP",
+            shape=[],
+            dtype=tf.bool,
+            initializer=v1.initializers.constant(False),
+            collections=[v1.GraphKeys.GLOBAL_VARIABLES],
+            trainable=False,
+        )
 
 
 def make_early_stopping_hook(
     estimator: Any,
     should_stop_fn: Any,
-    run_every_secs: float = 60,
+    run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
-    """Returns a hook that stops training once `should_stop_fn()` is true.
+    """A hook that stops training once `should_stop_fn()` returns True.
+
+    The chief calls `should_stop_fn` every `run_every_secs` seconds or `run_every_steps`
+    steps and sets the `signal_early_stopping/STOP` variable; other workers stop when
+    they see it set.
 
     Example:
         >>> hook = make_early_stopping_hook(est, lambda: False)  # doctest: +SKIP
     """
+    if not hasattr(estimator, "model_dir") or not hasattr(estimator, "config"):
+        raise TfportInputError(
+            message(
+                "estimator must be a tf.estimator.Estimator",
+                "Pass the Estimator",
+                estimator=type(estimator).__name__,
+            )
+        )
+    if not callable(should_stop_fn):
+        raise TfportInputError(
+            message(
+                "should_stop_fn must be callable",
+                "Pass a function of no arguments",
+                should_stop_fn=should_stop_fn,
+            )
+        )
     if run_every_secs is not None and run_every_steps is not None:
         raise TfportInputError(
             message(
@@ -79,13 +117,15 @@ def make_early_stopping_hook(
         )
     tf = import_tf()
     v1 = tf.compat.v1
+    is_chief = getattr(estimator.config, "is_chief", True)
 
-    class _StopHook(v1.train.SessionRunHook):
+    class _StopOnPredicateHook(v1.train.SessionRunHook):
         def begin(self) -> None:
             self._timer = v1.train.SecondOrStepTimer(
                 every_secs=run_every_secs, every_steps=run_every_steps
             )
             self._global_step = v1.train.get_global_step()
+            self._stop_op = v1.assign(_stop_var(tf), True)
 
         def before_run(self, run_context: Any) -> Any:
             return v1.train.SessionRunArgs(self._global_step)
@@ -95,10 +135,23 @@ def make_early_stopping_hook(
             if self._timer.should_trigger_for_step(step):
                 self._timer.update_last_triggered_step(step)
                 if should_stop_fn():
+                    log.info("Requesting early stopping at global step %d", step)
+                    run_context.session.run(self._stop_op)
                     run_context.request_stop()
 
-    del estimator
-    return _StopHook()
+    class _CheckForStoppingHook(v1.train.SessionRunHook):
+        def begin(self) -> None:
+            self._stop = _stop_var(tf)
+
+        def before_run(self, run_context: Any) -> Any:
+            return v1.train.SessionRunArgs(self._stop)
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            if run_values.results:
+                log.info("Early stopping requested, suspending run.")
+                run_context.request_stop()
+
+    return _StopOnPredicateHook() if is_chief else _CheckForStoppingHook()
 
 
 def _metric_hook(
@@ -109,23 +162,41 @@ def _metric_hook(
     steps_without: int | None,
     eval_dir: str | None,
     min_steps: int,
-    run_every_secs: float,
+    run_every_secs: float | None,
     run_every_steps: int | None,
 ) -> Any:
+    if not isinstance(metric_name, str):
+        raise TfportInputError(
+            message(
+                "metric_name must be a string", "Pass the metric's key", metric_name=metric_name
+            )
+        )
     folder = eval_dir or os.path.join(estimator.model_dir, "eval")
 
     def should_stop() -> bool:
-        metrics = read_eval_metrics(folder)
-        history = [(step, m[metric_name]) for step, m in metrics.items() if metric_name in m]
-        if not history or history[-1][0] < min_steps:
-            return False
-        if threshold is not None:
-            return compare(history[-1][1], threshold)
-        best_step, best = history[0]
-        for step, value in history[1:]:
-            if compare(value, best):
+        best_step, best = None, None
+        for step, metrics in read_eval_metrics(folder).items():
+            if step < min_steps:
+                continue
+            if metric_name not in metrics:
+                raise TfportInputError(
+                    message(
+                        f"Metric {metric_name!r} is not among the evaluation results",
+                        "Pass one of the metrics evaluate() writes",
+                        step=step,
+                        metrics=sorted(metrics),
+                    )
+                )
+            value = metrics[metric_name]
+            if threshold is not None:
+                if compare(value, threshold):
+                    return True
+                continue
+            if best is None or compare(value, best):
                 best_step, best = step, value
-        return history[-1][0] - best_step >= steps_without
+            if step - best_step >= steps_without:
+                return True
+        return False
 
     return make_early_stopping_hook(estimator, should_stop, run_every_secs, run_every_steps)
 
@@ -136,7 +207,7 @@ def stop_if_higher_hook(
     threshold: float,
     eval_dir: str | None = None,
     min_steps: int = 0,
-    run_every_secs: float = 60,
+    run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
     """Stops training once the latest eval `metric_name` is above `threshold`."""
@@ -159,7 +230,7 @@ def stop_if_lower_hook(
     threshold: float,
     eval_dir: str | None = None,
     min_steps: int = 0,
-    run_every_secs: float = 60,
+    run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
     """Stops training once the latest eval `metric_name` is below `threshold`."""
@@ -182,7 +253,7 @@ def stop_if_no_increase_hook(
     max_steps_without_increase: int,
     eval_dir: str | None = None,
     min_steps: int = 0,
-    run_every_secs: float = 60,
+    run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
     """Stops training when `metric_name` has not increased for that many steps."""
@@ -205,7 +276,7 @@ def stop_if_no_decrease_hook(
     max_steps_without_decrease: int,
     eval_dir: str | None = None,
     min_steps: int = 0,
-    run_every_secs: float = 60,
+    run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
     """Stops training when `metric_name` has not decreased for that many steps.

@@ -127,3 +127,72 @@ def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: Any 
         return ServingInputReceiver(receivers, dict(receivers))
 
     return serving_input_receiver_fn
+
+
+class SupervisedInputReceiver(
+    collections.namedtuple("SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])
+):
+    """Features, labels and the tensors fed to them, for TRAIN/EVAL exports.
+
+    Example:
+        >>> SupervisedInputReceiver({"x": x}, y, {"x": x, "y": y})  # doctest: +SKIP
+    """
+
+    def __new__(cls, features: Any, labels: Any, receiver_tensors: Any) -> Any:
+        _wrap(features, SINGLE_FEATURE_KEY, "features")
+        _wrap(labels, "labels", "labels")
+        receiver_tensors = _wrap(receiver_tensors, SINGLE_RECEIVER_KEY, "receiver_tensors")
+        return super().__new__(cls, features, labels, receiver_tensors)
+
+
+def build_raw_supervised_input_receiver_fn(
+    features: Any, labels: Any, default_batch_size: Any = None
+) -> Any:
+    """A receiver_fn taking raw features and labels (placeholders shaped like the given).
+
+    `features` and `labels` are tensors or dicts of tensors (keys must not collide).
+
+    Example:
+        >>> fn = build_raw_supervised_input_receiver_fn({"x": x}, y)  # doctest: +SKIP
+        >>> fn().labels  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if isinstance(features, dict) and isinstance(labels, dict):
+        both = sorted(set(features) & set(labels))
+        if both:
+            raise TfportInputError(
+                message(
+                    "features and labels must not share keys",
+                    "Rename the labels' keys",
+                    shared_keys=both,
+                )
+            )
+    for what, value in (("features", features), ("labels", labels)):
+        items = value.values() if isinstance(value, dict) else [value]
+        if not items or not all(isinstance(t, tf.Tensor) for t in items):
+            raise TfportInputError(
+                message(
+                    f"{what} must be a Tensor or a dict of Tensors",
+                    "Pass tensors shaped like one batch",
+                    **{what: value},
+                )
+            )
+
+    def placeholders(value: Any, default_name: str) -> tuple[Any, dict]:
+        v1 = tf.compat.v1
+        if isinstance(value, dict):
+            made = {
+                k: v1.placeholder(t.dtype, [default_batch_size] + t.shape.as_list()[1:], name=k)
+                for k, t in value.items()
+            }
+            return made, dict(made)
+        shape = [default_batch_size] + value.shape.as_list()[1:]
+        made = v1.placeholder(value.dtype, shape, name=default_name)
+        return made, {default_name: made}
+
+    def supervised_input_receiver_fn() -> SupervisedInputReceiver:
+        feats, feat_receivers = placeholders(features, "input")
+        labs, label_receivers = placeholders(labels, "label")
+        return SupervisedInputReceiver(feats, labs, {**feat_receivers, **label_receivers})
+
+    return supervised_input_receiver_fn

@@ -1,67 +1,245 @@
-"""Public v2 head factories (`tf.estimator.MultiClassHead`, ...) for the *Estimator classes.
+"""The public v2 heads (`tf.estimator.MultiClassHead`, ...) as classes.
+
+Each is a `tf.estimator.Head` with the legacy constructor; any of them (or a user's
+`Head` subclass) can be given to the canned `*Estimator` classes or used in a custom
+model_fn via `create_estimator_spec`.
 
 Example:
     >>> head = MultiClassHead(n_classes=3)  # doctest: +SKIP
+    >>> head.logits_dimension  # doctest: +SKIP
+    3
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tfport.estimator._canned import base
-from tfport.estimator._heads.heads import Head
+from tfport._common.errors import TfportInputError, message
+from tfport.estimator._heads import heads
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 
 
-def MultiClassHead(
-    n_classes: int,
-    weight_column: Any = None,
-    label_vocabulary: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802 (legacy public name)
-    """`tf.estimator.MultiClassHead`: softmax cross-entropy over `n_classes` (> 2)."""
-    _no_custom(loss_fn, name)
-    return Head("classifier", n_classes, weight_column, label_vocabulary, loss_reduction, True)
+def _check_thresholds(thresholds: Any) -> tuple:
+    values = tuple(thresholds or ())
+    for t in values:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 1:
+            raise TfportInputError(
+                message(
+                    "thresholds must be in (0, 1) range",
+                    "Pass e.g. thresholds=[0.3, 0.7]",
+                    thresholds=list(values),
+                )
+            )
+    return values
 
 
-def BinaryClassHead(
-    weight_column: Any = None,
-    thresholds: Any = None,
-    label_vocabulary: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802
-    """`tf.estimator.BinaryClassHead`: sigmoid cross-entropy (thresholds: not supported)."""
-    _no_custom(loss_fn, name, thresholds)
-    return Head("classifier", 2, weight_column, label_vocabulary, loss_reduction, True)
-
-
-def RegressionHead(
-    label_dimension: int = 1,
-    weight_column: Any = None,
-    loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-    loss_fn: Any = None,
-    inverse_link_fn: Any = None,
-    name: Any = None,
-) -> Head:  # noqa: N802
-    """`tf.estimator.RegressionHead`: mean squared error."""
-    _no_custom(loss_fn, name, inverse_link_fn)
-    return base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
-
-
-def _no_custom(*values: Any) -> None:
-    from tfport._common.errors import TfportInputError, message
-
-    if any(v is not None for v in values):
+def _check_label_dimension(label_dimension: Any) -> None:
+    if isinstance(label_dimension, bool) or not isinstance(label_dimension, int):
+        label_dimension = -1 if label_dimension is None else label_dimension
+    if not isinstance(label_dimension, int) or label_dimension < 1:
         raise TfportInputError(
             message(
-                "Custom loss_fn, name, thresholds and inverse_link_fn are not supported by tfport "
-                "heads yet",
-                "Leave them unset",
-                values=[v for v in values if v is not None],
+                "label_dimension must be a positive int",
+                "Fix label_dimension",
+                label_dimension=label_dimension,
             )
         )
+
+
+class MultiClassHead(heads.Head):
+    """Softmax cross-entropy over `n_classes` (> 2) classes.
+
+    Example:
+        >>> head = MultiClassHead(3, label_vocabulary=["a", "b", "c"])  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        n_classes: int,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        name: Any = None,
+    ) -> None:
+        if isinstance(n_classes, int) and n_classes == 2:
+            raise TfportInputError(
+                message(
+                    "MultiClassHead needs n_classes > 2",
+                    "Use BinaryClassHead for 2 classes",
+                    n_classes=n_classes,
+                )
+            )
+        super().__init__(
+            "classifier",
+            n_classes,
+            weight_column,
+            label_vocabulary,
+            loss_reduction,
+            True,
+            loss_fn=loss_fn,
+            name=name,
+        )
+
+
+class BinaryClassHead(heads.Head):
+    """Sigmoid cross-entropy (logistic) head for two classes.
+
+    Example:
+        >>> head = BinaryClassHead(thresholds=[0.3])  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        weight_column: Any = None,
+        thresholds: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        name: Any = None,
+    ) -> None:
+        super().__init__(
+            "classifier",
+            2,
+            weight_column,
+            label_vocabulary,
+            loss_reduction,
+            True,
+            loss_fn=loss_fn,
+            name=name,
+            thresholds=_check_thresholds(thresholds),
+        )
+
+
+class MultiLabelHead(heads.Head):
+    """Sigmoid cross-entropy per class: each example may have several of `n_classes` labels.
+
+    Labels: a multi-hot `[batch, n_classes]` tensor or a SparseTensor of class ids.
+
+    Example:
+        >>> head = MultiLabelHead(n_classes=4)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        n_classes: int,
+        weight_column: Any = None,
+        thresholds: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        classes_for_class_based_metrics: Any = None,
+        name: Any = None,
+    ) -> None:
+        if classes_for_class_based_metrics:
+            raise TfportInputError(
+                message(
+                    "classes_for_class_based_metrics is not supported by tfport's MultiLabelHead",
+                    "Leave it unset (per-class metrics: add them with tf.estimator.add_metrics)",
+                    classes_for_class_based_metrics=classes_for_class_based_metrics,
+                )
+            )
+        if label_vocabulary is not None:
+            raise TfportInputError(
+                message(
+                    "label_vocabulary is not supported by tfport's MultiLabelHead",
+                    "Pass multi-hot integer labels",
+                    label_vocabulary=label_vocabulary,
+                )
+            )
+        super().__init__(
+            "multi_label",
+            n_classes,
+            weight_column,
+            None,
+            loss_reduction,
+            True,
+            loss_fn=loss_fn,
+            name=name,
+            thresholds=_check_thresholds(thresholds),
+        )
+
+
+class RegressionHead(heads.Head):
+    """Mean squared error (or `loss_fn`) regression head.
+
+    Example:
+        >>> head = RegressionHead(label_dimension=2)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        loss_fn: Any = None,
+        inverse_link_fn: Any = None,
+        name: Any = None,
+    ) -> None:
+        _check_label_dimension(label_dimension)
+        if inverse_link_fn is not None and not callable(inverse_link_fn):
+            raise TfportInputError(
+                message(
+                    "inverse_link_fn must be callable",
+                    "Pass a function",
+                    inverse_link_fn=inverse_link_fn,
+                )
+            )
+        super().__init__(
+            "regression",
+            2,
+            weight_column,
+            None,
+            loss_reduction,
+            True,
+            label_dimension=label_dimension,
+            loss_fn=loss_fn,
+            name=name,
+            inverse_link_fn=inverse_link_fn,
+        )
+
+
+class PoissonRegressionHead(heads.Head):
+    """Poisson regression: `log_poisson_loss` on log-rate logits, predictions `exp(logits)`.
+
+    Example:
+        >>> head = PoissonRegressionHead()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        compute_full_loss: bool = True,
+        name: Any = None,
+    ) -> None:
+        _check_label_dimension(label_dimension)
+        super().__init__(
+            "poisson",
+            2,
+            weight_column,
+            None,
+            loss_reduction,
+            True,
+            label_dimension=label_dimension,
+            name=name,
+            compute_full_loss=compute_full_loss,
+        )
+
+
+class LogisticRegressionHead(heads.Head):
+    """Logistic regression: labels in [0, 1], sigmoid cross-entropy, predictions sigmoid.
+
+    Example:
+        >>> head = LogisticRegressionHead()  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        weight_column: Any = None,
+        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        name: Any = None,
+    ) -> None:
+        super().__init__("logistic", 2, weight_column, None, loss_reduction, True, name=name)

@@ -188,3 +188,88 @@ def regression_metrics(labels: Any, predictions: dict, weights: Any, unreduced_l
             "prediction/mean": _mean(tf, predictions[PREDICTIONS], weights, "prediction/mean"),
             "label/mean": _mean(tf, labels, weights, "label/mean"),
         }
+
+
+def threshold_metrics(label_ids: Any, predictions: dict, weights: Any, thresholds: Any) -> dict:
+    """Binary heads' `accuracy|precision|recall/positive_threshold_<t>` metrics.
+
+    Example:
+        >>> threshold_metrics(ids, preds, None, (0.3,))  # doctest: +SKIP
+    """
+    if not thresholds:
+        return {}
+    tf = import_tf()
+    m = tf.compat.v1.metrics
+    scores = predictions[LOGISTIC]
+    out = {}
+    with tf.compat.v1.name_scope(None, "metrics"):
+        for t in thresholds:
+            suffix = f"positive_threshold_{t:g}"
+            predicted = tf.cast(scores > t, tf.int64)
+            labels = tf.cast(label_ids, tf.int64)
+            out[f"accuracy/{suffix}"] = m.accuracy(labels, predicted, weights=weights)
+            out[f"precision/{suffix}"] = m.precision(labels, predicted, weights=weights)
+            out[f"recall/{suffix}"] = m.recall(labels, predicted, weights=weights)
+    return out
+
+
+def multi_label_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict:
+    """logits, probabilities (sigmoid), all_class_ids, all_classes.
+
+    Example:
+        >>> multi_label_predictions(logits, 3, None)["probabilities"]  # doctest: +SKIP
+    """
+    tf = import_tf()
+    with tf.compat.v1.name_scope(None, "predictions", (logits,)):
+        return {
+            LOGITS: logits,
+            PROBABILITIES: tf.sigmoid(logits, name=PROBABILITIES),
+            ALL_CLASS_IDS: _tile_rows(tf, tf.range(n_classes), logits),
+            ALL_CLASSES: _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), logits),
+        }
+
+
+def multi_label_export_outputs(predictions: dict, n_classes: int, vocabulary: Any) -> dict:
+    """serving_default / classification (per-class sigmoid scores), predict.
+
+    Example:
+        >>> multi_label_export_outputs(preds, 3, None)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    from tensorflow.python.saved_model.model_utils import export_output
+
+    scores = predictions[PROBABILITIES]
+    classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)
+    classify = export_output.ClassificationOutput(scores=scores, classes=classes)
+    return {
+        SERVING_DEFAULT: classify,
+        CLASSIFY: classify,
+        PREDICT: export_output.PredictOutput(predictions),
+    }
+
+
+def multi_label_metrics(
+    labels: Any, predictions: dict, weights: Any, unreduced_loss: Any, thresholds: Any
+) -> dict:
+    """average_loss, auc, auc_precision_recall (+ per-threshold accuracy/precision/recall).
+
+    Example:
+        >>> multi_label_metrics(y, preds, None, loss, ())  # doctest: +SKIP
+    """
+    tf = import_tf()
+    m = tf.compat.v1.metrics
+    scores = predictions[PROBABILITIES]
+    w = None if weights is None else tf.compat.v1.broadcast_to(weights, tf.shape(scores))
+    with tf.compat.v1.name_scope(None, "metrics"):
+        out = {
+            "average_loss": _mean(tf, unreduced_loss, weights, "average_loss"),
+            "auc": m.auc(labels, scores, weights=w, name="auc"),
+            "auc_precision_recall": _keras_pr_auc(tf, labels, scores, w),
+        }
+        for t in thresholds:
+            suffix = f"positive_threshold_{t:g}"
+            predicted = tf.cast(scores > t, tf.int64)
+            out[f"accuracy/{suffix}"] = m.accuracy(labels, predicted, weights=w)
+            out[f"precision/{suffix}"] = m.precision(labels, predicted, weights=w)
+            out[f"recall/{suffix}"] = m.recall(labels, predicted, weights=w)
+    return out

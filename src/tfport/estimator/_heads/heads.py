@@ -15,7 +15,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._heads import head_outputs
+from tfport.estimator._heads import base, head_outputs, interface, losses
 
 V1_REDUCTIONS = (
     "weighted_sum",
@@ -27,11 +27,11 @@ V1_REDUCTIONS = (
 V2_REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
 
 
-class Head:
-    """A multi-class, binary or regression head.
+class Head(interface.Interface, base.Head):
+    """A multi-class, binary, multi-label or regression (MSE, Poisson, logistic) head.
 
     Args:
-        kind: "classifier" or "regression".
+        kind: "classifier", "multi_label", "regression", "poisson" or "logistic".
         n_classes: classes (classifier; 2 = logistic head).
         weight_column: feature key or `numeric_column` holding example weights.
         label_vocabulary: strings the labels take (classifier).
@@ -39,6 +39,11 @@ class Head:
             `tf.keras.losses.Reduction` (v2) value other than NONE.
         v2: build the v2 head.
         label_dimension: regression output size.
+        loss_fn: `loss_fn(labels, logits[, features])` -> unreduced loss, or None.
+        name: suffix of the metric keys and name scope of the head's ops.
+        thresholds: extra binary / multi-label metric thresholds.
+        inverse_link_fn: regression predictions from logits.
+        compute_full_loss: Poisson loss with the Stirling term.
 
     Example:
         >>> head = Head("classifier", n_classes=3)  # doctest: +SKIP
@@ -53,20 +58,37 @@ class Head:
         loss_reduction: Any = None,
         v2: bool = False,
         label_dimension: int = 1,
+        loss_fn: Any = None,
+        name: Any = None,
+        thresholds: Any = None,
+        inverse_link_fn: Any = None,
+        compute_full_loss: bool = True,
     ) -> None:
         self.kind, self.v2 = kind, v2
         self.n_classes, self.label_dimension = n_classes, label_dimension
         self.weight_column = weight_column
         self.vocabulary = tuple(label_vocabulary) if label_vocabulary is not None else None
-        self.loss_reduction = loss_reduction or ("sum_over_batch_size" if v2 else "weighted_sum")
+        self._loss_reduction = loss_reduction or ("sum_over_batch_size" if v2 else "weighted_sum")
+        self.loss_fn, self._name, self.inverse_link_fn = loss_fn, name, inverse_link_fn
+        self.thresholds = tuple(thresholds or ())
+        self.compute_full_loss = compute_full_loss
         _validate(self)
+
+    name = property(lambda self: self._name, doc="Suffix of the metric keys, or None.")
+    loss_reduction = property(lambda self: self._loss_reduction, doc="The loss reduction.")
+    is_regression = property(lambda self: self.kind in ("regression", "poisson", "logistic"))
 
     @property
     def logits_dimension(self) -> int:
         """Width of the logits the model must produce."""
-        if self.kind == "regression":
+        if self.is_regression:
             return self.label_dimension
+        if self.kind == "multi_label":
+            return self.n_classes
         return 1 if self.n_classes == 2 else self.n_classes
+
+    def _key(self, key: str) -> str:
+        return f"{key}/{self._name}" if self._name else key
 
     def create_estimator_spec(
         self,
@@ -75,8 +97,10 @@ class Head:
         logits: Any,
         labels: Any = None,
         optimizer: Any = None,
-        train_op_fn: Any = None,
         trainable_variables: Any = None,
+        train_op_fn: Any = None,
+        update_ops: Any = None,
+        regularization_losses: Any = None,
     ) -> EstimatorSpec:
         """The EstimatorSpec of `mode` for `logits` (train_op from optimizer or train_op_fn).
 
@@ -85,7 +109,7 @@ class Head:
             ... # doctest: +SKIP
         """
         tf = import_tf()
-        with tf.compat.v1.name_scope(None, "head"):
+        with tf.compat.v1.name_scope(self._name, "head"):
             logits = tf.cast(tf.convert_to_tensor(logits), tf.float32, name="logits")
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
@@ -96,58 +120,71 @@ class Head:
             with tf.compat.v1.name_scope(loss_scope):
                 parts = self.create_loss(features, logits, labels)
             training_loss, unreduced, weights, processed = parts
+            reg = _regularization(tf, regularization_losses)
+            if reg is not None:
+                training_loss = tf.add(training_loss, reg, name="regularized_training_loss")
             if mode == ModeKeys.EVAL:
                 metrics = self._metrics(processed, predictions, weights, unreduced)
+                if reg is not None:
+                    metrics["regularization_loss"] = v1_mean(tf, reg, "regularization_loss")
+                metrics = {self._key(k): v for k, v in metrics.items()}
                 return EstimatorSpec(
                     mode, predictions=predictions, loss=training_loss, eval_metric_ops=metrics
                 )
             if not self.v2:
-                train_op = self._train_op_v1(training_loss, optimizer, train_op_fn)
+                train_op = self._train_op_v1(training_loss, optimizer, train_op_fn, update_ops)
                 mean_loss = self._mean_loss_v1(tf, training_loss, unreduced, weights)
         if self.v2:
-            train_op = self._train_op_v2(training_loss, optimizer, train_op_fn, trainable_variables)
+            train_op = self._train_op_v2(
+                training_loss, optimizer, train_op_fn, trainable_variables, update_ops
+            )
             mean_loss = None
-        _summaries(tf, training_loss, mean_loss)
+        _summaries(tf, training_loss, mean_loss, self._key)
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
 
     # -- predictions / outputs / metrics ------------------------------------------------
     def _predictions(self, logits: Any) -> dict:
-        if self.kind == "regression":
+        link = {"poisson": "exp", "logistic": "sigmoid"}.get(self.kind)
+        if self.is_regression and (link or self.inverse_link_fn):
+            tf = import_tf()
+            fn = self.inverse_link_fn or getattr(tf.math, link)
+            with tf.compat.v1.name_scope(None, "predictions", (logits,)):
+                return {head_outputs.PREDICTIONS: fn(logits), head_outputs.LOGITS: logits}
+        if self.is_regression:
             return {head_outputs.PREDICTIONS: logits}
+        if self.kind == "multi_label":
+            return head_outputs.multi_label_predictions(logits, self.n_classes, self.vocabulary)
         return head_outputs.classifier_predictions(logits, self.n_classes, self.vocabulary)
 
     def _export_outputs(self, predictions: dict) -> dict:
-        if self.kind == "regression":
+        if self.is_regression:
             return head_outputs.regression_export_outputs(predictions)
+        if self.kind == "multi_label":
+            return head_outputs.multi_label_export_outputs(
+                predictions, self.n_classes, self.vocabulary
+            )
         return head_outputs.classifier_export_outputs(predictions, self.n_classes, self.vocabulary)
 
     def _metrics(self, processed: Any, predictions: dict, weights: Any, unreduced: Any) -> dict:
         weights = None if self.weight_column is None else weights
-        if self.kind == "regression":
+        if self.is_regression:
             return head_outputs.regression_metrics(processed, predictions, weights, unreduced)
-        return head_outputs.classifier_metrics(
+        if self.kind == "multi_label":
+            return head_outputs.multi_label_metrics(
+                processed, predictions, weights, unreduced, self.thresholds
+            )
+        out = head_outputs.classifier_metrics(
             self.n_classes, processed, predictions, weights, unreduced, v2=self.v2
         )
+        out.update(head_outputs.threshold_metrics(processed, predictions, weights, self.thresholds))
+        return out
 
     # -- loss ------------------------------------------------------------------------------
     def create_loss(self, features: Any, logits: Any, labels: Any) -> tuple:
         """(training_loss, unreduced_loss [batch, 1], weights, processed_labels)."""
         tf = import_tf()
         labels = self._labels(tf, labels, logits)
-        losses = tf.compat.v1.losses
-        if self.kind == "regression":
-            unreduced = losses.mean_squared_error(labels, logits, reduction=losses.Reduction.NONE)
-        elif self.n_classes == 2:
-            unreduced = losses.sigmoid_cross_entropy(
-                labels, logits, reduction=losses.Reduction.NONE
-            )
-        else:
-            unreduced = tf.expand_dims(
-                losses.sparse_softmax_cross_entropy(
-                    labels, logits, reduction=losses.Reduction.NONE
-                ),
-                -1,
-            )
+        unreduced = losses.unreduced_loss(self, labels, logits, features)
         weights = self._weights(tf, features, logits)
         return self._reduce(tf, unreduced, weights), unreduced, weights, labels
 
@@ -161,6 +198,8 @@ class Head:
                 )
             )
         labels = tf.compat.v1.convert_to_tensor_or_sparse_tensor(labels)
+        if isinstance(labels, tf.SparseTensor) and self.kind == "multi_label":
+            labels = tf.cast(tf.sparse.to_indicator(labels, self.n_classes), tf.int64)
         if isinstance(labels, tf.SparseTensor):
             raise TfportInputError(
                 message(
@@ -172,7 +211,7 @@ class Head:
         with tf.compat.v1.name_scope(None, "labels", (labels, logits)):
             if labels.shape.rank is not None and labels.shape.rank == logits.shape.rank - 1:
                 labels = tf.expand_dims(labels, -1)
-            want = 1 if self.kind != "regression" else self.label_dimension
+            want = self.logits_dimension if self.kind != "classifier" else 1
             if labels.shape.rank is not None and labels.shape[-1] not in (None, want):
                 raise TfportInputError(
                     message(
@@ -181,8 +220,19 @@ class Head:
                         labels_shape=str(labels.shape),
                     )
                 )
-        if self.kind == "regression":
-            return tf.cast(labels, tf.float32)
+        if self.is_regression:
+            labels = tf.cast(labels, tf.float32)
+            if self.kind == "logistic":
+                what = "labels of a logistic regression head must be within 0 and 1"
+                check = checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
+                with tf.control_dependencies([check]):
+                    labels = tf.identity(labels)
+            return labels
+        if self.kind == "multi_label":
+            what = "labels of a multi-label head must be 0 or 1"
+            check = checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
+            with tf.control_dependencies([check]):
+                return tf.cast(labels, tf.int64)
         checks.check_label_dtype(
             labels, self.vocabulary, "multi_class" if self.n_classes > 2 else "binary"
         )
@@ -245,7 +295,7 @@ class Head:
             return tf.math.divide_no_nan(total, count, name="value")
 
     # -- training ----------------------------------------------------------------------------
-    def _train_op_v1(self, loss: Any, optimizer: Any, train_op_fn: Any) -> Any:
+    def _train_op_v1(self, loss: Any, optimizer: Any, train_op_fn: Any, extra: Any) -> Any:
         tf = import_tf()
         v1 = tf.compat.v1
         if (optimizer is None) == (train_op_fn is None):
@@ -260,7 +310,7 @@ class Head:
             train_op = optimizer.minimize(loss, global_step=v1.train.get_global_step())
         else:
             train_op = train_op_fn(loss)
-        update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+        update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(extra or [])
         return tf.group(train_op, *update_ops) if update_ops else train_op
 
     def _mean_loss_v1(self, tf: Any, loss: Any, unreduced: Any, weights: Any) -> Any:
@@ -268,11 +318,29 @@ class Head:
             return None
         return loss / tf.reduce_sum(weights * tf.ones_like(unreduced))
 
-    def _train_op_v2(self, loss: Any, optimizer: Any, train_op_fn: Any, variables: Any) -> Any:
+    def _train_op_v2(
+        self, loss: Any, optimizer: Any, train_op_fn: Any, variables: Any, extra: Any
+    ) -> Any:
         tf = import_tf()
         v1 = tf.compat.v1
         with v1.get_default_graph().name_scope(None), v1.name_scope("training"):
+            if (optimizer is None) == (train_op_fn is None):
+                raise TfportInputError(
+                    message(
+                        "Exactly one of optimizer and train_op_fn is needed",
+                        "Pass one",
+                        optimizer=optimizer,
+                    )
+                )
             if optimizer is not None:
+                if variables is None:
+                    raise TfportInputError(
+                        message(
+                            "trainable_variables are needed with a Keras optimizer",
+                            "Pass trainable_variables=tf.compat.v1.trainable_variables()",
+                            trainable_variables=None,
+                        )
+                    )
                 if self.loss_reduction != "sum":
                     replicas = tf.distribute.get_strategy().num_replicas_in_sync
                     if replicas > 1:
@@ -280,16 +348,27 @@ class Head:
                 train_op = optimizer.get_updates(loss, list(variables))[0]
             else:
                 train_op = train_op_fn(loss)
-            update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+            update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(extra or [])
             return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
-def _summaries(tf: Any, loss: Any, mean_loss: Any) -> None:
+def _summaries(tf: Any, loss: Any, mean_loss: Any, key: Any) -> None:
     v1 = tf.compat.v1
     with v1.get_default_graph().name_scope(None):
-        v1.summary.scalar("loss", loss)
+        v1.summary.scalar(key("loss"), loss)
         if mean_loss is not None:
-            v1.summary.scalar("average_loss", mean_loss)
+            v1.summary.scalar(key("average_loss"), mean_loss)
+
+
+def _regularization(tf: Any, regularization_losses: Any) -> Any:
+    if not regularization_losses:
+        return None
+    return tf.math.add_n(list(regularization_losses), name="regularization_loss")
+
+
+def v1_mean(tf: Any, value: Any, name: str) -> tuple:
+    """A `tf.compat.v1.metrics.mean` of `value` (value_op, update_op)."""
+    return tf.compat.v1.metrics.mean(value, name=name)
 
 
 def _validate(head: Head) -> None:
@@ -302,12 +381,16 @@ def _validate(head: Head) -> None:
                 loss_reduction=head.loss_reduction,
             )
         )
-    if head.kind == "classifier":
+    if head.kind in ("classifier", "multi_label"):
         if not isinstance(head.n_classes, int) or head.n_classes < 2:
             raise TfportInputError(
                 message("n_classes must be an int >= 2", "Fix n_classes", n_classes=head.n_classes)
             )
         vocab = head.vocabulary
+        if head.loss_fn is not None and not callable(head.loss_fn):
+            raise TfportInputError(
+                message("loss_fn must be callable", "Pass a function", loss_fn=head.loss_fn)
+            )
         if vocab is not None and (
             len(vocab) != head.n_classes or not all(isinstance(v, str) for v in vocab)
         ):

@@ -1,0 +1,223 @@
+"""`add_metrics`, `call_logit_fn` and the canned estimators' parse-example specs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import calls
+from tfport.estimator._engine.spec import ModeKeys
+
+_METRIC_FN_ARGS = ("labels", "predictions", "features", "config")
+
+
+class _LazyDType:
+    """A `tf.<name>` default that does not import TensorFlow until used."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"tf.{self.name}"
+
+    def resolve(self) -> Any:
+        return getattr(import_tf(), self.name)
+
+
+_INT64, _FLOAT32 = _LazyDType("int64"), _LazyDType("float32")
+
+
+def add_metrics(estimator: Any, metric_fn: Any) -> Any:
+    """A new Estimator whose evaluation also reports `metric_fn`'s metrics.
+
+    `metric_fn` takes `predictions` and any of `labels`, `features`, `config`, and returns
+    `{name: (value_op, update_op)}` (or a Keras metric object); its metrics replace those
+    of the same name.
+
+    Example:
+        >>> def my_auc(labels, predictions):
+        ...     return {"auc": tf.compat.v1.metrics.auc(labels, predictions["logistic"])}
+        >>> est = add_metrics(est, my_auc)  # doctest: +SKIP
+    """
+    from tfport.estimator._engine.estimator import Estimator
+
+    if not isinstance(estimator, Estimator):
+        raise TfportInputError(
+            message(
+                "add_metrics needs a tf.estimator.Estimator",
+                "Pass an Estimator (canned or custom)",
+                estimator=type(estimator).__name__,
+            )
+        )
+    args = _check_metric_fn(metric_fn)
+    model_fn, params = estimator.model_fn, estimator.params
+    old_config = estimator.config
+
+    def new_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+        spec = calls.call_model_fn(model_fn, features, labels, mode, params, config)
+        if mode != ModeKeys.EVAL:
+            return spec
+        values = {
+            "labels": labels,
+            "predictions": spec.predictions,
+            "features": features,
+            "config": config,
+        }
+        new_metrics = metric_fn(**{k: values[k] for k in args})
+        if not isinstance(new_metrics, dict):
+            raise TfportInputError(
+                message(
+                    "metric_fn must return a dict {name: (value_op, update_op)}",
+                    "Return a dict",
+                    returned=type(new_metrics).__name__,
+                )
+            )
+        return spec._replace(eval_metric_ops={**(spec.eval_metric_ops or {}), **new_metrics})
+
+    return Estimator(
+        model_fn=new_model_fn,
+        model_dir=estimator.model_dir,
+        config=old_config,
+        warm_start_from=estimator.warm_start_settings,
+    )
+
+
+def _check_metric_fn(metric_fn: Any) -> tuple[str, ...]:
+    if not callable(metric_fn):
+        raise TfportInputError(
+            message("metric_fn must be callable", "Pass a function", metric_fn=metric_fn)
+        )
+    args = calls.fn_args(metric_fn)
+    if "predictions" not in args:
+        raise TfportInputError(
+            message(
+                "metric_fn must include a predictions argument",
+                "Add `predictions` to metric_fn's arguments",
+                metric_fn_args=list(args),
+            )
+        )
+    unexpected = [a for a in args if a not in _METRIC_FN_ARGS]
+    if unexpected:
+        raise TfportInputError(
+            message(
+                "metric_fn has unexpected arguments",
+                f"Take only {list(_METRIC_FN_ARGS)}",
+                unexpected=unexpected,
+            )
+        )
+    return args
+
+
+def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: Any) -> Any:
+    """Calls `logit_fn(features, [mode], [params], [config])`; checks it returns logits.
+
+    Example:
+        >>> logits = call_logit_fn(my_logit_fn, features, "train", {}, config)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if not callable(logit_fn):
+        raise TfportInputError(
+            message("logit_fn must be callable", "Pass a function", logit_fn=logit_fn)
+        )
+    args = calls.fn_args(logit_fn)
+    values = {"mode": mode, "params": params, "config": config}
+    logits = logit_fn(features=features, **{k: v for k, v in values.items() if k in args})
+    items = logits.values() if isinstance(logits, dict) else [logits]
+    if isinstance(logits, dict) and not all(isinstance(k, str) for k in logits):
+        items = []
+    if not items or not all(isinstance(t, tf.Tensor) for t in items):
+        raise TfportInputError(
+            message(
+                "logit_fn should return a Tensor or a dictionary mapping strings to Tensors",
+                "Return the logits",
+                returned=logits,
+            )
+        )
+    return logits
+
+
+def classifier_parse_example_spec(
+    feature_columns: Any,
+    label_key: str,
+    label_dtype: Any = _INT64,
+    label_default: Any = None,
+    weight_column: Any = None,
+) -> dict:
+    """The `tf.io.parse_example` spec of a classifier's features, label and weight.
+
+    Example:
+        >>> spec = classifier_parse_example_spec([age], label_key="y")  # doctest: +SKIP
+        >>> spec["y"]  # doctest: +SKIP
+        FixedLenFeature(shape=(1,), dtype=tf.int64, default_value=None)
+    """
+    tf = import_tf()
+    dtype = label_dtype.resolve() if isinstance(label_dtype, _LazyDType) else label_dtype
+    return _parse_spec(tf, feature_columns, label_key, dtype, label_default, 1, weight_column)
+
+
+def regressor_parse_example_spec(
+    feature_columns: Any,
+    label_key: str,
+    label_dtype: Any = _FLOAT32,
+    label_default: Any = None,
+    label_dimension: int = 1,
+    weight_column: Any = None,
+) -> dict:
+    """The `tf.io.parse_example` spec of a regressor's features, label and weight.
+
+    Example:
+        >>> spec = regressor_parse_example_spec([age], label_key="y")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    dtype = label_dtype.resolve() if isinstance(label_dtype, _LazyDType) else label_dtype
+    return _parse_spec(
+        tf, feature_columns, label_key, dtype, label_default, label_dimension, weight_column
+    )
+
+
+def _parse_spec(
+    tf: Any, columns: Any, label_key: Any, dtype: Any, default: Any, dim: Any, weight: Any
+) -> dict:
+    if not isinstance(label_key, str):
+        raise TfportInputError(
+            message(
+                "label_key must be a string", "Pass the label's feature name", label_key=label_key
+            )
+        )
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise TfportInputError(
+            message("label_dimension must be a positive int", "Fix it", label_dimension=dim)
+        )
+    try:
+        spec = tf.compat.v1.feature_column.make_parse_example_spec(columns)
+    except (TypeError, ValueError) as err:
+        raise TfportInputError(
+            message(
+                "feature_columns must be feature columns",
+                "Pass tf.feature_column.* columns",
+                error=str(err).splitlines()[0],
+            )
+        ) from err
+    if label_key in spec:
+        raise TfportInputError(
+            message(
+                "label should not be already in feature_columns",
+                "Use another label_key",
+                label_key=label_key,
+            )
+        )
+    spec[label_key] = tf.io.FixedLenFeature((dim,), dtype, default)
+    if weight is not None:
+        if isinstance(weight, str):
+            weight = tf.feature_column.numeric_column(weight)
+        weight_spec = tf.compat.v1.feature_column.make_parse_example_spec([weight])
+        clash = sorted(set(weight_spec) & {label_key})
+        if clash:
+            raise TfportInputError(
+                message(
+                    "weight_column and label_key must differ", "Rename one", label_key=label_key
+                )
+            )
+        spec.update(weight_spec)
+    return spec

@@ -1,0 +1,111 @@
+"""`tf.estimator.Head`: the interface every head (tfport's or a user's subclass) offers."""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+
+
+class Head(abc.ABC):
+    """Interface for the head/top of a model: logits -> loss, predictions, metrics, spec.
+
+    Subclasses define `name`, `logits_dimension`, `loss_reduction`, `loss`,
+    `predictions`, `metrics`, `update_metrics` and `create_estimator_spec`; any such
+    subclass can be passed to the v2 canned estimators (`DNNEstimator(head=...)`).
+
+    Example:
+        >>> import tfport.estimator as est
+        >>> isinstance(est.MultiClassHead(3), est.Head)  # doctest: +SKIP
+        True
+    """
+
+    v2 = True  # the canned estimators build a v2 (Keras-optimizer) model around it
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> Any:
+        """The head's name (suffix of its metric keys), or None."""
+
+    @property
+    @abc.abstractmethod
+    def logits_dimension(self) -> int:
+        """Width of the logits the model must produce."""
+
+    @property
+    @abc.abstractmethod
+    def loss_reduction(self) -> Any:
+        """How the weighted per-example losses are reduced to the training loss."""
+
+    @abc.abstractmethod
+    def loss(
+        self,
+        labels: Any,
+        logits: Any,
+        features: Any = None,
+        mode: Any = None,
+        regularization_losses: Any = None,
+    ) -> Any:
+        """The scalar training loss."""
+
+    @abc.abstractmethod
+    def predictions(self, logits: Any, keys: Any = None) -> dict:
+        """The predictions dict (only `keys` when given)."""
+
+    @abc.abstractmethod
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        """Fresh metric objects keyed like the eval results."""
+
+    @abc.abstractmethod
+    def update_metrics(
+        self,
+        eval_metrics: dict,
+        features: Any,
+        logits: Any,
+        labels: Any,
+        mode: Any = None,
+        regularization_losses: Any = None,
+    ) -> dict:
+        """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
+
+    def create_estimator_spec(
+        self,
+        features: Any,
+        mode: str,
+        logits: Any,
+        labels: Any = None,
+        optimizer: Any = None,
+        trainable_variables: Any = None,
+        train_op_fn: Any = None,
+        update_ops: Any = None,
+        regularization_losses: Any = None,
+    ) -> Any:
+        """The EstimatorSpec of `mode`; a subclass defines it (or `_create_tpu_estimator_spec`).
+
+        Example:
+            >>> spec = head.create_estimator_spec(features, mode, logits, labels,
+            ...                                   optimizer=opt)  # doctest: +SKIP
+        """
+        make_tpu = getattr(self, "_create_tpu_estimator_spec", None)
+        if make_tpu is None:
+            raise TfportInputError(
+                message(
+                    f"{type(self).__name__} defines neither create_estimator_spec nor "
+                    "_create_tpu_estimator_spec",
+                    "Define create_estimator_spec in the Head subclass",
+                    head=type(self).__name__,
+                )
+            )
+        spec = make_tpu(
+            features=features,
+            mode=mode,
+            logits=logits,
+            labels=labels,
+            optimizer=optimizer,
+            trainable_variables=trainable_variables,
+            train_op_fn=train_op_fn,
+            update_ops=update_ops,
+            regularization_losses=regularization_losses,
+        )
+        return spec.as_estimator_spec() if hasattr(spec, "as_estimator_spec") else spec

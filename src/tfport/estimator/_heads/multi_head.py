@@ -1,0 +1,221 @@
+"""`tf.estimator.MultiHead`: several heads trained together on one model's logits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._heads import base, head_outputs
+
+
+class MultiHead(base.Head):
+    """Sums the (weighted) losses of `heads`; predictions keyed `(head.name, key)`.
+
+    Logits are a dict `{head.name: logits}` or one tensor that is split in the order of
+    `heads` by their `logits_dimension`; labels a dict `{head.name: labels}`. Metric keys
+    carry each head's name (`accuracy/head1`), plus `loss/<name>` per head.
+
+    Example:
+        >>> head = MultiHead([BinaryClassHead(name="a"), RegressionHead(name="b")])
+        ... # doctest: +SKIP
+    """
+
+    def __init__(self, heads: Any, head_weights: Any = None) -> None:
+        heads = list(heads or [])
+        if not heads:
+            raise TfportInputError(
+                message("Must specify heads", "Pass a list of heads", heads=heads)
+            )
+        for head in heads:
+            if not isinstance(head, base.Head) or not head.name:
+                raise TfportInputError(
+                    message(
+                        "All given heads must be tf.estimator.Head objects with a name",
+                        "Build each head with name=...",
+                        head=head,
+                    )
+                )
+        if head_weights is not None and len(head_weights) != len(heads):
+            raise TfportInputError(
+                message(
+                    "heads and head_weights must have the same size",
+                    "Give one weight per head",
+                    heads=len(heads),
+                    head_weights=len(head_weights),
+                )
+            )
+        reductions = {h.loss_reduction for h in heads}
+        if len(reductions) > 1:
+            raise TfportInputError(
+                message(
+                    "All heads of a MultiHead must have the same loss_reduction",
+                    "Use one reduction",
+                    loss_reductions=sorted(map(str, reductions)),
+                )
+            )
+        self._heads = tuple(heads)
+        self._weights = tuple(head_weights) if head_weights is not None else None
+
+    name = property(lambda self: "_".join(h.name for h in self._heads))
+    logits_dimension = property(lambda self: sum(h.logits_dimension for h in self._heads))
+    loss_reduction = property(lambda self: self._heads[0].loss_reduction)
+    heads = property(lambda self: self._heads)
+
+    def _split(self, logits: Any) -> dict:
+        tf = import_tf()
+        if isinstance(logits, dict):
+            missing = [h.name for h in self._heads if h.name not in logits]
+            if missing:
+                raise TfportInputError(
+                    message("logits must hold every head's name", "Add them", missing_keys=missing)
+                )
+            return {h.name: logits[h.name] for h in self._heads}
+        logits = tf.convert_to_tensor(logits)
+        sizes = [h.logits_dimension for h in self._heads]
+        return dict(zip([h.name for h in self._heads], tf.split(logits, sizes, axis=-1)))
+
+    def _labels(self, labels: Any) -> dict:
+        if not isinstance(labels, dict):
+            raise TfportInputError(
+                message(
+                    "MultiHead labels must be a dict {head name: labels}",
+                    "Return a dict of labels from input_fn",
+                    labels=type(labels).__name__,
+                )
+            )
+        missing = [h.name for h in self._heads if h.name not in labels]
+        if missing:
+            raise TfportInputError(
+                message("labels must hold every head's name", "Add them", missing_keys=missing)
+            )
+        return labels
+
+    def _weight(self, i: int) -> float:
+        return 1.0 if self._weights is None else float(self._weights[i])
+
+    def loss(
+        self,
+        labels: Any,
+        logits: Any,
+        features: Any = None,
+        mode: Any = None,
+        regularization_losses: Any = None,
+    ) -> Any:
+        """The weighted sum of the heads' training losses (plus regularization)."""
+        tf = import_tf()
+        logits, labels = self._split(logits), self._labels(labels)
+        total = tf.math.add_n(
+            [
+                h.loss(labels[h.name], logits[h.name], features, mode) * self._weight(i)
+                for i, h in enumerate(self._heads)
+            ]
+        )
+        if regularization_losses:
+            total = total + tf.math.add_n(list(regularization_losses))
+        return total
+
+    def predictions(self, logits: Any, keys: Any = None) -> dict:
+        """`{(head name, key): tensor}` over all heads."""
+        logits = self._split(logits)
+        out = {}
+        for h in self._heads:
+            for key, value in h.predictions(logits[h.name]).items():
+                if keys is None or key in keys:
+                    out[(h.name, key)] = value
+        return out
+
+    def metrics(self, regularization_losses: Any = None) -> dict:
+        """Every head's metric objects (keys carry the head names)."""
+        out: dict = {}
+        for h in self._heads:
+            out.update(h.metrics(regularization_losses))
+        return out
+
+    def update_metrics(
+        self,
+        eval_metrics: dict,
+        features: Any,
+        logits: Any,
+        labels: Any,
+        regularization_losses: Any = None,
+    ) -> dict:
+        """Updates every head's metrics with one batch."""
+        logits, labels = self._split(logits), self._labels(labels)
+        for h in self._heads:
+            h.update_metrics(eval_metrics, features, logits[h.name], labels[h.name])
+        return eval_metrics
+
+    def create_estimator_spec(
+        self,
+        features: Any,
+        mode: str,
+        logits: Any,
+        labels: Any = None,
+        optimizer: Any = None,
+        trainable_variables: Any = None,
+        train_op_fn: Any = None,
+        update_ops: Any = None,
+        regularization_losses: Any = None,
+    ) -> EstimatorSpec:
+        """One spec over all heads: summed loss, merged predictions and metrics."""
+        tf = import_tf()
+        logits = self._split(logits)
+        specs = []
+        for h in self._heads:
+            head_labels = None if mode == ModeKeys.PREDICT else self._labels(labels)[h.name]
+            if mode == ModeKeys.TRAIN:  # heads build losses; the train op is built here
+                specs.append(
+                    h.create_estimator_spec(features, ModeKeys.EVAL, logits[h.name], head_labels)
+                )
+            else:
+                specs.append(h.create_estimator_spec(features, mode, logits[h.name], head_labels))
+        predictions = {
+            (h.name, k): v for h, s in zip(self._heads, specs) for k, v in s.predictions.items()
+        }
+        if mode == ModeKeys.PREDICT:
+            outputs = dict(specs[0].export_outputs)
+            for h, s in zip(self._heads, specs):
+                for key, value in s.export_outputs.items():
+                    outputs[f"{h.name}" if key == "serving_default" else f"{key}/{h.name}"] = value
+            flat = {f"{n}/{k}": v for (n, k), v in predictions.items()}
+            from tensorflow.python.saved_model.model_utils import export_output
+
+            outputs[head_outputs.PREDICT] = export_output.PredictOutput(flat)
+            return EstimatorSpec(mode, predictions=predictions, export_outputs=outputs)
+        with tf.compat.v1.name_scope(None, "head"):
+            loss = tf.math.add_n([s.loss * self._weight(i) for i, s in enumerate(specs)])
+            if regularization_losses:
+                loss = loss + tf.math.add_n(list(regularization_losses))
+        if mode == ModeKeys.EVAL:
+            metrics: dict = {}
+            for h, s in zip(self._heads, specs):
+                metrics.update(s.eval_metric_ops or {})
+                metrics[f"loss/{h.name}"] = tf.compat.v1.metrics.mean(s.loss)
+            return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
+        train_op = _train_op(tf, loss, optimizer, trainable_variables, train_op_fn, update_ops)
+        return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
+
+
+def _train_op(
+    tf: Any, loss: Any, optimizer: Any, variables: Any, train_op_fn: Any, update_ops: Any
+) -> Any:
+    v1 = tf.compat.v1
+    if (optimizer is None) == (train_op_fn is None):
+        raise TfportInputError(
+            message(
+                "Exactly one of optimizer and train_op_fn is needed",
+                "Pass one",
+                optimizer=optimizer,
+            )
+        )
+    with v1.name_scope("training"):
+        if optimizer is not None:
+            if variables is None:
+                variables = v1.trainable_variables()
+            train_op = optimizer.get_updates(loss, list(variables))[0]
+        else:
+            train_op = train_op_fn(loss)
+        extra = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(update_ops or [])
+        return tf.group(train_op, *extra) if extra else train_op

@@ -1,0 +1,1 @@
+"""numpy / pandas input functions on tf.data (the legacy `tf.estimator.inputs`)."""

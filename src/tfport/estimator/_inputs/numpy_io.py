@@ -1,0 +1,169 @@
+"""`numpy_input_fn` / `pandas_input_fn`: the legacy queue-fed input functions on tf.data.
+
+Legacy fed a FIFO (or random-shuffle) queue from the arrays, `batch_size` rows at a time,
+epoch after epoch, and dequeued `batch_size` rows per step (`dequeue_up_to` when
+`num_epochs` is set, so the last batch may be short, then the input ends). The same
+stream is `from_tensor_slices(...).repeat(num_epochs).batch(batch_size)`: batches span
+epoch boundaries, and without shuffling they are the legacy batches in the legacy order.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+
+
+def check_common(
+    shuffle: Any, batch_size: Any, num_epochs: Any, queue_capacity: Any, num_threads: Any
+) -> None:
+    """Raises on arguments both input functions take (one line each)."""
+    if not isinstance(shuffle, bool):
+        raise TfportInputError(
+            message(
+                "shuffle must be provided and explicitly set as boolean",
+                "Pass shuffle=True for training and shuffle=False for evaluation/prediction",
+                shuffle=shuffle,
+            )
+        )
+    for name, value, optional in (
+        ("batch_size", batch_size, False),
+        ("num_epochs", num_epochs, True),
+        ("queue_capacity", queue_capacity, True),
+        ("num_threads", num_threads, False),
+    ):
+        if value is None and optional:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TfportInputError(
+                message(f"{name} must be a positive int", f"Fix {name}", **{name: value})
+            )
+
+
+def unique_key(keys: Any, base: str = "__target_key__") -> str:
+    """A key not among `keys` (to carry the labels beside the features)."""
+    key = base
+    while key in keys:
+        key += "_n"
+    return key
+
+
+def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
+    """`(columns, feature_keys, target_keys)`; columns sorted by key like legacy."""
+    import numpy as np
+
+    if isinstance(x, dict):
+        if not x:
+            raise TfportInputError(
+                message("x cannot be an empty dict", "Pass at least one feature", x=x)
+            )
+        columns = collections.OrderedDict(sorted((k, np.asarray(v)) for k, v in x.items()))
+    elif isinstance(x, np.ndarray):
+        columns = collections.OrderedDict([(unique_key({}, "__direct_key__"), x)])
+    else:
+        raise TfportInputError(
+            message("x must be a dict or a numpy array", "Pass numpy arrays", x=type(x).__name__)
+        )
+    feature_keys = list(columns)
+    if y is None:
+        target_keys: Any = None
+    elif isinstance(y, dict):
+        if not y:
+            raise TfportInputError(message("y cannot be an empty dict", "Use y=None instead", y=y))
+        duplicate = sorted(set(feature_keys) & set(y))
+        if duplicate:
+            raise TfportInputError(
+                message(
+                    f"{len(duplicate)} duplicate keys are found in both x and y",
+                    "Rename the labels' keys",
+                    duplicate_keys=duplicate,
+                )
+            )
+        target_keys = sorted(y)
+        for key in target_keys:
+            columns[key] = np.asarray(y[key])
+    elif isinstance(y, np.ndarray):
+        target_keys = unique_key(columns)
+        columns[target_keys] = y
+    else:
+        raise TfportInputError(
+            message(
+                "y must be None, a dict or a numpy array", "Pass numpy arrays", y=type(y).__name__
+            )
+        )
+    lengths = {k: (v.shape[0] if v.ndim else None) for k, v in columns.items()}
+    if len(set(lengths.values())) != 1 or None in lengths.values():
+        raise TfportInputError(
+            message(
+                "Length of tensors in x and y is mismatched",
+                "All elements in x and y must have the same length",
+                lengths={str(k): v for k, v in lengths.items()},
+            )
+        )
+    return columns, feature_keys, target_keys
+
+
+def dataset(
+    columns: dict,
+    batch_size: int,
+    num_epochs: Any,
+    shuffle: bool,
+    queue_capacity: Any,
+    num_threads: int,
+) -> Any:
+    """The batched stream of `columns` (a dict of equal-length arrays)."""
+    tf = import_tf()
+    ds = tf.data.Dataset.from_tensor_slices(dict(columns))
+    if shuffle:
+        ds = ds.shuffle(queue_capacity or 1000, reshuffle_each_iteration=True)
+    ds = ds.repeat(num_epochs).batch(batch_size, drop_remainder=num_epochs is None)
+    return ds.prefetch(num_threads)
+
+
+def numpy_input_fn(
+    x: Any,
+    y: Any = None,
+    batch_size: int = 128,
+    num_epochs: int | None = 1,
+    shuffle: bool | None = None,
+    queue_capacity: int = 1000,
+    num_threads: int = 1,
+) -> Any:
+    """An input_fn feeding a dict of numpy arrays (or one array) and labels.
+
+    Its input_fn returns a `tf.data.Dataset` of `(features, labels)` (features alone when
+    `y` is None); `features` is a dict keyed like `x` (one tensor when `x` is an array),
+    labels are one tensor or a dict keyed like `y`. `num_epochs=None` repeats forever
+    (full batches only); otherwise the input ends after `num_epochs` passes and the last
+    batch may be short. `queue_capacity` is the shuffle buffer, `num_threads` the prefetch
+    depth.
+
+    Example:
+        >>> import numpy as np
+        >>> fn = numpy_input_fn({"x": np.arange(4.0)}, np.arange(4), batch_size=2,
+        ...                     shuffle=False)
+        >>> fn().element_spec[0]["x"].shape.as_list()  # doctest: +SKIP
+        [None]
+    """
+    check_common(shuffle, batch_size, num_epochs, queue_capacity, num_threads)
+    columns, feature_keys, target_keys = as_arrays(x, y)
+
+    def input_fn() -> Any:
+        ds = dataset(columns, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
+
+        def split(batch: dict) -> Any:
+            if isinstance(x, dict):
+                features: Any = {k: batch[k] for k in feature_keys}
+            else:
+                features = batch[feature_keys[0]]
+            if target_keys is None:
+                return features
+            if isinstance(target_keys, str):
+                return features, batch[target_keys]
+            return features, {k: batch[k] for k in target_keys}
+
+        return ds.map(split)
+
+    return input_fn

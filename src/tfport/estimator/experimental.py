@@ -1,0 +1,54 @@
+"""`tf.estimator.experimental`: early stopping, in-memory evaluation, logit_fn helpers.
+
+Example:
+    >>> import tfport.estimator as est_lib
+    >>> hook = est_lib.experimental.stop_if_no_decrease_hook(est, "loss", 1000)
+    ... # doctest: +SKIP
+"""
+
+import typing as _typing
+
+from tfport.estimator._canned.rnn_v2 import RNNClassifier, RNNEstimator  # issue 15
+from tfport.estimator._engine.evaluator_hook import make_stop_at_checkpoint_step_hook
+from tfport.estimator._engine.extenders import call_logit_fn
+from tfport.estimator._engine.hooks import (
+    make_early_stopping_hook,
+    stop_if_higher_hook,
+    stop_if_lower_hook,
+    stop_if_no_decrease_hook,
+    stop_if_no_increase_hook,
+)
+from tfport.estimator._engine.receivers import build_raw_supervised_input_receiver_fn
+
+__all__ = [
+    "InMemoryEvaluatorHook",  # noqa: F822 - lazy, via __getattr__
+    "RNNClassifier",
+    "RNNEstimator",
+    "build_raw_supervised_input_receiver_fn",
+    "call_logit_fn",
+    "make_early_stopping_hook",
+    "make_stop_at_checkpoint_step_hook",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+]
+
+_LAZY: dict = {}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name == "InMemoryEvaluatorHook":  # a SessionRunHook subclass: built on first use
+        if name not in _LAZY:
+            from tfport._common.tfenv import import_tf
+            from tfport.estimator._engine.evaluator_hook import in_memory_evaluator_hook
+
+            hook = in_memory_evaluator_hook(import_tf().compat.v1.train.SessionRunHook)
+            hook.__module__ = __name__
+            _LAZY[name] = hook
+        return _LAZY[name]
+    raise AttributeError(f"module 'tfport.estimator.experimental' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(__all__)
