@@ -199,7 +199,7 @@ class Columns:
 
         if column.hash_key not in (None, _DEFAULT_CROSS_HASH_KEY):
             raise unsupported(column, "it has a custom hash_key")
-        parts, mask = [], None
+        sparse, dense, mask = [], [], None  # TF crosses its sparse inputs (ids) first
         for key in column.keys:
             if isinstance(key, str):
                 value = self.raw(key, "string")  # crossed as is: '' is a value here
@@ -213,12 +213,12 @@ class Columns:
                 raise unsupported(
                     column, "it crosses a multivalent feature (one value per example only)"
                 )
-            parts.append(value)
+            (dense if isinstance(key, str) else sparse).append(value)
             mask = kept if mask is None else mask * kept
         cross = layers.HashedCrossing(
             num_bins=column.hash_bucket_size, name=self.name(f"cross_{column.name}")
         )
-        ids = ops.cast(ops.reshape(cross(tuple(parts)), (-1, 1)), "int32")
+        ids = ops.cast(ops.reshape(cross(tuple(sparse + dense)), (-1, 1)), "int32")
         return Cat(ids, mask, column.hash_bucket_size)
 
     # --- dense values ------------------------------------------------------------------
