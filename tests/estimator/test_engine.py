@@ -47,7 +47,7 @@ def test_evaluate_loss_is_mean_of_batch_losses(tmp_path):
     logits = models.X @ kernel + bias
     logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
     per_example = -logp[np.arange(len(models.Y)), models.Y]
-    want = np.mean([per_example[i:i + 64].mean() for i in range(0, 256, 64)])
+    want = np.mean([per_example[i : i + 64].mean() for i in range(0, 256, 64)])
     assert abs(metrics["loss"] - want) < 1e-5
     assert abs(metrics["accuracy"] - np.mean(logits.argmax(1) == models.Y)) < 1e-6
 
@@ -57,8 +57,11 @@ def test_predict_single_examples_batches_and_keys(tmp_path):
     est.train(models.input_fn(), max_steps=2)
     preds = list(est.predict(models.input_fn(batch=100, repeat=False, labels=False)))
     assert len(preds) == 256 and set(preds[0]) == {"logits"}
-    batches = list(est.predict(models.input_fn(batch=100, repeat=False, labels=False),
-                               yield_single_examples=False))
+    batches = list(
+        est.predict(
+            models.input_fn(batch=100, repeat=False, labels=False), yield_single_examples=False
+        )
+    )
     assert [len(b["logits"]) for b in batches] == [100, 100, 56]
     np.testing.assert_allclose(batches[0]["logits"][5], preds[5]["logits"])
     with pytest.raises(ValueError, match="predict_keys"):
@@ -90,8 +93,7 @@ def test_hooks_from_train_and_spec_run(tmp_path):
         spec = models.model_fn(features, labels, mode, params)
         return spec._replace(training_hooks=[Counter("spec")])
 
-    est = tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(tmp_path)),
-                        params={"lr": 0.1})
+    est = tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(tmp_path)), params={"lr": 0.1})
     est.train(models.input_fn(), steps=4, hooks=[Counter("train")])
     assert calls == {"train": 4, "spec": 4}
 
@@ -112,11 +114,11 @@ def test_keras_optimizer_and_keras_metric_style_model_fn(tmp_path):
             train_op = optimizer.get_updates(loss, model.trainable_variables)[0]
         accuracy = tf.keras.metrics.Accuracy()
         accuracy.update_state(labels, tf.argmax(logits, 1))
-        return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                 eval_metric_ops={"accuracy": accuracy})
+        return tfe.EstimatorSpec(
+            mode, loss=loss, train_op=train_op, eval_metric_ops={"accuracy": accuracy}
+        )
 
-    est = tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(tmp_path),
-                                                       tf_random_seed=3))
+    est = tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(tmp_path), tf_random_seed=3))
     before = est.evaluate(models.input_fn(repeat=False))
     est.train(models.input_fn(), max_steps=30)
     after = est.evaluate(models.input_fn(repeat=False))
@@ -133,14 +135,23 @@ def test_warm_start_from_settings_with_renamed_variables(tmp_path):
             return models.model_fn(features, labels, mode, params)
 
     settings = tfe.WarmStartSettings(
-        str(tmp_path / "old"), vars_to_warm_start="new/logits/.*",
-        var_name_to_prev_var_name={"new/logits/kernel": "logits/kernel",
-                                   "new/logits/bias": "logits/bias"})
-    new = tfe.Estimator(renamed, config=tfe.RunConfig(model_dir=str(tmp_path / "new")),
-                        params={"lr": 0.0}, warm_start_from=settings)
+        str(tmp_path / "old"),
+        vars_to_warm_start="new/logits/.*",
+        var_name_to_prev_var_name={
+            "new/logits/kernel": "logits/kernel",
+            "new/logits/bias": "logits/bias",
+        },
+    )
+    new = tfe.Estimator(
+        renamed,
+        config=tfe.RunConfig(model_dir=str(tmp_path / "new")),
+        params={"lr": 0.0},
+        warm_start_from=settings,
+    )
     new.train(models.input_fn(), steps=1)
-    np.testing.assert_array_equal(new.get_variable_value("new/logits/kernel"),
-                                  old.get_variable_value("logits/kernel"))
+    np.testing.assert_array_equal(
+        new.get_variable_value("new/logits/kernel"), old.get_variable_value("logits/kernel")
+    )
 
 
 def test_train_and_evaluate_with_exporters(tmp_path):
@@ -150,12 +161,17 @@ def test_train_and_evaluate_with_exporters(tmp_path):
         x = v1.placeholder(tf.float32, [None, 4], name="x")
         return tfe.export.TensorServingInputReceiver(x, {"x": x})
 
-    exporters = [tfe.LatestExporter("latest", receiver, exports_to_keep=1),
-                 tfe.FinalExporter("final", receiver)]
+    exporters = [
+        tfe.LatestExporter("latest", receiver, exports_to_keep=1),
+        tfe.FinalExporter("final", receiver),
+    ]
     metrics, exports = tfe.train_and_evaluate(
-        est, tfe.TrainSpec(models.input_fn(), max_steps=30),
-        tfe.EvalSpec(models.input_fn(repeat=False), steps=None, throttle_secs=0,
-                     exporters=exporters))
+        est,
+        tfe.TrainSpec(models.input_fn(), max_steps=30),
+        tfe.EvalSpec(
+            models.input_fn(repeat=False), steps=None, throttle_secs=0, exporters=exporters
+        ),
+    )
     assert metrics["global_step"] == 30
     assert len(exports) == 2
     assert len(list((tmp_path / "export" / "latest").iterdir())) == 1
@@ -168,8 +184,9 @@ def test_early_stopping_hook_stops_training(tmp_path):
     est = models.estimator(tmp_path, save_checkpoints_steps=5)
     est.train(models.input_fn(), max_steps=5)
     est.evaluate(models.input_fn(repeat=False))  # eval at step 5 with some loss
-    hook = tfe.stop_if_lower_hook(est, "loss", threshold=1e9, run_every_secs=None,
-                                  run_every_steps=1)
+    hook = tfe.stop_if_lower_hook(
+        est, "loss", threshold=1e9, run_every_secs=None, run_every_steps=1
+    )
     est.train(models.input_fn(), max_steps=1000, hooks=[hook])
     assert est.get_variable_value("global_step") < 10
 
@@ -187,19 +204,26 @@ def test_export_regression_and_classification_outputs(tmp_path):
             return tfe.EstimatorSpec(mode, predictions={"probs": probs}, export_outputs=outputs)
         loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
         train_op = v1.train.GradientDescentOptimizer(0.1).minimize(
-            loss, global_step=v1.train.get_global_step())
+            loss, global_step=v1.train.get_global_step()
+        )
         return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
     est = tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(tmp_path / "m")))
-    est.train(lambda: tf.data.Dataset.from_tensor_slices(
-        ({"x": models.X}, models.Y)).repeat().batch(32), max_steps=3)
+    est.train(
+        lambda: tf.data.Dataset.from_tensor_slices(({"x": models.X}, models.Y)).repeat().batch(32),
+        max_steps=3,
+    )
     spec = {"x": tf.io.FixedLenFeature([4], tf.float32)}
-    path = est.export_saved_model(str(tmp_path / "export"),
-                                  tfe.export.build_parsing_serving_input_receiver_fn(spec))
+    path = est.export_saved_model(
+        str(tmp_path / "export"), tfe.export.build_parsing_serving_input_receiver_fn(spec)
+    )
     loaded = tf.saved_model.load(path.decode())
     assert set(loaded.signatures) == {"serving_default", "regress", "predict"}
-    example = tf.train.Example(features=tf.train.Features(feature={
-        "x": tf.train.Feature(float_list=tf.train.FloatList(value=models.X[0]))}))
+    example = tf.train.Example(
+        features=tf.train.Features(
+            feature={"x": tf.train.Feature(float_list=tf.train.FloatList(value=models.X[0]))}
+        )
+    )
     out = loaded.signatures["predict"](examples=tf.constant([example.SerializeToString()]))
     kernel = est.get_variable_value("logits/kernel")
     logits = models.X[:1] @ kernel + est.get_variable_value("logits/bias")
@@ -208,8 +232,11 @@ def test_export_regression_and_classification_outputs(tmp_path):
 
 
 def test_run_config_replace_and_tf_config(monkeypatch):
-    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"]},'
-                       ' "task": {"type": "worker", "index": 1}}')
+    monkeypatch.setenv(
+        "TF_CONFIG",
+        '{"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"]},'
+        ' "task": {"type": "worker", "index": 1}}',
+    )
     config = tfe.RunConfig(save_checkpoints_steps=10)
     assert (config.task_type, config.task_id, config.is_chief) == ("worker", 1, False)
     assert config.num_worker_replicas == 3 and config.global_id_in_cluster == 2
@@ -230,3 +257,30 @@ def test_install_routes_tf_estimator():
     assert tf.compat.v1.estimator.RunConfig is tfe.RunConfig
     assert tf.compat.v1.estimator.tpu.TPUEstimator is not None
     assert callable(tf.compat.v1.layers.dense)
+
+
+@pytest.mark.parametrize("name", ["Adam", "SGD", "RMSprop", "Adagrad"])
+def test_current_keras_optimizers_get_updates_train_in_a_graph(name):
+    """`get_updates` of tf_keras 2.21's optimizers (the TF2 guide's call) changes the weights."""
+    import tfport
+
+    handle = tfport.install()
+    try:
+        graph = tf.Graph()
+        with graph.as_default():
+            step = v1.train.get_or_create_global_step()
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            loss = tf.reduce_mean(model(tf.ones((4, 3))) ** 2)
+            optimizer = getattr(tf.keras.optimizers, name)(0.01)
+            optimizer.iterations = step
+            train_op = optimizer.get_updates(loss, model.trainable_variables)[0]
+            with v1.Session() as session:
+                session.run(v1.global_variables_initializer())
+                first = session.run(loss)
+                for _ in range(3):
+                    session.run(train_op)
+                assert session.run(step) == 3
+                assert session.run(loss) < first
+    finally:
+        if handle is not None:
+            tfport.uninstall()

@@ -155,6 +155,41 @@ def _get_gradients(self: Any, loss: Any, params: Any) -> list:
 
 
 def _get_updates(self: Any, loss: Any, params: Any) -> list:
-    """`[apply_gradients(...)]` for `loss` (legacy `get_updates`; increments iterations)."""
-    grads = _get_gradients(self, loss, params)
-    return [self.apply_gradients(list(zip(grads, params)))]
+    """`[update_op]` for `loss`, as the `OptimizerV2.get_updates` that TF 2.0 ran.
+
+    tf_keras 2.21's optimizers build, in a graph, updates that nothing runs; their legacy
+    twins (`tf.keras.optimizers.legacy.*`, the OptimizerV2 of TF 2.0) still implement
+    `get_updates`. The twin is made once per optimizer from its config and shares its
+    `iterations` (the global step after `optimizer.iterations = global_step`).
+    """
+    twin = self.__dict__.get("_tfport_legacy_twin")
+    if twin is None:
+        twin = _legacy_twin(self)
+        self.__dict__["_tfport_legacy_twin"] = twin
+    return twin.get_updates(loss, params)
+
+
+def _legacy_twin(optimizer: Any) -> Any:
+    import inspect
+
+    import tf_keras
+
+    cls = getattr(tf_keras.optimizers.legacy, type(optimizer).__name__, None)
+    if cls is None:
+        raise TfportInputError(
+            message(
+                f"{type(optimizer).__name__}.get_updates has no legacy (OptimizerV2) equivalent",
+                "Use apply_gradients, or one of tf.keras.optimizers.legacy's optimizers",
+                optimizer=type(optimizer).__name__,
+            )
+        )
+    config = {}  # get_config() needs eager execution: read the hyperparameters directly
+    for name in inspect.signature(cls.__init__).parameters:
+        if name in ("self", "name", "kwargs"):
+            continue
+        value = getattr(optimizer, "_" + name if name == "learning_rate" else name, None)
+        if value is not None:
+            config[name] = value
+    twin = cls(**config)
+    twin.iterations = optimizer.iterations
+    return twin
