@@ -108,11 +108,6 @@ PENDING_ISSUE_15 = frozenset(
         "tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec",
         "tf.compat.v1.estimator.experimental.LinearSDCA",
         "tf.estimator.experimental.LinearSDCA",
-        "tf.estimator.experimental.RNNClassifier",
-        "tf.estimator.experimental.RNNEstimator",
-        "tf.compat.v1.estimator.experimental.KMeans",
-        "tf.compat.v1.estimator.experimental.dnn_logit_fn_builder",
-        "tf.compat.v1.estimator.experimental.linear_logit_fn_builder",
     }
 )
 # The one name tfport adds on purpose: `tf.estimator.inputs`, the TF 1.x path.

@@ -41,6 +41,7 @@ def check_features(features: Any, columns: Any, estimator: str) -> None:
         )
     tf = import_tf()
     for column in columns:
+        _refuse_sequence_column(column, estimator)
         spec = tf.feature_column.make_parse_example_spec([column])
         crossed, numeric = _lenient_keys(column)
         for key, parse in spec.items():
@@ -49,6 +50,26 @@ def check_features(features: Any, columns: Any, estimator: str) -> None:
             else:
                 want = "numeric" if key in numeric else parse.dtype
                 _check_one(tf, features, key, want, column, estimator)
+
+
+def _refuse_sequence_column(column: Any, estimator: str) -> None:
+    """Sequence columns only feed the RNN estimators (legacy: an obscure shape error)."""
+    todo = [column]
+    while todo:
+        col = todo.pop()
+        if type(col).__name__.lstrip("_").startswith("Sequence"):
+            raise TfportInputError(
+                message(
+                    f"{estimator}: feature column {column.name!r} is a sequence column, which "
+                    "only the RNN estimators read",
+                    "Use tf.estimator.experimental.RNNClassifier / RNNEstimator, or a "
+                    "non-sequence column",
+                    column=column.name,
+                )
+            )
+        todo.extend(
+            getattr(col, a) for a in ("source_column", "categorical_column") if hasattr(col, a)
+        )
 
 
 def _lenient_keys(column: Any) -> tuple[set, set]:

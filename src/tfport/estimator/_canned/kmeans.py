@@ -126,7 +126,7 @@ def _kmeans_model_fn(features: Any, mode: str, config: Any, *, opts: dict) -> Es
         distance_metric=opts["distance_metric"],
         use_mini_batch=opts["use_mini_batch"],
         mini_batch_steps_per_iteration=opts["mini_batch_steps_per_iteration"],
-        random_seed=opts["seed"],
+        random_seed=0 if opts["seed"] is None else opts["seed"],  # the ops default
         kmeans_plus_plus_num_retries=opts["kmeans_plus_plus_num_retries"],
     ).training_graph()
     all_distances, indices, losses, initialized, init_op, training_op = graph

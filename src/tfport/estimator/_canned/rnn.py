@@ -196,7 +196,8 @@ def _optimizer(optimizer: Any) -> Any:
         opt.clipnorm = DEFAULT_CLIP_NORM
     else:
         opt = optimizers.get_v2(optimizer)
-    opt.iterations = tf.compat.v1.train.get_or_create_global_step()
+    if getattr(opt, "_iterations", None) is None:  # a user instance is shared by replicas
+        opt.iterations = tf.compat.v1.train.get_or_create_global_step()
     return opt
 
 
@@ -228,6 +229,8 @@ def rnn_model_fn(
                 features=type(features),
             )
         )
+    # Each replica rebuilds the model in one graph: equal Keras names reuse replica 0's variables.
+    import_tf().keras.backend.reset_uids()
     layer = make_rnn_layer(rnn_cell_fn, units, cell_type, return_sequences=False)
     model = _model_class()(layer, head.logits_dimension, sequence_columns, context_columns)
     training = mode == ModeKeys.TRAIN
