@@ -70,39 +70,39 @@ def recording_optimizers(found: list) -> Iterator[None]:
 def consistency_hook(optimizers: list) -> Any:
     """A SessionRunHook: after the first step, replicas' variable copies must be equal.
 
-    Call it in the distributed graph, after model_fn. Returns None when no trainable
-    variable is mirrored.
+    The comparison is built in `begin()`, in the graph the session runs (a step may have
+    been built inside a steps-per-loop body).
 
     Example:
         >>> hook = consistency_hook(["AdamWeightDecayOptimizer"])  # doctest: +SKIP
     """
-    from tensorflow.python.distribute import values as ds_values
-
     tf = import_tf()
     v1 = tf.compat.v1
-    pairs = [
-        (v.name.split(":")[0], tf.math.reduce_max(tf.abs(c - v.values[0])))
-        for v in v1.trainable_variables()
-        if isinstance(v, ds_values.DistributedValues) and len(v.values) > 1
-        for c in v.values[1:]
-    ]
-    if not pairs:
-        return None
-    names = [name for name, _ in pairs]
-    gaps = [gap for _, gap in pairs]
 
     class ReplicaConsistencyHook(v1.train.SessionRunHook):
         def __init__(self) -> None:
+            self._names: list = []
+            self._gaps: list = []
             self._checked = False
 
+        def begin(self) -> None:
+            from tensorflow.python.distribute import values as ds_values
+
+            for v in v1.trainable_variables():
+                if isinstance(v, ds_values.DistributedValues) and len(v.values) > 1:
+                    for c in v.values[1:]:
+                        self._names.append(v.name.split(":")[0])
+                        self._gaps.append(tf.math.reduce_max(tf.abs(c - v.values[0])))
+
         def after_run(self, run_context: Any, run_values: Any) -> None:
-            if self._checked:
+            if self._checked or not self._gaps:
                 return
             self._checked = True
-            values = run_context.session.run(gaps)
+            values = run_context.session.run(self._gaps)
             worst = max(range(len(values)), key=lambda i: values[i])
             if values[worst] > TOLERANCE:
-                raise TfportOperationError(_drift_message(names[worst], values[worst], optimizers))
+                name = self._names[worst]
+                raise TfportOperationError(_drift_message(name, values[worst], optimizers))
 
     return ReplicaConsistencyHook()
 

@@ -72,10 +72,8 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     graph = tf.compat.v1.get_default_graph()
     loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
     if ctx.mode == ModeKeys.TRAIN:
-        spec = specs[0]
         hook = replicas.consistency_hook(optimizers)
-        if hook is not None:
-            spec = spec._replace(training_hooks=[*spec.training_hooks, hook])
+        spec = specs[0]._replace(training_hooks=[*specs[0].training_hooks, hook])
         return StepResult(spec, loss, strategy.group(grouped["train_op"]))
     metric_ops = {
         key: (strategy.experimental_local_results(value)[0], strategy.group(update))
