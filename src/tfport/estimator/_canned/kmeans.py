@@ -28,8 +28,10 @@ __all__ = ["KMeansClustering", "refuse_replicas"]
 _INIT_TRIES = 1000
 
 
-def refuse_replicas(estimator: Any, name: str) -> None:
-    """Raises when `estimator`'s config trains on several replicas (never distributed in legacy).
+def refuse_replicas(
+    estimator: Any, name: str, why: str = "the legacy stack never distributed it"
+) -> None:
+    """Raises when `estimator`'s config trains on several replicas.
 
     Example:
         >>> refuse_replicas(est, "KMeans")  # doctest: +SKIP
@@ -40,7 +42,7 @@ def refuse_replicas(estimator: Any, name: str) -> None:
         if replicas > 1:
             raise TfportInputError(
                 message(
-                    f"{name} runs on one device only (the legacy stack never distributed it)",
+                    f"{name} runs on one device only ({why})",
                     "Run it without --strategy / train_distribute (or with 'default')",
                     replicas=replicas,
                 )
