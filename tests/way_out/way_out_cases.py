@@ -151,8 +151,7 @@ def linear_columns_v2(model_dir):
 
 def combined_crossed_embedding_v1(model_dir):
     """Wide & deep, v1: crossed column on both sides (linear, and embedded in the DNN),
-    string label vocabulary (binary). (v1 shared embeddings: tfport's canned feature check
-    refuses them today, see the report.)"""
+    string label vocabulary (binary)."""
     cross = fc.crossed_column(["color", "h"], 17)
     return tf.compat.v1.estimator.DNNLinearCombinedClassifier(
         linear_feature_columns=[cross, _color(), fc.categorical_column_with_hash_bucket("h", 5)],
@@ -161,6 +160,35 @@ def combined_crossed_embedding_v1(model_dir):
         label_vocabulary=["no", "yes"],
         linear_optimizer=tf.compat.v1.train.FtrlOptimizer(0.5),
         config=_config(model_dir),
+    )
+
+
+def shared_embeddings_v2(model_dir):
+    """Wide & deep, v2 `shared_embeddings`: one table (created at the root, legacy name
+    `color_tags_shared_embedding`) read by a weighted multivalent column and a column with
+    an OOV bucket, combiner sqrtn. TensorFlow makes shared embeddings in graph mode only
+    (TF 2.15 too), hence the graph."""
+    with tf.Graph().as_default():
+        color = fc.categorical_column_with_vocabulary_list("color", COLORS, num_oov_buckets=1)
+        tags = fc.weighted_categorical_column(_tags(), "tag_w")
+        shared = fc.shared_embeddings([tags, color], dimension=3, combiner="sqrtn")
+    return tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=[_color()],
+        dnn_feature_columns=[_x(), *shared],
+        dnn_hidden_units=[5],
+        n_classes=3,
+        config=_config(model_dir),
+    )
+
+
+def shared_embedding_columns_v1(model_dir):
+    """v1 `shared_embedding_columns` (the table under the input layer), combiner mean."""
+    v1 = tf.compat.v1.feature_column
+    with tf.Graph().as_default():
+        color = v1.categorical_column_with_vocabulary_list("color", COLORS, num_oov_buckets=1)
+        shared = v1.shared_embedding_columns([_tags(), color], dimension=2, combiner="mean")
+    return tf.compat.v1.estimator.DNNRegressor(
+        hidden_units=[4], feature_columns=[_x(), *shared], config=_config(model_dir)
     )
 
 
@@ -197,6 +225,8 @@ TRAINED = {  # name -> (factory, label kind, steps)
     "linear_columns_v2": (linear_columns_v2, "multi", 3),
     "combined_crossed_embedding_v1": (combined_crossed_embedding_v1, "binary_vocab", 3),
     "dnn_batch_norm_v1": (dnn_batch_norm_v1, "multi", 3),
+    "shared_embeddings_v2": (shared_embeddings_v2, "multi", 3),
+    "shared_embedding_columns_v1": (shared_embedding_columns_v1, "regression", 3),
     "linear_estimator_v1": (linear_estimator_v1, "regression", 3),
     "baseline_v1": (baseline_v1, "multi", 3),
     "baseline_v2": (baseline_v2, "regression", 3),

@@ -42,7 +42,11 @@ def check_features(features: Any, columns: Any, estimator: str) -> None:
     tf = import_tf()
     for column in columns:
         _refuse_sequence_column(column, estimator)
-        spec = tf.feature_column.make_parse_example_spec([column])
+        spec = (  # v1-only columns (e.g. `_SharedEmbeddingColumn`) have the v1 spec
+            tf.feature_column.make_parse_example_spec([column])
+            if hasattr(column, "parse_example_spec")
+            else tf.compat.v1.feature_column.make_parse_example_spec([column])
+        )
         crossed, numeric = _lenient_keys(column)
         for key, parse in spec.items():
             if key in crossed and key not in numeric:

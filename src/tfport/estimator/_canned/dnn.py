@@ -13,6 +13,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import shared_embeddings
 from tfport.estimator._engine.spec import ModeKeys
 
 
@@ -109,7 +110,7 @@ def _build(
     training = mode == ModeKeys.TRAIN
     scope_name = v1.get_variable_scope().name
     with v1.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
-        net = v1.feature_column.input_layer(features, list(feature_columns))
+        net = shared_embeddings.input_layer(features, list(feature_columns))
     for i, width in enumerate(hidden_units):
         name = f"hiddenlayer_{i}"
         net = layers.dense(

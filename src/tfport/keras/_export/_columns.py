@@ -26,7 +26,7 @@ SUPPORTED = (
     "categorical_column_with_hash_bucket",
     "crossed_column",
     "embedding_column",
-    "shared_embedding_columns",
+    "shared_embedding_columns / shared_embeddings",
     "indicator_column",
     "weighted_categorical_column",
 )
@@ -281,14 +281,21 @@ class Columns:
         raise unsupported(column)
 
     def _shared_embedding(self, scope: str, column: Any, cat: Cat) -> Any:
+        """One `Embedding` layer per shared table, each column with its own combiner.
+
+        v1 tables live under the input layer (`<scope>.../<collection>/embedding_weights`),
+        v2 ones (`shared_embeddings`) at the root, named by their creator.
+        """
         from keras import layers
 
         shared = getattr(column, "shared_embedding_collection_name", None)
-        if shared is None:
-            raise unsupported(column, "v2 shared embeddings (use the v1 ones)")
-        key = scope + shared
+        if shared is not None:
+            key, find = scope + shared, (scope, f"/{shared}/embedding_weights")
+        else:
+            shared = column.shared_embedding_column_creator._name  # noqa: SLF001
+            key, find = shared, ("", f"/{shared}")
         if key not in self._shared:
-            table = self.weight(scope, f"/{shared}/embedding_weights")
+            table = self.weight(*find)
             layer = layers.Embedding(table.shape[0], table.shape[1], name=self.name(key))
             self.assign.append((layer, [table]))
             self._shared[key] = layer
