@@ -41,6 +41,12 @@ _NOISE = re.compile(
 _NO_GPU = re.compile(
     r"^E\d{4} \d\d:\d\d:\d+\.\d+ +\d+ cuda_platform\.cc:\d+\] failed call to cuInit: .*$"
 )
+# UserWarnings TensorFlow raises from inside its own code when tfport (not the user)
+# calls it: `(message start, module)`; only these, only around those calls.
+_TF_INTERNAL_WARNINGS = (
+    # tf.distribute's v1 input pipeline reads `dataset.options()` in graph mode.
+    ("To make it possible to preserve tf.data options", r"tensorflow\.python\.data\..*"),
+)
 _progress: list = []
 
 
@@ -92,7 +98,7 @@ def import_tf() -> ModuleType:
         True
     """
     prepare_environment()
-    if "tensorflow" in sys.modules:
+    if "tensorflow" in sys.modules and _probed:
         import tensorflow as tf
 
         return tf
@@ -100,28 +106,58 @@ def import_tf() -> ModuleType:
         import tensorflow as tf
     else:
         tf = _import_filtered()
+    _probed.append(True)
     _configure_logging_once()
     return tf
 
 
+_probed: list[bool] = []
+
+
 def _import_filtered() -> ModuleType:
-    """Imports TensorFlow with fd 2 captured, then replays all but the start-up chatter."""
+    """Imports TensorFlow with fd 2 captured, then replays all but the start-up chatter.
+
+    The platforms are probed inside the capture too (`list_physical_devices`, once per
+    process): on a machine without NVIDIA devices that is where TensorFlow logs its
+    `failed call to cuInit` error line, which is not an error there.
+    """
+    patterns = [_NOISE] + ([] if os.path.exists("/dev/nvidiactl") else [_NO_GPU])
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as captured:
         os.dup2(captured.fileno(), 2)
         try:
             import tensorflow as tf
+
+            tf.config.list_physical_devices()
         finally:
             os.dup2(saved, 2)
             os.close(saved)
             captured.seek(0)
             text = captured.read().decode("utf-8", "replace")
-            kept = [line for line in text.splitlines(True) if not _NOISE.match(line.rstrip())]
+            lines = text.splitlines(True)
+            kept = [line for line in lines if not any(p.match(line.rstrip()) for p in patterns)]
             if kept:
                 sys.stderr.write("".join(kept))
                 sys.stderr.flush()
     return tf
+
+
+@contextlib.contextmanager
+def quiet_tf_warnings() -> Iterator[None]:
+    """Inside, the UserWarnings TensorFlow raises from its own code for tfport's calls
+    (an exact list) are not shown; every other warning is, and the filters are restored.
+
+    Example:
+        >>> with quiet_tf_warnings():
+        ...     pass
+    """
+    import warnings
+
+    with warnings.catch_warnings():
+        for text, module in _TF_INTERNAL_WARNINGS:
+            warnings.filterwarnings("ignore", re.escape(text), UserWarning, module)
+        yield
 
 
 _logging_configured: list[bool] = []

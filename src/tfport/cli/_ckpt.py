@@ -12,6 +12,8 @@ import argparse
 import json
 import sys
 
+from tfport.cli._output import human_bytes, plural, print_table, spinner
+
 
 def add_parser(subparsers, parents) -> None:
     """Registers `tfport ckpt` and its verbs."""
@@ -68,23 +70,18 @@ def _print_json(data) -> None:
     sys.stdout.write("\n")
 
 
-def _table(title: str, columns: list[str], rows: list[list]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=title)
-    for col in columns:
-        table.add_column(col)
-    for row in rows:
-        table.add_row(*[str(x) if x is not None else "" for x in row])
-    Console().print(table)
+_GROUPS = {
+    "model_weights": "model weights",
+    "optimizer_slots": "optimizer slots",
+    "bookkeeping": "bookkeeping",
+}
 
 
 def _inspect(args: argparse.Namespace) -> int:
     from tfport.checkpoint import inspect_checkpoint
 
     report = inspect_checkpoint(args.path)
-    if args.json:
+    if args.json:  # exact byte counts
         _print_json(report)
         return 0
     rows = []
@@ -93,14 +90,19 @@ def _inspect(args: argparse.Namespace) -> int:
         if var["optimizer"]:
             what += f" ({var['optimizer']}, {var['naming'] or '?'})"
         parts = f" x{var['partitions']}" if var["partitions"] > 1 else ""
-        rows.append([var["name"], var["shape"], var["dtype"], var["bytes"], what + parts])
-    _table(
-        f"{report['prefix']} ({report['format']}, {report['num_shards']} shard(s))",
-        ["name", "shape", "dtype", "bytes", "group"],
+        shape = "[" + ", ".join(str(d) for d in var["shape"]) + "]"
+        rows.append([var["name"], shape, var["dtype"], human_bytes(var["bytes"]), what + parts])
+    shards = plural(report["num_shards"], "shard")
+    print_table(
+        f"{report['prefix']} ({report['format']}, {shards})",
+        ["name", "shape", "dtype", "size", "group"],
         rows,
     )
-    summary = ", ".join(f"{g}: {v['count']} ({v['bytes']} B)" for g, v in report["groups"].items())
-    print(summary)
+    groups = ", ".join(
+        f"{_GROUPS.get(g, g)}: {plural(v['count'], 'tensor')} ({human_bytes(v['bytes'])})"
+        for g, v in report["groups"].items()
+    )
+    print(f"{groups}; total {human_bytes(report['total_bytes'])}")
     return 0
 
 
@@ -110,32 +112,58 @@ def _diff(args: argparse.Namespace) -> int:
     result = diff_checkpoints(args.a, args.b, atol=args.atol)
     if args.json:
         _print_json(result)
-    else:
-        for name in result["only_in_a"]:
-            print(f"only in A: {name}")
-        for name in result["only_in_b"]:
-            print(f"only in B: {name}")
-        for m in result["mismatches"]:
-            print(f"mismatch: {m['name']}: A {m['a']} B {m['b']}")
-        for t in result["tensors"]:
-            if t["differs"]:
-                print(f"differs: {t['name']}: max |A-B| = {t['max_abs_diff']}")
-        print("equal" if result["equal"] else "checkpoints differ", file=sys.stderr)
+        return 0 if result["equal"] else 1
+    for name in result["only_in_a"]:
+        print(f"only in A: {name}")
+    for name in result["only_in_b"]:
+        print(f"only in B: {name}")
+    for m in result["mismatches"]:
+        a, b = m["a"], m["b"]
+        print(f"mismatch: {m['name']}: A {a['dtype']} {a['shape']}, B {b['dtype']} {b['shape']}")
+    for t in result["tensors"]:
+        if t["differs"]:
+            print(f"differs: {t['name']}: max |A-B| = {t['max_abs_diff']}")
+    print(_diff_summary(result))
     return 0 if result["equal"] else 1
+
+
+def _diff_summary(result: dict) -> str:
+    """`N equal, M differ, K only in A, L only in B[, S shape/dtype mismatches]`.
+
+    Example:
+        >>> _diff_summary({"tensors": [{"differs": False}], "only_in_a": [],
+        ...     "only_in_b": ["x"], "mismatches": [], "equal": False, "atol": 0.0})
+        'checkpoints differ: 1 equal, 0 differ, 0 only in A, 1 only in B'
+    """
+    differ = sum(t["differs"] for t in result["tensors"])
+    parts = [
+        f"{len(result['tensors']) - differ} equal",
+        f"{differ} differ" if differ != 1 else "1 differs",
+        f"{len(result['only_in_a'])} only in A",
+        f"{len(result['only_in_b'])} only in B",
+    ]
+    if result["mismatches"]:
+        parts.append(
+            plural(len(result["mismatches"]), "shape/dtype mismatch", "shape/dtype mismatches")
+        )
+    tolerance = f" (atol {result['atol']:g})" if result["atol"] else ""
+    verdict = "checkpoints equal" if result["equal"] else "checkpoints differ"
+    return f"{verdict}{tolerance}: " + ", ".join(parts)
 
 
 def _convert(args: argparse.Namespace) -> int:
     from tfport.checkpoint import convert
 
-    report = convert(
-        args.src,
-        args.dst,
-        slots=args.slots,
-        estimator=args.estimator,
-        graph=args.graph,
-        overwrite=args.overwrite,
-        partitions_like=args.partitions_like,
-    )
+    with spinner(f"converting {args.src}"):
+        report = convert(
+            args.src,
+            args.dst,
+            slots=args.slots,
+            estimator=args.estimator,
+            graph=args.graph,
+            overwrite=args.overwrite,
+            partitions_like=args.partitions_like,
+        )
     if args.json:
         _print_json(report)
         return 0
@@ -169,7 +197,7 @@ def _port(args: argparse.Namespace) -> int:
         _print_json(report)
         return status
     rows = [[m["checkpoint"], m["model"], m["how"]] for m in report["mapping"]]
-    _table("checkpoint -> model", ["checkpoint name", "model variable", "matched by"], rows)
+    print_table("checkpoint -> model", ["checkpoint name", "model variable", "matched by"], rows)
     for name in report["unused"]:
         print(f"not used: {name}", file=sys.stderr)
     for name in report.get("unmatched_model", []):

@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport.cli._output import spinner
 from tfport.graph import Limits
 
 
@@ -60,7 +61,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     convert.add_argument("--overwrite", action="store_true", help="replace an existing out_dir")
     convert.add_argument("--json", action="store_true", help="machine output on stdout")
-    convert.set_defaults(func=_convert)
+    convert.set_defaults(func=_convert, filter_tf_noise=True)
 
 
 def _safety_flags(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +105,8 @@ def _split(value: str | None) -> list[str]:
 def _inspect(args: argparse.Namespace) -> int:
     from tfport.graph import inspect_graph
 
-    report = inspect_graph(args.path, _split(args.allow_ops), args.trust, _limits(args))
+    with spinner(f"reading {args.path}"):
+        report = inspect_graph(args.path, _split(args.allow_ops), args.trust, _limits(args))
     if args.json:
         print(json.dumps(report, indent=1))
     else:
@@ -141,20 +143,8 @@ def _samples(values: list[str]) -> dict[str, str]:
 def _convert(args: argparse.Namespace) -> int:
     from tfport.graph import convert
 
-    report = convert(
-        args.path,
-        args.out_dir,
-        inputs=_split(args.inputs) or None,
-        outputs=_split(args.outputs) or None,
-        allow_ops=_split(args.allow_ops),
-        trust=args.trust,
-        tags=_split(args.tags) or None,
-        overwrite=args.overwrite,
-        verify=args.verify,
-        atol=args.atol,
-        sample_inputs=_samples(args.sample_input),
-        limits=_limits(args),
-    )
+    with spinner(f"converting {args.path}" + (" and verifying" if args.verify else "")):
+        report = _run_convert(convert, args)
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
@@ -168,3 +158,20 @@ def _convert(args: argparse.Namespace) -> int:
             shown = ", ".join(f"{k}: {v:.3g}" for k, v in diffs.items())
             print(f"  verify {key}: max abs diff {shown} (atol {args.atol:g}) ok")
     return 0
+
+
+def _run_convert(convert: Any, args: argparse.Namespace) -> dict:
+    return convert(
+        args.path,
+        args.out_dir,
+        inputs=_split(args.inputs) or None,
+        outputs=_split(args.outputs) or None,
+        allow_ops=_split(args.allow_ops),
+        trust=args.trust,
+        tags=_split(args.tags) or None,
+        overwrite=args.overwrite,
+        verify=args.verify,
+        atol=args.atol,
+        sample_inputs=_samples(args.sample_input),
+        limits=_limits(args),
+    )

@@ -89,7 +89,12 @@ def main(argv: list[str] | None = None) -> int:
 
         filter_stderr_noise()
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # `tfport ... | head`: the reader has all it wants
+        _silence_stdout()
+        return 141  # as a process killed by SIGPIPE
     except TfportError as err:
         if debug:
             traceback.print_exc()
@@ -104,6 +109,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tfport: interrupted", file=sys.stderr)
         return 130
+
+
+def _silence_stdout() -> None:
+    """Points fd 1 at /dev/null so the interpreter's final flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (tests capture it)
+        pass
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,13 +3,16 @@
 A compiled Keras model (SGD with momentum, sparse categorical cross-entropy,
 accuracy) becomes an Estimator with `model_to_estimator`, trains on `mirrored:2`
 (two logical CPU devices, or two GPUs where present), evaluates, exports a
-SavedModel and checks it; a legacy-style `model_fn` trains beside it on the same
-data. Prints the metrics, the export path and the TensorBoard logdir.
+SavedModel and checks it. Says what it does from its first second; keeps its
+outputs only in a `model_dir` the user names (and then offers the TensorBoard
+command when TensorBoard is installed).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 from typing import Any
@@ -59,10 +62,30 @@ def _keras_model() -> Any:
 def run(model_dir: str | None, strategy: str, steps: int) -> dict:
     """Runs the demo; returns the final metrics. See the module docstring.
 
+    Without `model_dir` the outputs go to a temporary folder removed at the end;
+    with it they are kept there (and the TensorBoard command is offered when the
+    `tensorboard` extra is installed).
+
     Example:
         >>> run(None, "mirrored:2", 200)["accuracy"] > 0.8  # doctest: +SKIP
         True
     """
+    _say("starting: importing TensorFlow and setting up the devices")
+    if model_dir is not None:
+        metrics = _run(model_dir, strategy, steps)
+        _say(f"outputs kept in {model_dir} (checkpoints, summaries, export)")
+        _say(_tensorboard_hint(model_dir))
+        return metrics
+    folder = tempfile.mkdtemp(prefix="tfport-demo-")
+    try:
+        metrics = _run(folder, strategy, steps)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    _say(f"removed the temporary {folder} (pass --model-dir DIR to keep the outputs)")
+    return metrics
+
+
+def _run(model_dir: str, strategy: str, steps: int) -> dict:
     from tfport.distribute import resolve
 
     distribute = resolve(strategy)  # before TF's runtime starts (logical devices)
@@ -73,7 +96,6 @@ def run(model_dir: str | None, strategy: str, steps: int) -> dict:
     from tfport.keras import model_to_estimator
 
     install()
-    model_dir = model_dir or tempfile.mkdtemp(prefix="tfport-demo-")
     data = make_data()
     config = tfe.RunConfig(
         model_dir=model_dir,
@@ -88,6 +110,7 @@ def run(model_dir: str | None, strategy: str, steps: int) -> dict:
         f"({distribute.num_replicas_in_sync if distribute else 1} replicas), {steps} steps"
     )
     est.train(_input_fn(data["train"], "hidden_input", True), max_steps=steps)
+    _say("evaluating on the 128 test rows")
     metrics = est.evaluate(_input_fn(data["test"], "hidden_input", False))
     _say("eval: " + ", ".join(f"{k}={float(v):.4f}" for k, v in sorted(metrics.items())))
 
@@ -101,8 +124,19 @@ def run(model_dir: str | None, strategy: str, steps: int) -> dict:
     probs = next(iter(served(hidden_input=x_test).values())).numpy()
     accuracy = float(np.mean(probs.argmax(1) == data["test"][1]))
     _say(f"exported {export}; serving_default accuracy on the test rows: {accuracy:.4f}")
-    _say(f"TensorBoard: tensorboard --logdir {model_dir}")
     return {k: float(v) for k, v in metrics.items()}
+
+
+def _tensorboard_hint(model_dir: str) -> str:
+    """The TensorBoard command when `tensorboard` is installed, else how to get it.
+
+    Example:
+        >>> _tensorboard_hint("m").startswith(("TensorBoard:", "to view the summaries"))
+        True
+    """
+    if importlib.util.find_spec("tensorboard") is not None:
+        return f"TensorBoard: tensorboard --logdir {model_dir}"
+    return "to view the summaries: pip install 'tfport[tensorboard]'"
 
 
 def _say(text: str) -> None:

@@ -14,9 +14,14 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from tfport._common.atomic import atomic_file, refuse_existing
 from tfport._common.errors import TfportInputError, message
+from tfport.cli._output import Counter, colour_diff, plural, spinner, use_colour
+
+if TYPE_CHECKING:
+    from tfport.upgrade import FileResult
 
 _EPILOG = """\
 Runs TensorFlow's tf_upgrade_v2 logic, then tfport's rewrites: tf.estimator and
@@ -84,7 +89,7 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: list) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs the upgrade; returns the exit code (0 ok, 1 a file failed or needs manual work)."""
-    from tfport.upgrade import check_imports, report_text, summary, upgrade_paths
+    from tfport.upgrade import check_imports, plan_outputs, report_text, summary, upgrade_paths
 
     if args.check_imports and args.diff:
         raise TfportInputError(
@@ -92,16 +97,19 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.report:
         _check_report_path(args.report, args.overwrite)
-    results = upgrade_paths(
-        args.paths,
-        in_place=args.in_place,
-        out_dir=args.out,
-        write=not args.diff,
-        overwrite=args.overwrite,
-        progress=None if args.json else _print_status,
-    )
+    where = {"in_place": args.in_place, "out_dir": args.out, "write": not args.diff}
+    total = len(plan_outputs(args.paths, **where))
+    with Counter("upgrading", total) as counter:
+
+        def progress(result: FileResult) -> None:
+            if not args.json:
+                counter.note(_status_line(result))
+            counter.advance()
+
+        results = upgrade_paths(args.paths, overwrite=args.overwrite, progress=progress, **where)
     if args.check_imports:
-        results = check_imports(results)
+        with spinner(f"importing {plural(len(results), 'upgraded module')}"):
+            results = check_imports(results)
     if args.report:
         with atomic_file(args.report, "w") as f:
             f.write(report_text(results))
@@ -124,24 +132,34 @@ def _check_report_path(path: str, overwrite: bool) -> None:
         )
 
 
-def _print_status(result) -> None:
+def _status_line(result: FileResult) -> str:
     where = f" -> {result.output}" if result.output and result.output != result.path else ""
-    print(f"{result.status.value:9} {result.path}{where}", file=sys.stderr, flush=True)
+    return f"{result.status.value:9} {result.path}{where}"
 
 
 def _print_human(results: list, diff: bool) -> None:
+    colour = use_colour(sys.stdout)
     for result in results:
         if diff and result.diff:
-            sys.stdout.write(result.diff)
+            sys.stdout.write(colour_diff(result.diff) if colour else result.diff)
         for line in result.lines():
             if ": INFO: " not in line:
                 print(line)
 
 
 def _summary_line(counts: dict, diff: bool) -> str:
+    """The last line on stderr, e.g. `tfport upgrade: 1 file: 1 changed, ...; 2 warnings`.
+
+    Example:
+        >>> from tfport.upgrade import summary
+        >>> _summary_line(summary([]), False).startswith("tfport upgrade: 0 files: 0 changed")
+        True
+    """
+    from tfport.upgrade import files_text
+
     text = (
-        "tfport upgrade: {files} files: {changed} changed, {unchanged} unchanged, "
-        "{needs_manual} need manual work, {failed} failed; {errors} errors, "
-        "{warnings} warnings, {unresolved} unresolved names".format(**counts)
+        f"tfport upgrade: {files_text(counts)}; {plural(counts['errors'], 'error')}, "
+        f"{plural(counts['warnings'], 'warning')}, "
+        f"{plural(counts['unresolved'], 'unresolved name')}"
     )
     return text + (" (--diff: nothing written)" if diff else "")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tfport._common.text import human_bytes, plural
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -17,12 +19,12 @@ def render_inspect(report: dict[str, Any], console: Console | None = None) -> No
     from rich.console import Console
 
     console = console or Console(highlight=False, soft_wrap=True, markup=False)
-    console.print(f"{report['path']}: {report['format']}, {report['bytes']} bytes")
+    console.print(f"{report['path']}: {report['format']}, {human_bytes(report['bytes'])}")
     for index, graph in enumerate(report["graphs"]):
         if "tags" in graph:
             console.print(f"MetaGraph {index}: tags {graph['tags']}")
             _saved_model_parts(console, graph)
-        console.print(f"nodes: {graph['nodes']}, graph bytes: {graph['bytes']}")
+        console.print(f"{plural(graph['nodes'], 'node')}, graph size {human_bytes(graph['bytes'])}")
         for t in graph["inputs"]:
             console.print(f"input  {t['name']}  {t['dtype']}  {t['shape']}")
         for name in graph["outputs"]:
@@ -30,7 +32,9 @@ def render_inspect(report: dict[str, Any], console: Console | None = None) -> No
         ops = ", ".join(f"{op} {n}" for op, n in graph["op_histogram"].items())
         console.print(f"ops: {ops}")
         for fn in graph["functions"]:
-            console.print(f"function {fn['name']} ({fn['nodes']} nodes) used by {fn['used_by']}")
+            console.print(
+                f"function {fn['name']} ({plural(fn['nodes'], 'node')}) used by {fn['used_by']}"
+            )
         _unsafe(console, graph["unsafe"])
 
 

@@ -165,11 +165,13 @@ def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any 
         >>> clone = clone_and_compile(fn, "train", features, labels)  # doctest: +SKIP
     """
     import tf_keras
+    from tf_keras.src import backend
     from tf_keras.src import metrics as tf_keras_metrics
 
     tf = import_tf()
     model = fn._model
-    tf_keras.backend.set_learning_phase(mode == ModeKeys.TRAIN)
+    # the public set_learning_phase only adds a deprecation UserWarning to this call
+    backend.deprecated_internal_set_learning_phase(mode == ModeKeys.TRAIN)
     inputs, targets, weights = _to_keras_io(model, features, labels)
     compile_clone = mode != ModeKeys.PREDICT
     global_step = args = None

@@ -25,6 +25,7 @@ from tfport.upgrade._report import (
     ReportItem,
     SourceResult,
     Status,
+    files_text,
     report_text,
     summary,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "SourceResult",
     "SourceSyntaxError",
     "check_imports",
+    "files_text",
     "import_error",
     "Status",
     "plan_outputs",

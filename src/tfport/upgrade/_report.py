@@ -6,6 +6,8 @@ import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
 
+from tfport._common.text import plural as _n
+
 INFO = "INFO"
 WARNING = "WARNING"
 ERROR = "ERROR"
@@ -139,15 +141,28 @@ def report_text(results: Iterable[FileResult]) -> str:
     counts = summary(results)
     head = [
         "tfport upgrade report",
+        f"Processed {files_text(counts)}",
         (
-            "Processed {files} files: {changed} changed, {unchanged} unchanged, "
-            "{needs_manual} need manual work, {failed} failed"
-        ).format(**counts),
-        (
-            "Found {errors} errors, {warnings} warnings, {infos} infos; "
-            "{unresolved} unresolved names, {import_errors} import errors"
-        ).format(**counts),
+            f"Found {_n(counts['errors'], 'error')}, {_n(counts['warnings'], 'warning')}, "
+            f"{_n(counts['infos'], 'info')}; {_n(counts['unresolved'], 'unresolved name')}, "
+            f"{_n(counts['import_errors'], 'import error')}"
+        ),
         "-" * 80,
     ]
     body = [line for result in results for line in result.lines()]
     return "\n".join(head + body) + "\n"
+
+
+def files_text(counts: dict[str, int]) -> str:
+    """`N files: C changed, U unchanged, M need(s) manual work, F failed` with correct plurals.
+
+    Example:
+        >>> files_text(summary([]))
+        '0 files: 0 changed, 0 unchanged, 0 need manual work, 0 failed'
+    """
+    manual = counts["needs_manual"]
+    return (
+        f"{_n(counts['files'], 'file')}: {counts['changed']} changed, "
+        f"{counts['unchanged']} unchanged, "
+        f"{manual} {'needs' if manual == 1 else 'need'} manual work, {counts['failed']} failed"
+    )

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
-from tfport._common.tfenv import import_tf
+from tfport._common.tfenv import import_tf, quiet_tf_warnings
 from tfport.estimator._engine import calls
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.spec import ModeKeys
@@ -61,10 +61,11 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
     strategy = ctx.strategy
     dataset = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
     _check_dataset(tf, dataset, strategy, ctx.mode)
-    if is_multi_worker(strategy):
-        iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
-    else:
-        iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
+    with quiet_tf_warnings():  # TF's v1 input pipeline reads dataset.options() in graph mode
+        if is_multi_worker(strategy):
+            iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
+        else:
+            iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
     hooks = [calls.dataset_initializer_hook(iterator)]
 
     def next_batch() -> tuple[Any, Any]:
