@@ -74,6 +74,16 @@ _TF_NAMES = (
     "NanLossDuringTrainingError",
     "VocabInfo",
 )
+# Where tfport had these before they moved to `experimental` (legacy's path): still
+# resolvable for existing tfport code, but not public names (absent from `dir()`).
+_OLD_TFPORT_PATHS = (
+    "read_eval_metrics",
+    "make_early_stopping_hook",
+    "stop_if_higher_hook",
+    "stop_if_lower_hook",
+    "stop_if_no_decrease_hook",
+    "stop_if_no_increase_hook",
+)
 # Submodules loaded on first use; `inputs` is the TF 1.x path `tf.estimator.inputs`.
 _SUBMODULES = ("experimental", "inputs")
 
@@ -126,6 +136,10 @@ def __getattr__(name: str) -> _typing.Any:
         return hooks.tf_hook(name)
     if name in _SUBMODULES:
         return _importlib.import_module(f"tfport.estimator.{name}")
+    if name in _OLD_TFPORT_PATHS:  # tfport's earlier paths; not listed names (see dir())
+        from tfport.estimator._engine import hooks
+
+        return getattr(hooks, name)
     raise AttributeError(f"module 'tfport.estimator' has no attribute {name!r}")
 
 

@@ -62,7 +62,12 @@ def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
 
 
 def _stop_var(tf: Any) -> Any:
-    """The `signal_early_stopping/STOP` flag the legacy hooks kept (a checkpointed bool)."""
+    """The `signal_early_stopping/STOP` flag of the legacy hooks.
+
+    Legacy made it a global (checkpointed) variable, so adding an early-stopping hook to
+    a run resumed from an older checkpoint failed with "Key signal_early_stopping/STOP
+    not found in checkpoint"; here it is a local variable (same name, not checkpointed).
+    """
     v1 = tf.compat.v1
     with v1.variable_scope("signal_early_stopping", values=[], reuse=v1.AUTO_REUSE):
         return v1.get_variable(
@@ -70,7 +75,7 @@ def _stop_var(tf: Any) -> Any:
             shape=[],
             dtype=tf.bool,
             initializer=v1.initializers.constant(False),
-            collections=[v1.GraphKeys.GLOBAL_VARIABLES],
+            collections=[v1.GraphKeys.LOCAL_VARIABLES],
             trainable=False,
         )
 
