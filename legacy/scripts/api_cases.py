@@ -29,6 +29,13 @@ def _data():
     return x, y, counts
 
 
+def _sgd(tf, rate):
+    """A Keras SGD whose iterations are the global step (as the canned estimators set it)."""
+    opt = tf.keras.optimizers.legacy.SGD(rate)
+    opt.iterations = tf.compat.v1.train.get_or_create_global_step()
+    return opt
+
+
 def _finish(tf, est, eval_fn, model_dir, out_json, extra=None):
     metrics = est.evaluate(eval_fn)
     preds = []
@@ -66,7 +73,7 @@ def numpy_head(model_dir, out_json):
             mode,
             logits,
             labels,
-            optimizer=tf.keras.optimizers.legacy.SGD(0.1),
+            optimizer=_sgd(tf, 0.1),
             trainable_variables=tf.compat.v1.trainable_variables(),
         )
 
@@ -132,7 +139,7 @@ def multi_head(model_dir, out_json):
             mode,
             logits,
             labels,
-            optimizer=tf.keras.optimizers.legacy.SGD(0.1),
+            optimizer=_sgd(tf, 0.1),
             trainable_variables=tf.compat.v1.trainable_variables(),
         )
 
