@@ -156,3 +156,56 @@ def test_keras_export_refuses_a_custom_model_fn_in_one_line(tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "Only canned estimators convert" in err and "tfport ckpt port" in err
     assert not (tmp_path / "o.keras").exists()
+
+
+@pytest.mark.slow
+def test_one_training_step_of_an_estimator_equals_its_keras_export(goldens, tmp_path, capsys):
+    # DNNClassifier v2 (Adam, an embedding column, 3 classes) vs its .keras export: one step
+    # from the step-40 weights on the same 12 rows. Measured: loss 0 apart, weights <= 6e-8
+    # (float32 summation order). Adam's first step moves a weight by ~lr = 1e-3 whatever its
+    # gradient, so a wrong loss, gradient or optimizer shows up ~1e4 times above atol 1e-6.
+    model_dir = _model_dir(goldens, "canned_dnn_v2", tmp_path)
+    factory = f"{CASES}:golden_canned_dnn_v2"
+    out = tmp_path / "dnn_v2.keras"
+    assert main(["keras", "export", factory, str(model_dir), str(out)]) == 0
+    capsys.readouterr()
+    data = dict(np.load(_inputs(tmp_path, color=True), allow_pickle=True))
+    data["label"] = np.random.RandomState(6).randint(0, 3, (12, 1))
+    np.savez(tmp_path / "train.npz", **data)
+    argv = ["verify", f"{factory}@{model_dir}", str(out), "--train-step", "--json"]
+    argv += ["--inputs", str(tmp_path / "train.npz"), "--atol", "1e-6", "--rtol", "0"]
+    code, report, err = _run(capsys, *argv)
+    assert code == 0, (err, [(r["name"], r["max_abs_diff"]) for r in report["outputs"]])
+    assert report["kind"] == "train_step" and report["optimizer"] == "Adam"
+    assert report["loss"] == "SparseCategoricalCrossentropy" and report["rows"] == 12
+    loss, *weights = report["outputs"]
+    assert loss["name"] == "loss" and loss["max_abs_diff"] <= 1e-6 and loss["estimator"] > 0
+    assert len(weights) == 7  # 3 dense layers (kernel, bias) and the color embedding
+    for row in weights:
+        assert row["pass"] and row["max_abs_diff"] <= 1e-6, row
+        assert 5e-4 < row["max_update"] <= 1.1e-3, row  # every weight moved by ~lr
+    print("train step max diff", max(r["max_abs_diff"] for r in report["outputs"]))
+    # only an Estimator and a .keras model train
+    code, _, err = _run(capsys, "verify", str(out), str(out), "--train-step")
+    assert code == 2 and "needs an Estimator and a .keras model" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_train_step_refuses_what_keras_3_cannot_do_exactly():
+    import tfport
+
+    tfport.install()
+    import tensorflow as tf
+
+    from tfport.verify._optimizers import keras_optimizer
+
+    with pytest.raises(ValueError, match=r"the optimizer RMSPropOptimizer has no exact Keras 3"):
+        keras_optimizer(tf.compat.v1.train.RMSPropOptimizer(0.1), sparse=False)
+    with pytest.raises(ValueError, match=r"Ftrl on embedding .* only the rows in the batch"):
+        keras_optimizer(tf.compat.v1.train.FtrlOptimizer(0.1), sparse=True)
+    ftrl = keras_optimizer(
+        tf.compat.v1.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01), False
+    )
+    assert type(ftrl).__name__ == "Ftrl" and ftrl.l1_regularization_strength == 0.01
+    adagrad = keras_optimizer(tf.compat.v1.train.AdagradOptimizer(0.05), sparse=True)
+    assert adagrad.epsilon == 0.0 and adagrad.initial_accumulator_value == 0.1  # v1: g/sqrt(acc)

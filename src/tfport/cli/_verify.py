@@ -38,6 +38,17 @@ def add_parser(subparsers, parents) -> None:
     p.add_argument("--graph-outputs", help="frozen graph output tensors, comma-separated")
     p.add_argument("--rows", type=int, default=8, help="rows of generated inputs")
     p.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    p.add_argument(
+        "--train-step",
+        action="store_true",
+        help="an Estimator and its .keras export: one training step from the same weights "
+        "(the estimator's optimizer and loss in Keras 3), compare loss and updated weights",
+    )
+    p.add_argument(
+        "--label-key",
+        default="label",
+        help="labels' key in --inputs for --train-step (default label; generated if absent)",
+    )
     p.add_argument("--json", action="store_true", help="machine output on stdout")
     p.set_defaults(func=_verify, filter_tf_noise=True)
 
@@ -61,6 +72,8 @@ def _verify(args: argparse.Namespace) -> int:
         graph_outputs=_names(args.graph_outputs),
         rows=args.rows,
         seed=args.seed,
+        train_step=args.train_step,
+        label_key=args.label_key,
     )
     if args.json:
         json.dump(report, sys.stdout, indent=2, sort_keys=True, default=str)

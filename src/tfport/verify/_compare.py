@@ -116,6 +116,8 @@ def verify(
     graph_outputs: list | None = None,
     rows: int = 8,
     seed: int = 0,
+    train_step: bool = False,
+    label_key: str = "label",
 ) -> dict:
     """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
 
@@ -136,6 +138,10 @@ def verify(
         graph_outputs: output tensor names of a frozen graph.
         rows: rows of generated inputs.
         seed: seed of generated inputs.
+        train_step: instead, one training step of an Estimator and its `.keras` export from
+            the same weights (estimator's optimizer and head loss as Keras 3 ones): compare
+            the losses and every updated weight.
+        label_key: the labels' key in `inputs` for `train_step` (generated if absent).
 
     Returns:
         A JSON-ready report; `equal` is True when every shared output passes.
@@ -163,6 +169,14 @@ def verify(
     io = (graph_inputs, graph_outputs)
     art_a = open_artifact(a, signature_a, io)
     art_b = open_artifact(b, signature_b, io)
+    if train_step:
+        from tfport.verify._train_step import train_step as one_step
+
+        batch = read_inputs(inputs) if inputs else None
+        report = one_step(
+            art_a, art_b, batch, atol=atol, rtol=rtol, label_key=label_key, rows=rows, seed=seed
+        )
+        return {**report, "inputs": inputs or "generated"}
     if inputs:
         batch = read_inputs(inputs)
     else:
@@ -216,13 +230,22 @@ def render(report: dict) -> str:
             f"{report['rows']} rows ({report['inputs']}), atol {report['atol']}, "
             f"rtol {report['rtol']}"
         )
+        if report["kind"] == "train_step":
+            lines.append(
+                f"one training step from the same weights: {report['optimizer']}, {report['loss']}"
+            )
         for row in report["outputs"]:
-            name = row["a"] if row["a"] == row["b"] else f"{row['a']} ~ {row['b']}"
+            if "name" in row:
+                name = row["name"]
+            else:
+                name = row["a"] if row["a"] == row["b"] else f"{row['a']} ~ {row['b']}"
             parts = [f"{'ok  ' if row['pass'] else 'DIFF'} {name}"]
             if row.get("max_abs_diff") is not None:
                 parts.append(f"max abs {row['max_abs_diff']:.3g}")
             if row.get("max_rel_diff") is not None:
                 parts.append(f"max rel {row['max_rel_diff']:.3g}")
+            if "max_update" in row:
+                parts.append(f"step {row['max_update']:.3g}")
             if "argmax_agreement" in row:
                 parts.append(f"argmax agree {row['argmax_agreement']:.1%}")
             if row.get("reason"):

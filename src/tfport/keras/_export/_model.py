@@ -65,6 +65,7 @@ class Weights:
         self.path = path
         self.names: list[str] | None = None
         self._cache: dict[str, np.ndarray] = {}
+        self.by_id: dict[int, str] = {}  # id(array handed out) -> its variable name
 
     def __call__(self, scope: str, suffix: str) -> np.ndarray:
         if self.names is None:  # opened on first use: configuration errors come first
@@ -86,6 +87,7 @@ class Weights:
         if name not in self._cache:
             with CheckpointReader(self.path) as reader:
                 self._cache[name] = np.asarray(reader.read(name))
+                self.by_id[id(self._cache[name])] = name
         return self._cache[name]
 
 
@@ -177,6 +179,17 @@ def build(
     baseline_input: str | None = None,
 ) -> Any:
     """The Keras 3 functional model of `estimator` with the checkpoint's weights."""
+    return build_with_names(estimator, checkpoint_path, input_shapes, baseline_input)[0]
+
+
+def build_with_names(
+    estimator: Any,
+    checkpoint_path: str | None,
+    input_shapes: dict | None,
+    baseline_input: str | None = None,
+) -> tuple[Any, dict]:
+    """(model, {`layer/i`: checkpoint variable name}) for every weight read from the
+    checkpoint (constant helpers, e.g. the zero kernel of a bias row, are left out)."""
     import keras
 
     family, kw = canned_spec(estimator)
@@ -185,7 +198,8 @@ def build(
         raise TfportInputError(
             message("The estimator has no model_dir", "Pass checkpoint_path", estimator=estimator)
         )
-    ctx = Columns(Weights(path), input_shapes or {})
+    weights = Weights(path)
+    ctx = Columns(weights, input_shapes or {})
     head = kw["head"]
     logits = _logits(ctx, family, kw, head.logits_dimension)
     if logits is None:
@@ -193,6 +207,10 @@ def build(
     outputs = _head_outputs(head, logits)
     inputs = dict(sorted(ctx.inputs.items()))
     model = keras.Model(inputs=inputs, outputs=outputs, name=f"{type(estimator).__name__}")
+    names = {}
     for layer, values in ctx.assign:
         layer.set_weights([np.asarray(v, np.float32) for v in values])
-    return model
+        for i, value in enumerate(values):
+            if id(value) in weights.by_id:
+                names[f"{layer.name}/{i}"] = weights.by_id[id(value)]
+    return model, names
