@@ -11,7 +11,7 @@ STAMP := $(VENV)/.tfport-installed
 $(STAMP): pyproject.toml
 	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21 and the project (a few minutes)"
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --progress-bar off --upgrade pip
 	$(PY) -m pip install --progress-bar off -e '.[test]'
 	touch $(STAMP)
 
