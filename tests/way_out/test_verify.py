@@ -197,7 +197,7 @@ def test_train_step_refuses_what_keras_3_cannot_do_exactly():
     tfport.install()
     import tensorflow as tf
 
-    from tfport.verify._optimizers import keras_optimizer
+    from tfport.keras._export._optimizers import keras_optimizer
 
     with pytest.raises(ValueError, match=r"the optimizer RMSPropOptimizer has no exact Keras 3"):
         keras_optimizer(tf.compat.v1.train.RMSPropOptimizer(0.1), sparse=False)

@@ -78,4 +78,31 @@ def save_keras(model: Any, path: str, overwrite: bool = False) -> str:
     return impl(model, path, overwrite)
 
 
-__all__ = ["model_to_estimator", "load_estimator_weights", "estimator_to_keras", "save_keras"]
+def one_training_step(
+    estimator: Any,
+    make: Any,
+    model: Any,
+    features: dict,
+    labels: Any = None,
+    seed: int = 0,
+) -> dict:
+    """One training step of a canned estimator and of its Keras 3 export from the same
+    weights (the estimator's optimizer and head loss as exact Keras 3 ones; `make(model_dir)`
+    makes the estimator again). Used by `tfport verify --train-step`; see
+    `tfport.keras._export.one_step`.
+
+    Example:
+        >>> step = one_training_step(est, make, model, features)  # doctest: +SKIP
+    """
+    from tfport.keras._export import one_step as impl
+
+    return impl(estimator, make, model, features, labels, seed)
+
+
+__all__ = [
+    "model_to_estimator",
+    "load_estimator_weights",
+    "estimator_to_keras",
+    "save_keras",
+    "one_training_step",
+]

@@ -174,7 +174,15 @@ def verify(
 
         batch = read_inputs(inputs) if inputs else None
         report = one_step(
-            art_a, art_b, batch, atol=atol, rtol=rtol, label_key=label_key, rows=rows, seed=seed
+            art_a,
+            art_b,
+            batch,
+            atol=atol,
+            rtol=rtol,
+            compare=compare_output,
+            label_key=label_key,
+            rows=rows,
+            seed=seed,
         )
         return {**report, "inputs": inputs or "generated"}
     if inputs:

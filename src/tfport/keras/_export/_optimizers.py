@@ -10,6 +10,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -42,11 +43,31 @@ def refuse(what: str, name: Any, fix: str = "") -> TfportInputError:
     )
 
 
-def estimator_optimizer(family: str, kw: dict) -> Any:
-    """The optimizer instance the canned model_fn of `family` makes from `kw`."""
-    from tfport.estimator._canned import model_fns, optimizers
+_NAMES = ("Adagrad", "Adam", "Ftrl", "RMSProp", "SGD")
+_V1 = {"SGD": "GradientDescentOptimizer", "RMSProp": "RMSPropOptimizer"}
+_V2 = {"RMSProp": "RMSprop"}
 
-    head = kw["head"]
+
+def _resolve(tf: Any, opt: Any, lr: float | None, v2: bool) -> Any:
+    """The canned estimators' optimizer resolution (tfport's `_canned.optimizers`)."""
+    if isinstance(opt, str) and opt in _NAMES:
+        if v2:
+            cls = getattr(tf.keras.optimizers.legacy, _V2.get(opt, opt))
+            return cls(learning_rate=lr) if lr else cls()
+        return getattr(tf.compat.v1.train, _V1.get(opt, opt + "Optimizer"))(learning_rate=lr)
+    if isinstance(opt, type):
+        return opt(learning_rate=lr) if lr else opt()
+    base = tf.keras.optimizers.legacy.Optimizer if v2 else tf.compat.v1.train.Optimizer
+    return opt() if callable(opt) and not isinstance(opt, base) else opt
+
+
+def estimator_optimizer(family: str, kw: dict) -> Any:
+    """The optimizer instance the canned model_fn of `family` makes from `kw` (a fresh one
+    where the estimator was given a name, class or callable)."""
+    from tfport._common.tfenv import import_tf
+
+    tf = import_tf()
+    v2 = kw["head"].v2
     if family == "combined":
         raise refuse(
             "a wide & deep estimator (two optimizers over two variable sets)",
@@ -54,16 +75,14 @@ def estimator_optimizer(family: str, kw: dict) -> Any:
             "Compare a DNN*, Linear* or Baseline* estimator (Keras compiles one optimizer)",
         )
     if family == "dnn":
-        opt = kw.get("optimizer", "Adagrad")
-        if head.v2:
-            return optimizers.get_v2(opt)
-        return optimizers.get_v1(opt, optimizers.DNN_LEARNING_RATE)
+        return _resolve(tf, kw.get("optimizer", "Adagrad"), None if v2 else 0.05, v2)
     if family == "linear":
-        return model_fns._linear_optimizer(  # noqa: SLF001 - the canned resolution itself
-            kw.get("optimizer", "Ftrl"), kw["feature_columns"], head.v2
-        )
-    opt, lr = kw.get("optimizer", "Ftrl"), optimizers.BASELINE_LEARNING_RATE
-    return optimizers.get_v2(opt, lr) if head.v2 else optimizers.get_v1(opt, lr)
+        opt = kw.get("optimizer", "Ftrl")
+        if opt is None:
+            lr = min(0.2, 1.0 / math.sqrt(max(len(kw["feature_columns"]), 1)))
+            return _resolve(tf, "Ftrl", lr, v2)
+        return _resolve(tf, opt, 0.2, v2)
+    return _resolve(tf, kw.get("optimizer", "Ftrl"), 0.3, v2)
 
 
 def _number(value: Any, what: str, name: str) -> float:
