@@ -38,8 +38,9 @@ def model_fn(features, labels, mode, params):
 
 def estimator(model_dir, **config) -> tfe.Estimator:
     config.setdefault("tf_random_seed", 1)
-    return tfe.Estimator(model_fn, config=tfe.RunConfig(model_dir=str(model_dir), **config),
-                         params={"lr": 0.1})
+    return tfe.Estimator(
+        model_fn, config=tfe.RunConfig(model_dir=str(model_dir), **config), params={"lr": 0.1}
+    )
 
 
 def static_input_fn():

@@ -28,8 +28,9 @@ def resumed(goldens, legacy_dir, tmp_path_factory):
 @pytest.mark.slow
 def test_resume_from_step0_reproduces_step40_variables(resumed, goldens):
     _, model_dir, _ = resumed
-    compare.assert_checkpoints_match(str(model_dir / "model.ckpt-40"),
-                                     str(goldens / CASE / "model_dir" / "model.ckpt-40"), 1e-5)
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(goldens / CASE / "model_dir" / "model.ckpt-40"), 1e-5
+    )
 
 
 @pytest.mark.slow
@@ -69,8 +70,7 @@ def test_export_matches_golden_export(resumed, goldens):
 
 @pytest.mark.slow
 def test_from_empty_model_dir_trains_to_golden_accuracy(goldens, legacy_dir, tmp_path):
-    out = compare.run_case(legacy_dir, CASE, tmp_path / "case" / "model_dir",
-                           tmp_path / "out.json")
+    out = compare.run_case(legacy_dir, CASE, tmp_path / "case" / "model_dir", tmp_path / "out.json")
     want = json.loads((goldens / CASE / "expected.json").read_text())
     assert out["eval_metrics"]["global_step"] == 40
     # From scratch tf.compat.v1.layers draw new initial weights on every run, on the legacy
@@ -91,8 +91,11 @@ def test_evaluate_and_predict_from_golden_step40(goldens, legacy_dir, tmp_path):
 
     model_dir = tmp_path / "model_dir"
     shutil.copytree(goldens / CASE / "model_dir", model_dir)
-    est = tfe.Estimator(cases.custom_model_fn, config=tfe.RunConfig(model_dir=str(model_dir)),
-                        params={"hidden": 16, "learning_rate": 0.01})
+    est = tfe.Estimator(
+        cases.custom_model_fn,
+        config=tfe.RunConfig(model_dir=str(model_dir)),
+        params={"hidden": 16, "learning_rate": 0.01},
+    )
     want = json.loads((goldens / CASE / "expected.json").read_text())
     metrics = est.evaluate(cases.eval_input_fn())
     assert compare.max_abs_diff(metrics, want["eval_metrics"]) <= 1e-5
