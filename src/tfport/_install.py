@@ -101,6 +101,9 @@ def install() -> Installation:
     _patch_keras_estimator(handle)
     _add_graph_optimizer_methods(handle)
     handle.set(tf.compat.v1.tpu, "CrossShardOptimizer", tpu.CrossShardOptimizer)
+    for name, cls in tpu.OPTIMIZATION_PARAMETERS.items():
+        if not hasattr(tf.compat.v1.tpu.experimental, name):  # gone in TF 2.21
+            handle.set(tf.compat.v1.tpu.experimental, name, cls)
     handle.active = True
     _current.append(handle)
     return handle

@@ -8,6 +8,7 @@ Example:
 
 import types as _types
 
+from tfport.estimator._tpu import embedding as _embedding
 from tfport.estimator._tpu.tpu_estimator import (
     RunConfig,
     TPUConfig,
@@ -38,7 +39,10 @@ __all__ = [
 experimental = _types.ModuleType(
     "tfport.estimator.tpu.experimental", "`tf.compat.v1.estimator.tpu.experimental`."
 )
-experimental.__all__ = []
+experimental.EmbeddingConfigSpec = _embedding.EmbeddingConfigSpec
+experimental.__all__ = ["EmbeddingConfigSpec"]
+# TF 2.21 lacks tf.compat.v1.tpu.experimental's TF1 optimization parameters; install() adds them.
+OPTIMIZATION_PARAMETERS = _embedding.OPTIMIZATION_PARAMETERS
 
 
 def __dir__() -> list:

@@ -20,7 +20,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._tpu import cross_shard
+from tfport.estimator._tpu import cross_shard, embedding
 
 log = logging.getLogger("tfport")
 
@@ -292,6 +292,8 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self._use_tpu = use_tpu
+        embedding.check_for_estimator(embedding_config_spec, use_tpu, eval_on_tpu)
+        self._embedding_config_spec = embedding_config_spec
         params = dict(params or {}, use_tpu=use_tpu)
         # The engine calls the model_fn with the argument subset it takes and turns a
         # TPUEstimatorSpec into an EstimatorSpec, so the user's model_fn is used as it is.
@@ -306,7 +308,6 @@ class TPUEstimator(Estimator):
                 "eval_on_tpu": eval_on_tpu is not True,
                 "export_to_tpu": export_to_tpu is not True,
                 "export_to_cpu": export_to_cpu is not True,
-                "embedding_config_spec": embedding_config_spec is not None,
                 "export_saved_model_api_version": (
                     export_saved_model_api_version is not ExportSavedModelApiVersion.V1
                 ),

@@ -1,0 +1,325 @@
+"""`tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec` on CPUs and GPUs.
+
+On a TPU, a TPUEstimator given an `EmbeddingConfigSpec` moves the embedding tables of
+its feature columns to the TPU embedding engine and trains them there with the spec's
+optimization parameters. Without TPU embedding hardware (legacy `use_tpu=False`, the
+only way TF 2.15 ran such a model off a TPU) the spec is checked and kept, and the
+columns of `tf.compat.v1.tpu.experimental.embedding_column` /
+`shared_embedding_columns` are ordinary embedding lookups: their tables get the
+ordinary names (`input_layer/<key>_embedding/embedding_weights`,
+`<keys>_shared_embedding`) and are trained by the model_fn's optimizer, as legacy did.
+tfport runs `use_tpu=True` the same way (legacy failed there for lack of TPU cores), so
+both give the same numbers.
+
+TF 2.21 dropped the TF1 optimization parameter classes of
+`tf.compat.v1.tpu.experimental`; `AdagradParameters`, `AdamParameters` and
+`StochasticGradientDescentParameters` here stand in for them (`tfport.install()` puts
+them back where TensorFlow lacks them).
+
+Example:
+    >>> params = AdagradParameters(0.1)
+    >>> params.learning_rate, params.initial_accumulator
+    (0.1, 0.1)
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import numbers
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+
+log = logging.getLogger("tfport")
+
+_FIELDS = (
+    "feature_columns",
+    "tensor_core_feature_columns",
+    "optimization_parameters",
+    "clipping_limit",
+    "pipeline_execution_with_tensor_core",
+    "experimental_gradient_multiplier_fn",
+    "feature_to_config_dict",
+    "table_to_config_dict",
+    "partition_strategy",
+    "profile_data_directory",
+)
+
+
+class _OptimizationParameters:
+    """What every TF1 TPU embedding optimizer takes (learning rate, clipping, decay)."""
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        use_gradient_accumulation: bool = True,
+        clip_weight_min: float | None = None,
+        clip_weight_max: float | None = None,
+        weight_decay_factor: float | None = None,
+        multiply_weight_decay_factor_by_learning_rate: bool | None = None,
+        clip_gradient_min: float | None = None,
+        clip_gradient_max: float | None = None,
+    ) -> None:
+        if not callable(learning_rate) and (
+            not isinstance(learning_rate, numbers.Real) or learning_rate <= 0
+        ):
+            raise TfportInputError(
+                message(
+                    f"{type(self).__name__}: learning_rate must be a positive number",
+                    "Pass e.g. learning_rate=0.1",
+                    learning_rate=learning_rate,
+                )
+            )
+        self.learning_rate = learning_rate
+        self.use_gradient_accumulation = use_gradient_accumulation
+        self.clip_weight_min = clip_weight_min
+        self.clip_weight_max = clip_weight_max
+        self.weight_decay_factor = weight_decay_factor
+        self.multiply_weight_decay_factor_by_learning_rate = (
+            multiply_weight_decay_factor_by_learning_rate
+        )
+        self.clip_gradient_min = clip_gradient_min
+        self.clip_gradient_max = clip_gradient_max
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(learning_rate={self.learning_rate!r})"
+
+
+class AdagradParameters(_OptimizationParameters):
+    """`tf.compat.v1.tpu.experimental.AdagradParameters` (TF 1 TPU embedding Adagrad).
+
+    Example:
+        >>> AdagradParameters(0.5, initial_accumulator=0.2).initial_accumulator
+        0.2
+    """
+
+    def __init__(self, learning_rate: Any, initial_accumulator: float = 0.1, **kwargs: Any):
+        super().__init__(learning_rate, **kwargs)
+        self.initial_accumulator = initial_accumulator
+
+
+class AdamParameters(_OptimizationParameters):
+    """`tf.compat.v1.tpu.experimental.AdamParameters` (TF 1 TPU embedding Adam).
+
+    Example:
+        >>> AdamParameters(0.01, beta2=0.99).beta2
+        0.99
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        epsilon: float = 1e-08,
+        lazy_adam: bool = True,
+        sum_inside_sqrt: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lazy_adam, self.sum_inside_sqrt = lazy_adam, sum_inside_sqrt
+
+
+class StochasticGradientDescentParameters(_OptimizationParameters):
+    """`tf.compat.v1.tpu.experimental.StochasticGradientDescentParameters`.
+
+    Example:
+        >>> StochasticGradientDescentParameters(0.3).learning_rate
+        0.3
+    """
+
+
+# The names tfport.install() gives tf.compat.v1.tpu.experimental where TensorFlow lacks them.
+OPTIMIZATION_PARAMETERS = {
+    cls.__name__: cls
+    for cls in (AdagradParameters, AdamParameters, StochasticGradientDescentParameters)
+}
+
+
+def _is_optimization_parameters(value: Any) -> bool:
+    """Ours, or TensorFlow's own TF1 classes where an older TensorFlow still has them."""
+    if isinstance(value, _OptimizationParameters):
+        return True
+    return any(
+        type(value).__name__ == name and "tpu_embedding" in type(value).__module__
+        for name in (
+            *OPTIMIZATION_PARAMETERS,
+            "FtrlParameters",
+            "ProximalAdagradParameters",
+            "MomentumParameters",
+            "RMSPropParameters",
+        )
+    )
+
+
+def _column_classes() -> tuple:
+    """Feature column classes an EmbeddingConfigSpec accepts (TPU and ordinary)."""
+    import_tf()
+    from tensorflow.python.feature_column import feature_column as fc_v1
+    from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+
+    names = {
+        fc_v1: ("_NumericColumn", "_EmbeddingColumn", "_SharedEmbeddingColumn"),
+        fc_v2: ("NumericColumn", "EmbeddingColumn", "SharedEmbeddingColumn"),
+    }
+    try:
+        from tensorflow.python.tpu import feature_column as tpu_v1
+        from tensorflow.python.tpu import feature_column_v2 as tpu_v2
+    except ImportError:  # pragma: no cover - TensorFlow without its TPU columns
+        pass
+    else:
+        names[tpu_v1] = ("_TPUEmbeddingColumn", "_TPUSharedEmbeddingColumn")
+        names[tpu_v2] = ("_TPUEmbeddingColumnV2", "_TPUSharedEmbeddingColumnV2")
+    return tuple(getattr(mod, n) for mod, group in names.items() for n in group if hasattr(mod, n))
+
+
+def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[list, list]:
+    """(embedding-core columns, tensor-core columns), after checking every column."""
+    supported = _column_classes()
+    core, tensor_core = [], []
+    for column in feature_columns:
+        if not isinstance(column, supported):
+            raise TfportInputError(
+                message(
+                    "EmbeddingConfigSpec: every feature column must be a numeric, embedding "
+                    "or tf.compat.v1.tpu.experimental embedding column",
+                    "Wrap categorical columns with tf.compat.v1.tpu.experimental."
+                    "embedding_column or shared_embedding_columns",
+                    column=type(column).__name__,
+                )
+            )
+        device = getattr(column, "_embedding_lookup_device", None)
+        on_tensor_core = device is not None and getattr(device, "name", "") == "TPU_TENSOR_CORE"
+        (tensor_core if on_tensor_core else core).append(column)
+    if not _is_optimization_parameters(optimization_parameters):
+        raise TfportInputError(
+            message(
+                "EmbeddingConfigSpec: optimization_parameters must be one of "
+                "tf.compat.v1.tpu.experimental's AdagradParameters, AdamParameters, "
+                "StochasticGradientDescentParameters, ...",
+                received=type(optimization_parameters).__name__,
+            )
+        )
+    return core, tensor_core
+
+
+class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec", _FIELDS)):
+    """The TPU embedding specification of a TPUEstimator (legacy namedtuple).
+
+    Exactly one of `feature_columns` (with `optimization_parameters`) or the pair
+    `feature_to_config_dict` / `table_to_config_dict` is given. Off a TPU the columns are
+    ordinary embedding lookups trained by the model_fn's optimizer (legacy CPU behaviour).
+
+    Example:
+        >>> spec = EmbeddingConfigSpec(
+        ...     feature_columns=[tf.compat.v1.tpu.experimental.embedding_column(cat, 4)],
+        ...     optimization_parameters=AdagradParameters(0.1))  # doctest: +SKIP
+    """
+
+    def __new__(
+        cls,
+        feature_columns: Any = None,
+        optimization_parameters: Any = None,
+        clipping_limit: Any = None,
+        pipeline_execution_with_tensor_core: bool = False,
+        experimental_gradient_multiplier_fn: Any = None,
+        feature_to_config_dict: Any = None,
+        table_to_config_dict: Any = None,
+        partition_strategy: str = "div",
+        profile_data_directory: Any = None,
+    ) -> EmbeddingConfigSpec:
+        configs = bool(feature_to_config_dict and table_to_config_dict)
+        if bool(feature_columns) == configs:
+            raise TfportInputError(
+                message(
+                    "EmbeddingConfigSpec needs exactly one of feature_columns and the pair "
+                    "feature_to_config_dict / table_to_config_dict",
+                    feature_columns=bool(feature_columns),
+                    config_dicts=configs,
+                )
+            )
+        if partition_strategy not in ("div", "mod"):
+            raise TfportInputError(
+                message(
+                    "EmbeddingConfigSpec: partition_strategy must be 'div' or 'mod'",
+                    partition_strategy=partition_strategy,
+                )
+            )
+        core = tensor_core = None
+        if feature_columns:
+            core, tensor_core = _split_columns(list(feature_columns), optimization_parameters)
+        else:
+            _check_config_dicts(feature_to_config_dict, table_to_config_dict)
+        return super().__new__(
+            cls,
+            feature_columns=core,
+            tensor_core_feature_columns=tensor_core,
+            optimization_parameters=optimization_parameters,
+            clipping_limit=clipping_limit,
+            pipeline_execution_with_tensor_core=pipeline_execution_with_tensor_core,
+            experimental_gradient_multiplier_fn=experimental_gradient_multiplier_fn,
+            feature_to_config_dict=feature_to_config_dict,
+            table_to_config_dict=table_to_config_dict,
+            partition_strategy=partition_strategy,
+            profile_data_directory=profile_data_directory,
+        )
+
+
+def _check_config_dicts(feature_to_config_dict: dict, table_to_config_dict: dict) -> None:
+    """Every feature's `table_id` names a table of `table_to_config_dict`."""
+    for feature, config in feature_to_config_dict.items():
+        table = getattr(config, "table_id", None)
+        if table not in table_to_config_dict:
+            raise TfportInputError(
+                message(
+                    f"EmbeddingConfigSpec: feature {feature!r} refers to a table that "
+                    "table_to_config_dict lacks",
+                    table_id=table,
+                    tables=sorted(table_to_config_dict),
+                )
+            )
+
+
+def check_for_estimator(spec: Any, use_tpu: bool, eval_on_tpu: bool) -> None:
+    """Checks a TPUEstimator's `embedding_config_spec` as legacy did, and says how it runs.
+
+    Args:
+        spec: the `embedding_config_spec` argument (None: nothing to check).
+        use_tpu: the TPUEstimator's `use_tpu`.
+        eval_on_tpu: the TPUEstimator's `eval_on_tpu`.
+
+    Raises:
+        TfportInputError: `spec` is no EmbeddingConfigSpec, or asks for `'mod'` sharding
+            (which legacy refused off a TPU).
+
+    Example:
+        >>> check_for_estimator(None, use_tpu=False, eval_on_tpu=True)
+    """
+    if spec is None:
+        return
+    if not isinstance(spec, tuple) or type(spec).__name__ != "EmbeddingConfigSpec":
+        raise TfportInputError(
+            message(
+                "TPUEstimator: embedding_config_spec must be a "
+                "tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec",
+                received=type(spec).__name__,
+            )
+        )
+    if spec.partition_strategy == "mod":
+        raise TfportInputError(
+            message(
+                "TPUEstimator: embedding_config_spec(partition_strategy='mod') is not "
+                "supported off a TPU (as legacy)",
+                "Use partition_strategy='div'",
+                use_tpu=use_tpu,
+                eval_on_tpu=eval_on_tpu,
+            )
+        )
+    log.info(
+        "TPUEstimator(embedding_config_spec=...): no TPU embedding engine here; the "
+        "embedding columns are ordinary lookups trained by the model_fn's optimizer "
+        "(as legacy use_tpu=False)."
+    )
