@@ -9,6 +9,7 @@ Example:
 import typing as _typing
 
 from tfport.estimator._canned.rnn_v2 import RNNClassifier, RNNEstimator  # issue 15
+from tfport.estimator._canned.sdca import LinearSDCA  # issue 15
 from tfport.estimator._engine.evaluator_hook import make_stop_at_checkpoint_step_hook
 from tfport.estimator._engine.extenders import call_logit_fn
 from tfport.estimator._engine.hooks import (
@@ -22,6 +23,7 @@ from tfport.estimator._engine.receivers import build_raw_supervised_input_receiv
 
 __all__ = [
     "InMemoryEvaluatorHook",  # noqa: F822 - lazy, via __getattr__
+    "LinearSDCA",
     "RNNClassifier",
     "RNNEstimator",
     "build_raw_supervised_input_receiver_fn",

@@ -18,7 +18,10 @@ from typing import Any
 from tfport.estimator._canned import dnn
 from tfport.estimator._canned.base import CannedEstimator
 from tfport.estimator._canned.combined import combined_model_fn
+from tfport.estimator._canned.kmeans import refuse_replicas
 from tfport.estimator._canned.model_fns import baseline_model_fn, dnn_model_fn, linear_model_fn
+from tfport.estimator._canned.sdca import LinearSDCA, check_sdca_estimator
+from tfport.estimator._canned.sdca_ops import sdca_model_fn
 from tfport.estimator._heads.heads import Head
 
 
@@ -101,8 +104,11 @@ class LinearBase(CannedEstimator):
         sparse_combiner: str,
         partitioner: Any = None,
     ) -> None:
+        sdca = isinstance(optimizer, LinearSDCA)
+        if sdca:
+            check_sdca_estimator(optimizer, head, _columns(feature_columns), sparse_combiner)
         self._init_canned(
-            linear_model_fn,
+            sdca_model_fn if sdca else linear_model_fn,
             head,
             model_dir,
             config,
@@ -112,6 +118,8 @@ class LinearBase(CannedEstimator):
             partitioner=partitioner,
             sparse_combiner=sparse_combiner,
         )
+        if sdca:  # one example-state table and one set of weight deltas per step
+            refuse_replicas(self, "LinearSDCA", "the SDCA kernel's step is not split by replica")
 
 
 class CombinedBase(CannedEstimator):
