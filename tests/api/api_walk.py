@@ -103,11 +103,7 @@ def _norm(text: str) -> str:
 
 # Paths of the listing that issue 15 (LinearSDCA, RNN*, KMeans, logit-fn builders, the TPU
 # embedding spec) provides; its engineer removes each from here when it lands.
-PENDING_ISSUE_15 = frozenset(
-    {
-        "tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec",
-    }
-)
+PENDING_ISSUE_15: frozenset = frozenset()
 # The one name tfport adds on purpose: `tf.estimator.inputs`, the TF 1.x path.
 ADDED_ON_PURPOSE = frozenset({"tf.estimator.inputs"})
 
