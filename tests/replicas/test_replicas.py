@@ -18,6 +18,10 @@ import pytest
 
 SCRIPT = pathlib.Path(__file__).parent / "scripts" / "replicas.py"
 MATCHING = ["linear_ftrl", "dnn_embedding", "keras_loss", "bert_cross", "adam"]
+# 103 examples batched by 10, one epoch: the last global batch (3) splits 2 + 1
+PARTIAL = ["partial", "partial_v1", "partial_keras"]
+# a one-device checkpoint's per-partition slots (weights/part_0/Adagrad) restore on 2
+PARTITIONED = ["linear_part"]
 
 
 def _tfport_run(strategy: str, *jobs: str) -> subprocess.CompletedProcess:
@@ -39,12 +43,13 @@ def _step0_copy(src: pathlib.Path, dest: pathlib.Path) -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("replicas")
-    kinds = [*MATCHING, "bert_plain"]
+    kinds = [*MATCHING, *PARTIAL, *PARTITIONED, "bert_plain"]
     proc = _tfport_run("default", *(f"{k},{root / k}_1,{root / k}_1.json" for k in kinds))
     assert proc.returncode == 0, proc.stderr[-3000:]
     for kind in kinds:
         _step0_copy(root / f"{kind}_1", root / f"{kind}_2")
-    proc = _tfport_run("mirrored:2", *(f"{k},{root / k}_2,{root / k}_2.json" for k in MATCHING))
+    two = [*MATCHING, *PARTIAL, *PARTITIONED]
+    proc = _tfport_run("mirrored:2", *(f"{k},{root / k}_2,{root / k}_2.json" for k in two))
     assert proc.returncode == 0, proc.stderr[-3000:]
     plain = _tfport_run("mirrored:2", f"bert_plain,{root}/bert_plain_2,{root}/bert_plain_2.json")
     return root, plain
@@ -55,7 +60,7 @@ def _out(root: pathlib.Path, name: str) -> dict:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", MATCHING)
+@pytest.mark.parametrize("kind", [*MATCHING, *PARTIAL, *PARTITIONED])
 def test_mirrored_2_trains_and_evaluates_like_one_device(runs, kind):
     root, _ = runs
     one, two = _out(root, f"{kind}_1"), _out(root, f"{kind}_2")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, dnn, linear, optimizers
@@ -130,7 +131,7 @@ def _train_op_fn_v2(opts: list, var_lists: list, scale: bool) -> Any:
         tf = import_tf()
         replicas = tf.distribute.get_strategy().num_replicas_in_sync
         if scale and replicas > 1:
-            loss = loss * (1.0 / replicas)
+            loss = replica_share.scaled(loss)  # b_r / B: 1/N if even
         ops = []
         for opt, vs in zip(built, var_lists):
             ops.extend(opt.get_updates(loss, vs))

@@ -36,15 +36,73 @@ def aligned_var_list(ctx: ModeContext, input_fn: Any, checkpoint: str) -> dict |
         return None
     single = builder.build(ctx.single_device(), input_fn)
     with single.graph.as_default():
-        theirs = [(name, shape) for name, _, shape in graphs.saver_names(v1)]
+        theirs = _joined_partition_slots(graphs.saver_names(v1))
     if len(theirs) != len(ours):
         return None
     var_list: dict = {}
     for (name, shape), (_, var, our_shape) in zip(theirs, ours):
         if shape != our_shape or isinstance(var, (list, tuple)):
             return None
-        var_list.update(_renamed(var, name))
+        if isinstance(name, list):
+            var_list[name[0][0]] = _sliced_saveable(var, name)
+        else:
+            var_list.update(_renamed(var, name))
     return var_list
+
+
+def _joined_partition_slots(entries: list) -> list:
+    """Per-partition slot entries (`w/part_0/Adagrad`, `w/part_1/Adagrad`) joined into one.
+
+    Returns `(name or [(key, slice spec, first row, rows)], full shape)` pairs in creation
+    order: a strategy drops the partitioner, so its variable `w` has one full-shape slot,
+    which the single-device checkpoint holds as row slices under the partitions' keys.
+    """
+    import re
+
+    pattern = re.compile(r"^(.*)/part_\d+/([^/].*)$")
+    joined: dict = {}
+    out: list = []
+    for name, var, shape in entries:
+        match = pattern.match(name)
+        infos = [getattr(v, "_save_slice_info", None) for v in var] if isinstance(var, list) else []
+        if match is None or not infos or None in infos or not shape:
+            out.append((name, shape))
+            continue
+        key = (match.group(1), match.group(2))
+        if key not in joined:
+            joined[key] = ([], shape)
+            out.append(joined[key])
+        joined[key][0].extend((name, i.spec, i.var_offset[0], i.var_shape[0]) for i in infos)
+    return [
+        (sorted(item[0], key=lambda part: part[2]), item[1]) if isinstance(item[0], list) else item
+        for item in out
+    ]
+
+
+def _sliced_saveable(var: Any, parts: list) -> Any:
+    """A SaveableObject reading and writing `var`'s row slices under the partitions' keys."""
+    from tensorflow.python.training.saving import saveable_object
+
+    tf = import_tf()
+
+    class Joined(saveable_object.SaveableObject):
+        def __init__(self) -> None:
+            specs = []
+            for name, spec, begin, rows in parts:
+
+                def tensor(begin: int = begin, rows: int = rows) -> Any:
+                    return tf.convert_to_tensor(var)[begin : begin + rows]
+
+                specs.append(
+                    saveable_object.SaveSpec(tensor, spec, name, dtype=var.dtype, device=var.device)
+                )
+            super().__init__(var, specs, parts[0][0])
+
+        def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
+            del restored_shapes
+            return var.assign(tf.concat(list(restored_tensors), axis=0))
+
+    return Joined()
 
 
 def _renamed(var: Any, name: str) -> dict:

@@ -20,6 +20,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
@@ -152,3 +153,83 @@ def keras_mean_losses() -> Iterator[None]:
         yield
     finally:
         losses.Loss._get_reduction = original
+
+
+def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
+    """Each local replica's share `b_r / B` of this global batch, as a PerReplica value.
+
+    None on several workers (each worker sees only its own replicas; their batches
+    divide evenly, so the shares are 1/N) or when no batch dimension is found.
+
+    Example:
+        >>> shares = batch_shares(strategy, features, labels)  # doctest: +SKIP
+    """
+    from tensorflow.python.distribute import mirrored_strategy
+    from tensorflow.python.distribute import values as ds_values
+
+    tf = import_tf()
+    if type(getattr(strategy, "extended", None)) is not mirrored_strategy.MirroredExtended:
+        return None
+    leaves = tf.nest.flatten(labels) + tf.nest.flatten(features)
+    leaves = [leaf for leaf in leaves if leaf is not None]
+    if not leaves:
+        return None
+    sizes = [_rows(tf, part) for part in strategy.experimental_local_results(leaves[0])]
+    if any(size is None for size in sizes) or len(sizes) < 2:
+        return None
+    total = tf.math.add_n(sizes)
+    return ds_values.PerReplica(tuple(size / total for size in sizes))
+
+
+def _rows(tf: Any, value: Any) -> Any:
+    if isinstance(value, tf.SparseTensor):
+        return tf.cast(value.dense_shape[0], tf.float32)
+    if isinstance(value, tf.RaggedTensor):
+        return tf.cast(value.nrows(), tf.float32)
+    if tf.is_tensor(value) and value.shape.rank:
+        return tf.cast(tf.shape(value)[0], tf.float32)
+    return None
+
+
+@contextlib.contextmanager
+def share_scaled_losses() -> Iterator[None]:
+    """Mean-reduced losses scaled by the replica's batch share instead of 1/N.
+
+    Covers v1 optimizers (`Optimizer._scale_loss`) and tf_keras compiled losses
+    (`scale_loss_for_distribution`); heads and CrossShardOptimizer read the share
+    themselves (`tfport._common.replica_share`).
+
+    Example:
+        >>> with share_scaled_losses():
+        ...     pass
+    """
+    from tensorflow.python.distribute import distribute_utils, reduce_util
+    from tensorflow.python.training import optimizer
+
+    tf = import_tf()
+
+    def scale_loss(loss_value: Any) -> Any:
+        graph = tf.compat.v1.get_default_graph()
+        graph._is_loss_scaled_by_optimizer = False
+        if distribute_utils.get_loss_reduction() == reduce_util.ReduceOp.MEAN:
+            if tf.distribute.get_strategy().num_replicas_in_sync > 1:
+                loss_value = replica_share.scaled(loss_value)
+                graph._is_loss_scaled_by_optimizer = True
+        return loss_value
+
+    originals = [(optimizer.Optimizer, "_scale_loss", optimizer.Optimizer.__dict__["_scale_loss"])]
+    optimizer.Optimizer._scale_loss = staticmethod(scale_loss)
+    try:
+        from tf_keras.src.utils import losses_utils
+    except ImportError:  # pragma: no cover - tf_keras is a dependency
+        losses_utils = None
+    if losses_utils is not None:
+        originals.append(
+            (losses_utils, "scale_loss_for_distribution", losses_utils.scale_loss_for_distribution)
+        )
+        losses_utils.scale_loss_for_distribution = replica_share.scaled
+    try:
+        yield
+    finally:
+        for owner, name, value in originals:
+            setattr(owner, name, value)

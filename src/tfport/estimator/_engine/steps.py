@@ -5,9 +5,10 @@ and, when replicated, the metric pairs aggregated over replicas). The graph buil
 runs a step once per graph, or inside the steps-per-loop `while_loop`.
 
 Under a strategy model_fn runs once per replica (`call_for_each_replica`) on that
-replica's share of the global batch, so N replicas with batch B/N make the update of
-one device with batch B (v1 optimizers scale a mean loss by 1/N and sum the
-gradients; Keras losses divide by the global batch). Metrics created with
+replica's share of the global batch, so N replicas make the update of one device with
+the global batch B: a replica's mean loss over its b_r examples is scaled by b_r / B
+(1/N when B divides evenly; see `tfport._common.replica_share`) and the gradients are
+summed. The step's loss is the replicas' losses weighted the same way. Metrics created with
 `tf.compat.v1.metrics` aggregate over replicas.
 """
 
@@ -16,8 +17,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import replicas
+from tfport.estimator._engine import replicas, sync_batch_norm
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import metric_pairs
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -54,8 +56,11 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     replicas.graph_reductions(strategy)
     specs: list = []
 
-    def replica_fn(features: Any, labels: Any) -> dict:
-        spec = ctx.call_model_fn(features, labels, deferred if not specs else [])
+    shares = replicas.batch_shares(strategy, features, labels)
+
+    def replica_fn(features: Any, labels: Any, share: Any) -> dict:
+        with replica_share.scope(share):
+            spec = ctx.call_model_fn(features, labels, deferred if not specs else [])
         specs.append(spec)
         if ctx.mode == ModeKeys.TRAIN:
             return {"loss": spec.loss, "train_op": spec.train_op}
@@ -66,11 +71,14 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
         strategy._scale_loss_for_estimator_enabled(),  # v1 optimizers: mean loss / N
         replicas.recording_optimizers(optimizers),
         replicas.keras_mean_losses(),
+        replicas.share_scaled_losses(),  # ... times N x this replica's batch share
+        sync_batch_norm.synchronized_batch_norm(),  # the global batch's statistics
     ):
-        grouped = strategy.extended.call_for_each_replica(replica_fn, args=(features, labels))
+        args = (features, labels, shares)
+        grouped = strategy.extended.call_for_each_replica(replica_fn, args=args)
     drop_replica_components(tf.compat.v1)
     graph = tf.compat.v1.get_default_graph()
-    loss = strategy.reduce(_loss_reduction(tf, graph), grouped["loss"], axis=None)
+    loss = _reduce_loss(tf, strategy, _loss_reduction(tf, graph), grouped["loss"], shares)
     if ctx.mode == ModeKeys.TRAIN:
         hook = replicas.consistency_hook(optimizers)
         spec = specs[0]._replace(training_hooks=[*specs[0].training_hooks, hook])
@@ -96,6 +104,16 @@ def drop_replica_components(v1: Any) -> None:
         id(c) for v in collection if isinstance(v, ds_values.DistributedValues) for c in v.values
     }
     collection[:] = [v for v in collection if id(v) not in parts]
+
+
+def _reduce_loss(tf: Any, strategy: Any, reduction: Any, losses: Any, shares: Any) -> Any:
+    """The step's loss: summed, or the replicas' means weighted by their batch shares."""
+    if shares is None or reduction == tf.distribute.ReduceOp.SUM:
+        return strategy.reduce(reduction, losses, axis=None)
+    parts = strategy.experimental_local_results(losses)
+    weights = strategy.experimental_local_results(shares)
+    with tf.device(parts[0].device):
+        return tf.math.add_n([p * tf.cast(w, p.dtype) for p, w in zip(parts, weights)])
 
 
 def _loss_reduction(tf: Any, graph: Any) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks
@@ -344,7 +345,7 @@ class Head(interface.Interface, base.Head):
                 if self.loss_reduction != "sum":
                     replicas = tf.distribute.get_strategy().num_replicas_in_sync
                     if replicas > 1:
-                        loss = loss * (1.0 / replicas)
+                        loss = replica_share.scaled(loss)  # b_r / B: 1/N if even
                 train_op = optimizer.get_updates(loss, list(variables))[0]
             else:
                 train_op = train_op_fn(loss)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
 
 
@@ -61,7 +62,8 @@ def mean_apply(
     apply = type(opt).apply_gradients
     if n == 1:
         return apply(opt, pairs, global_step=global_step, name=name)
-    pairs = [(g if g is None or id(g) in scaled else g * (1.0 / n), v) for g, v in pairs]
+    share = replica_share.mean_scale()  # b_r / B (1/N when the batch divides evenly)
+    pairs = [(g if g is None or id(g) in scaled else g * share, v) for g, v in pairs]
     if not overrides_apply(opt):
         return apply(opt, pairs, global_step=global_step, name=name)  # TF sums: the mean
     present = [i for i, (g, _) in enumerate(pairs) if g is not None]

@@ -1,0 +1,102 @@
+"""BatchNormalization on N replicas with one device's batch statistics.
+
+In training a Keras BatchNormalization layer (also `tf.compat.v1.layers`' one)
+normalizes with its batch's mean and variance. On N replicas each replica would see
+only its minibatch, so the outputs, gradients and moving averages would differ from
+one device's. Inside a replicated step the layer instead sums its per-replica
+`sum(x)`, `sum(x^2)` and example counts across replicas (`merge_call`; TF's
+`ReplicaContext.all_reduce` cannot be differentiated in a TF1 graph) and normalizes
+with the global batch's statistics. The backward pass sums the replicas' upstream
+gradients the same way, so each replica's gradient holds every replica's loss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+
+
+@contextlib.contextmanager
+def synchronized_batch_norm() -> Iterator[None]:
+    """Keras BatchNormalization layers built in the block use cross-replica statistics.
+
+    Outside a replica context (or on one replica) layers behave as before.
+
+    Example:
+        >>> with synchronized_batch_norm():
+        ...     pass
+    """
+    try:
+        from tf_keras.src.layers.normalization import batch_normalization as bn
+    except ImportError:  # pragma: no cover - tf_keras is a dependency
+        yield
+        return
+    base = bn.BatchNormalizationBase
+    calculate, build = base._calculate_mean_and_var, base.build
+
+    def synced_build(self: Any, input_shape: Any) -> None:
+        build(self, input_shape)
+        if _replicated() and self.fused:
+            self.fused = False  # the fused kernel computes its own (local) statistics
+
+    def synced_calculate(self: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None) -> Any:
+        if self.synchronized or not _replicated():
+            return calculate(self, x, axes, keep_dims, mask=mask)
+        return _global_moments(x, axes, keep_dims, mask)
+
+    base.build, base._calculate_mean_and_var = synced_build, synced_calculate
+    try:
+        yield
+    finally:
+        base.build, base._calculate_mean_and_var = build, calculate
+
+
+def _replicated() -> bool:
+    tf = import_tf()
+    context = tf.distribute.get_replica_context()
+    return context is not None and context.num_replicas_in_sync > 1
+
+
+def _global_moments(x: Any, axes: Any, keep_dims: bool, mask: Any) -> tuple:
+    tf = import_tf()
+    with tf.name_scope("moments"):
+        y = tf.cast(x, tf.float32) if x.dtype == tf.float16 else x
+        count = tf.ones_like(y)
+        if mask is not None:
+            weights = tf.expand_dims(tf.cast(mask, y.dtype), axis=-1)
+            y, count = y * weights, tf.broadcast_to(weights, tf.shape(y))
+        total = _replica_sum(tf.reduce_sum(y, axis=axes, keepdims=True))
+        squares = _replica_sum(tf.reduce_sum(tf.square(y), axis=axes, keepdims=True))
+        count = _replica_sum(tf.reduce_sum(count, axis=axes, keepdims=True))
+        mean = tf.math.divide_no_nan(total, count)
+        variance = tf.maximum(tf.math.divide_no_nan(squares, count) - tf.square(mean), 0.0)
+        if not keep_dims:
+            mean, variance = tf.squeeze(mean, axes), tf.squeeze(variance, axes)
+        return tf.cast(mean, x.dtype), tf.cast(variance, x.dtype)
+
+
+def _replica_sum(local: Any) -> Any:
+    """The sum of `local` over replicas; its gradient is the replicas' gradients summed."""
+    tf = import_tf()
+    total = tf.stop_gradient(_merge_sum(local))
+
+    @tf.custom_gradient
+    def attach(value: Any, summed: Any) -> Any:
+        def grad(upstream: Any) -> tuple:
+            return _merge_sum(upstream), tf.zeros_like(summed)
+
+        return tf.identity(summed), grad
+
+    return attach(local, total)
+
+
+def _merge_sum(local: Any) -> Any:
+    tf = import_tf()
+
+    def merge(strategy: Any, value: Any) -> Any:
+        return strategy.extended.reduce_to(tf.distribute.ReduceOp.SUM, value, value)
+
+    return tf.distribute.get_replica_context().merge_call(merge, args=(local,))
