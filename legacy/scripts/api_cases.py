@@ -156,10 +156,14 @@ def multi_head(model_dir, out_json):
     _finish(tf, est, eval_fn, model_dir, out_json)
 
 
-if __name__ == "__main__":
-    case, model_dir, out_json = sys.argv[1:4]
+def main(case, model_dir, out_json):
+    """Runs CASE on MODEL_DIR and writes OUT_JSON."""
     {
         "api_numpy_head": numpy_head,
         "api_pandas_poisson": pandas_poisson,
         "api_multi_head": multi_head,
     }[case](model_dir, out_json)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
