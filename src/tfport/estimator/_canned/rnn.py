@@ -173,7 +173,11 @@ def _model_class() -> type:
                 if self._context_layer is not None:
                     context = self._context_layer(inputs, training=training)
                     sequence_input = _concatenate_context(tf, context, sequence_input)
-            mask = tf.sequence_mask(sequence_length)
+            # The mask spans the padded time axis. A batch (or a replica's share of one,
+            # which keeps the global dense shape) whose longest sequence is shorter than
+            # that axis would get a shorter mask, which the RNN loop reads past (the
+            # legacy estimator failed there: "Trying to access element 4 in a list with 3").
+            mask = tf.sequence_mask(sequence_length, maxlen=tf.shape(sequence_input)[1])
             outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
             return self._logits_layer(outputs)
 

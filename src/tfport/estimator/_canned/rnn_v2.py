@@ -13,7 +13,6 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport.estimator._canned import base, rnn
 from tfport.estimator._canned.base import CannedEstimator
-from tfport.estimator._canned.kmeans import refuse_replicas
 
 __all__ = ["RNNEstimator", "RNNClassifier"]
 
@@ -111,9 +110,6 @@ class RNNEstimator(CannedEstimator):
             cell_type=cell_type,
             rnn_cell_fn=rnn_cell_fn,
             optimizer=optimizer,
-        )
-        refuse_replicas(
-            self, type(self).__name__, "its replicas do not yet reproduce one device's numbers"
         )
 
 
