@@ -19,7 +19,7 @@ from typing import Any
 
 from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import replicas, sync_batch_norm
+from tfport.estimator._engine import lifted_variables, replicas, sync_batch_norm
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import metric_pairs
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -59,7 +59,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     shares = replicas.batch_shares(strategy, features, labels)
 
     def replica_fn(features: Any, labels: Any, share: Any) -> dict:
-        with replica_share.scope(share):
+        with replica_share.scope(share), lifted_variables.replica_variables_lifted():
             spec = ctx.call_model_fn(features, labels, deferred if not specs else [])
         specs.append(spec)
         if ctx.mode == ModeKeys.TRAIN:
