@@ -10,10 +10,13 @@ Prints progress on stderr and, as its last stdout line, JSON with:
   graph, same inputs, same run, interleaved rounds (target <= 1.05).
 
 With `--scaling`, one JSON line per benchmark instead: `graph inspect` and `graph
-convert` on a chain of N small nodes and of 10N (fresh processes; time ratio, peak
-RSS over input size, and inspect over a bare protobuf parse of the same file).
+convert` on a chain of N small nodes and of 10N, each in a fresh process: time ratio,
+peak RSS over the RSS after imports divided by the input size, and inspect over a bare
+protobuf parse of the same file (best of `--scaling-rounds`, interleaved); the full-parse
+path `inspect` takes for SavedModels and text graphs is measured beside it.
 
-Usage: python bench/graph.py [--rounds 30] | --scaling [--nodes 100000 --convert-nodes 5000]
+Usage: python bench/graph.py [--rounds 30]
+       python bench/graph.py --scaling [--nodes 100000 --convert-nodes 5000 (0: skip)]
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -180,58 +184,104 @@ def chain_graph(nodes):
 
 
 _SCALE_CHILD = """
-import json, resource, sys, time
+import json, sys, time
 mode, path = sys.argv[1], sys.argv[2]
 if mode == "convert":
     from tfport._common.tfenv import import_tf
     import_tf()
 from tfport._common import protos
-from tfport.graph import convert, inspect_graph
-data = open(path, "rb").read()
+from tfport.graph import _inspect, _parse, convert, inspect_graph
+protos.graph_def_class()
+def rss(key):  # VmHWM, unlike ru_maxrss, does not inherit the parent's peak across exec
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith(key))
+base = rss("VmRSS")
 start = time.perf_counter()
-protos.graph_def_class().FromString(data)
-parse = time.perf_counter() - start
-del data
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-start = time.perf_counter()
-if mode == "inspect":
+if mode == "parse":
+    with open(path, "rb") as f:
+        protos.graph_def_class().FromString(f.read())
+elif mode == "inspect":
     inspect_graph(path)
+elif mode == "inspect_full":
+    _inspect.describe(_parse.read(path))
 else:
     convert(path, sys.argv[3])
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": seconds, "parse_seconds": parse, "peak": peak, "base": base}))
+print(json.dumps({"seconds": seconds, "peak": rss("VmHWM"), "base": base}))
 """
 
 
-def _scaled(mode, nodes, folder):
+def _child(mode, path, folder):
+    """Runs one `mode` in a fresh process: seconds and peak RSS over the RSS after imports."""
+    cmd = [sys.executable, "-c", _SCALE_CHILD, mode, path, os.path.join(folder, "sm")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    shutil.rmtree(os.path.join(folder, "sm"), ignore_errors=True)
+    return result["seconds"], result["peak"] - result["base"]
+
+
+def _best(modes, path, folder, rounds):
+    """Best-of-`rounds` seconds and the peak growth per mode, the modes interleaved."""
+    seconds = {m: [] for m in modes}
+    growth = {}
+    for _ in range(rounds):
+        for mode in modes:
+            sec, grow = _child(mode, path, folder)
+            seconds[mode].append(sec)
+            growth[mode] = grow
+    return {m: min(v) for m, v in seconds.items()}, growth
+
+
+def _graph_file(nodes, folder):
     path = os.path.join(folder, f"chain_{nodes}.pb")
     with open(path, "wb") as f:
         f.write(chain_graph(nodes).SerializeToString())
-    size = os.path.getsize(path)
-    cmd = [sys.executable, "-c", _SCALE_CHILD, mode, path, os.path.join(folder, f"sm_{nodes}")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["bytes"] = size
-    return result
+    return path
 
 
-def scaling(nodes, convert_nodes):
-    """One JSON-able dict per benchmark: 10x the nodes, time ratio and memory."""
+def scaling(nodes, convert_nodes, rounds=3):
+    """One JSON-able dict per benchmark: 10x the nodes, time ratio, memory, cost over a parse.
+
+    Every figure comes from a fresh process; memory is the peak RSS over the RSS after
+    imports, divided by the input's size; times are the best of `rounds`, interleaved.
+    """
     results = []
     with tempfile.TemporaryDirectory() as folder:
-        for mode, n in (("inspect", nodes), ("convert", convert_nodes)):
-            small, big = _scaled(mode, n, folder), _scaled(mode, n * 10, folder)
+        small, big = _graph_file(nodes, folder), _graph_file(nodes * 10, folder)
+        size = os.path.getsize(big)
+        modes = ("parse", "inspect", "inspect_full")
+        sec_small, _ = _best(modes, small, folder, rounds)
+        sec_big, grow = _best(modes, big, folder, rounds)
+        results.append(
+            {
+                "benchmark": "graph_inspect_scaling",
+                "nodes": [nodes, nodes * 10],
+                "input_bytes": size,
+                "seconds": [round(sec_small["inspect"], 3), round(sec_big["inspect"], 3)],
+                "time_ratio": round(sec_big["inspect"] / sec_small["inspect"], 2),
+                "peak_rss_growth_over_input": round(grow["inspect"] / size, 2),
+                "over_protobuf_parse": round(sec_big["inspect"] / sec_big["parse"], 2),
+                "protobuf_parse_seconds": round(sec_big["parse"], 3),
+                "protobuf_parse_rss_growth_over_input": round(grow["parse"] / size, 2),
+                "full_parse_path_over_protobuf_parse": round(
+                    sec_big["inspect_full"] / sec_big["parse"], 2
+                ),
+                "full_parse_path_rss_growth_over_input": round(grow["inspect_full"] / size, 2),
+            }
+        )
+        if convert_nodes:
+            small, big = _graph_file(convert_nodes, folder), _graph_file(convert_nodes * 10, folder)
+            (s_small, _), (s_big, g_big) = (
+                _child("convert", small, folder),
+                _child("convert", big, folder),
+            )
             results.append(
                 {
-                    "benchmark": f"graph_{mode}_scaling",
-                    "nodes": [n, n * 10],
-                    "seconds": [round(small["seconds"], 3), round(big["seconds"], 3)],
-                    "time_ratio": round(big["seconds"] / small["seconds"], 2),
-                    "peak_rss_growth_over_input": round(
-                        (big["peak"] - big["base"]) / big["bytes"], 2
-                    ),
-                    "over_protobuf_parse": round(big["seconds"] / big["parse_seconds"], 2),
+                    "benchmark": "graph_convert_scaling",
+                    "nodes": [convert_nodes, convert_nodes * 10],
+                    "seconds": [round(s_small, 3), round(s_big, 3)],
+                    "time_ratio": round(s_big / s_small, 2),
+                    "peak_rss_growth_over_input": round(g_big / os.path.getsize(big), 2),
                 }
             )
     return results
@@ -243,10 +293,11 @@ def main():
     parser.add_argument("--mb", type=int, default=110, help="size of the synthetic graphs")
     parser.add_argument("--scaling", action="store_true", help="10x the nodes: time ratios")
     parser.add_argument("--nodes", type=int, default=100_000)
-    parser.add_argument("--convert-nodes", type=int, default=5_000)
+    parser.add_argument("--convert-nodes", type=int, default=5_000, help="0: skip convert")
+    parser.add_argument("--scaling-rounds", type=int, default=3)
     args = parser.parse_args()
     if args.scaling:
-        for result in scaling(args.nodes, args.convert_nodes):
+        for result in scaling(args.nodes, args.convert_nodes, args.scaling_rounds):
             print(json.dumps(result))
         return
     with tempfile.TemporaryDirectory() as folder:

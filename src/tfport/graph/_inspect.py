@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import protos
-from tfport.graph import _index, _ops, _parse, _safety, _savedmodel
+from tfport.graph import _index, _ops, _parse, _safety, _savedmodel, _stream
 from tfport.graph._textstream import Limits
 
 
@@ -37,8 +37,34 @@ def inspect_graph(
         >>> report["graphs"][0]["inputs"]
         [{'name': 'input:0', 'dtype': 'float32', 'shape': [None, 4]}]
     """
+    limits = limits or Limits()
+    if _parse.is_binary_graph_def(path):
+        summary = _stream.summarize(path, limits)
+        if summary is not None:
+            return _summary_report(path, summary, tuple(allow_ops), trust, limits)
     art = _parse.read(path, limits=limits)
     return describe(art, allow_ops, trust)
+
+
+def _summary_report(
+    path: str, summary: _stream.Summary, allow: tuple[str, ...], trust: bool, limits: Limits
+) -> dict[str, Any]:
+    """The report of a binary GraphDef streamed by :func:`_stream.summarize`."""
+    sparse = summary.sparse
+    result = _safety.scan(sparse, allow, None, trust, limits.max_depth, limits.max_nodes)
+    graph = {
+        "nodes": summary.nodes,
+        "bytes": summary.nbytes,
+        "producer": sparse.versions.producer,
+        "inputs": [_placeholder(n) for n in sparse.node if n.op == "Placeholder"],
+        "outputs": [name + ":0" for name in summary.sinks],
+        "op_histogram": dict(summary.histogram.most_common()),
+        "functions": [],
+        "unsafe": [dataclasses.asdict(f) for f in result.findings],
+    }
+    report = {"path": path, "format": "graph_def", "bytes": summary.nbytes, "graphs": [graph]}
+    report["blocking"] = [u for u in graph["unsafe"] if u["blocking"]]
+    return report
 
 
 def describe(art: _parse.Artifact, allow_ops: Iterable[str] = (), trust: bool = False) -> dict:

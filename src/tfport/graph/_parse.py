@@ -84,6 +84,16 @@ def read(path: str, max_bytes: int | None = None, limits: Limits | None = None) 
     return Artifact(path, "graph_def", text, len(data), graph_def=graph_def, limits=limits)
 
 
+def is_binary_graph_def(path: str) -> bool:
+    """Whether `path` names a binary GraphDef file (not a SavedModel, not text format)."""
+    path = os.fspath(path)
+    return (
+        os.path.isfile(path)
+        and os.path.basename(path) not in SAVED_MODEL_FILES
+        and not path.lower().endswith(TEXT_SUFFIXES)
+    )
+
+
 def _read_saved_model(path: str, limits: Limits) -> Artifact:
     for name in SAVED_MODEL_FILES:
         file = os.path.join(path, name)
