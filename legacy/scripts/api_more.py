@@ -11,7 +11,8 @@ Custom model_fns (one dense layer, 40 steps of batch 16, checkpoints 0/20/40):
   trained through ``train_op_fn``, string labels from ``numpy_input_fn``, wrapped by
   ``add_metrics`` (a v1 metric tuple and a Keras metric).
 - ``api_custom_multilabel``: ``MultiLabelHead(3, thresholds=[0.3, 0.6])`` with an
-  ``optimizer``, ``regularization_losses`` and ``update_ops`` (a counter of rows seen).
+  ``optimizer``, ``regularization_losses`` (an L2 term) and ``update_ops`` (a counter of
+  the rows trained on).
 - ``api_custom_regression``: ``RegressionHead(label_dimension=2, loss_fn=...,
   inverse_link_fn=...)`` on ``pandas_input_fn`` with a DataFrame of labels.
 - ``api_custom_poisson``: ``PoissonRegressionHead(weight_column="w")`` on
@@ -116,12 +117,8 @@ def _custom(tf, head, model_dir, train_fn, eval_fn, out_json, how="optimizer", m
 
     def model_fn(features, labels, mode):
         x = features["x"]
-        logits = tf.compat.v1.layers.dense(
-            x,
-            head.logits_dimension,
-            kernel_regularizer=tf.keras.regularizers.l2(0.01) if how == "update_ops" else None,
-            name="logits",
-        )
+        layer = tf.compat.v1.layers.Dense(head.logits_dimension, name="logits")
+        logits = layer(x)
         kwargs = {}
         if how == "train_op_fn":
             optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
@@ -133,13 +130,22 @@ def _custom(tf, head, model_dir, train_fn, eval_fn, out_json, how="optimizer", m
         else:
             kwargs["optimizer"] = _sgd(tf, 0.1)
             kwargs["trainable_variables"] = tf.compat.v1.trainable_variables()
-        if how == "update_ops":
+        if how == "update_ops" and mode == tf.estimator.ModeKeys.TRAIN:
+            # A counter of the rows trained on (summed over replicas, were there any).
             seen = tf.compat.v1.get_variable(
-                "rows_seen", [], tf.float32, tf.compat.v1.zeros_initializer(), trainable=False
+                "rows_seen",
+                [],
+                tf.float32,
+                tf.compat.v1.zeros_initializer(),
+                trainable=False,
+                aggregation=tf.VariableAggregation.SUM,
             )
             rows = tf.cast(tf.shape(x)[0], tf.float32)
             kwargs["update_ops"] = [tf.compat.v1.assign_add(seen, rows)]
-            kwargs["regularization_losses"] = tf.compat.v1.losses.get_regularization_losses()
+            # Computed in each replica's model_fn (a kernel_regularizer would add its loss
+            # in the first replica only: the others reuse the variable).
+            l2 = 0.01 * tf.reduce_sum(tf.square(layer.kernel))
+            kwargs["regularization_losses"] = [l2]
         return head.create_estimator_spec(features, mode, logits, labels, **kwargs)
 
     est = tf.estimator.Estimator(model_fn, config=_config(tf, model_dir))

@@ -143,6 +143,9 @@ def call_input_fn(
                 input_fn=input_fn,
             )
         )
+    # numpy_input_fn / pandas_input_fn: the Dataset itself, not the tensors their
+    # input_fn returns in a graph (legacy's queue outputs), so batches can be split.
+    input_fn = getattr(input_fn, "_tfport_dataset_fn", input_fn)
     args = fn_args(input_fn)
     kwargs: dict[str, Any] = {}
     if "params" in args:

@@ -50,7 +50,7 @@ _REPLACEABLE = frozenset(
 
 
 def parse_tf_config(raw: str | None = None) -> dict:
-    """Parses `TF_CONFIG` (JSON with `cluster`, `task`) and validates its shape.
+    """Parses `TF_CONFIG` (JSON with `cluster`, `task`, `service`) and validates its shape.
 
     Example:
         >>> parse_tf_config('{"cluster": {"worker": ["127.0.0.1:1"]}, '
@@ -83,6 +83,15 @@ def parse_tf_config(raw: str | None = None) -> dict:
                 "TF_CONFIG.cluster must map task types to lists of 'host:port' strings",
                 'Use e.g. {"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]}',
                 cluster=cluster,
+            )
+        )
+    service = config.get("service")
+    if service is not None and not isinstance(service, dict):
+        raise TfportInputError(
+            message(
+                'If "service" is set in TF_CONFIG, it must be a dict',
+                'Use e.g. "service": {"name": "...", ...} or leave it out',
+                service_type=type(service).__name__,
             )
         )
     task = config.get("task", {})
@@ -198,6 +207,7 @@ class RunConfig:
 
     def _init_cluster(self, tf_config: dict) -> None:
         self._tf_config = tf_config
+        self._service = tf_config.get("service")
         self._cluster_spec = dict(tf_config.get("cluster", {}))
         task = tf_config.get("task", {})
         if self._cluster_spec:
@@ -257,7 +267,10 @@ class RunConfig:
     evaluation_master = property(lambda self: self._evaluation_master)
     num_ps_replicas = property(lambda self: self._num_ps_replicas)
     num_worker_replicas = property(lambda self: self._num_worker_replicas)
-    service = property(lambda self: None)
+    service = property(
+        lambda self: self._service,
+        doc="The platform-defined `service` dict of `TF_CONFIG` (None when absent).",
+    )
 
     @property
     def global_id_in_cluster(self) -> int:

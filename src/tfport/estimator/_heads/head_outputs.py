@@ -214,7 +214,7 @@ def threshold_metrics(label_ids: Any, predictions: dict, weights: Any, threshold
 
 
 def multi_label_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict:
-    """logits, probabilities (sigmoid), all_class_ids, all_classes.
+    """logits, probabilities (sigmoid), classes (every class's string, as legacy's).
 
     Example:
         >>> multi_label_predictions(logits, 3, None)["probabilities"]  # doctest: +SKIP
@@ -224,8 +224,7 @@ def multi_label_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dic
         return {
             LOGITS: logits,
             PROBABILITIES: tf.sigmoid(logits, name=PROBABILITIES),
-            ALL_CLASS_IDS: _tile_rows(tf, tf.range(n_classes), logits),
-            ALL_CLASSES: _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), logits),
+            CLASSES: _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), logits),
         }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -165,12 +166,13 @@ class MultiHead(base.Head):
         specs = []
         for h in self._heads:
             head_labels = None if mode == ModeKeys.PREDICT else self._labels(labels)[h.name]
-            if mode == ModeKeys.TRAIN:  # heads build losses; the train op is built here
-                specs.append(
-                    h.create_estimator_spec(features, ModeKeys.EVAL, logits[h.name], head_labels)
-                )
-            else:
-                specs.append(h.create_estimator_spec(features, mode, logits[h.name], head_labels))
+            # As legacy: each head builds its TRAIN spec with a no-op train_op_fn (its loss
+            # summary, and its `training` name scope: the real train op's optimizer then
+            # lives under `training_<number of heads>/`, as in legacy checkpoints).
+            kwargs = {"train_op_fn": _no_op} if mode == ModeKeys.TRAIN else {}
+            specs.append(
+                h.create_estimator_spec(features, mode, logits[h.name], head_labels, **kwargs)
+            )
         predictions = {
             (h.name, k): v for h, s in zip(self._heads, specs) for k, v in s.predictions.items()
         }
@@ -194,12 +196,27 @@ class MultiHead(base.Head):
                 metrics.update(s.eval_metric_ops or {})
                 metrics[f"loss/{h.name}"] = tf.compat.v1.metrics.mean(s.loss)
             return EstimatorSpec(mode, predictions=predictions, loss=loss, eval_metric_ops=metrics)
-        train_op = _train_op(tf, loss, optimizer, trainable_variables, train_op_fn, update_ops)
+        train_op = _train_op(
+            tf, loss, optimizer, trainable_variables, train_op_fn, update_ops, self.loss_reduction
+        )
+        with tf.compat.v1.get_default_graph().name_scope(None):
+            tf.compat.v1.summary.scalar("loss", loss)
         return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
 
 
+def _no_op(loss: Any) -> Any:
+    del loss
+    return import_tf().no_op()
+
+
 def _train_op(
-    tf: Any, loss: Any, optimizer: Any, variables: Any, train_op_fn: Any, update_ops: Any
+    tf: Any,
+    loss: Any,
+    optimizer: Any,
+    variables: Any,
+    train_op_fn: Any,
+    update_ops: Any,
+    reduction: str,
 ) -> Any:
     v1 = tf.compat.v1
     if (optimizer is None) == (train_op_fn is None):
@@ -210,10 +227,12 @@ def _train_op(
                 optimizer=optimizer,
             )
         )
-    with v1.name_scope("training"):
+    with v1.get_default_graph().name_scope(None), v1.name_scope("training"):
         if optimizer is not None:
             if variables is None:
                 variables = v1.trainable_variables()
+            if reduction != "sum" and tf.distribute.get_strategy().num_replicas_in_sync > 1:
+                loss = replica_share.scaled(loss)  # each replica's share of the mean
             train_op = optimizer.get_updates(loss, list(variables))[0]
         else:
             train_op = train_op_fn(loss)

@@ -5,6 +5,11 @@ epoch after epoch, and dequeued `batch_size` rows per step (`dequeue_up_to` when
 `num_epochs` is set, so the last batch may be short, then the input ends). The same
 stream is `from_tensor_slices(...).repeat(num_epochs).batch(batch_size)`: batches span
 epoch boundaries, and without shuffling they are the legacy batches in the legacy order.
+
+Called in a graph, the input_fn returns what legacy's returned: the `(features, labels)`
+tensors of the next batch (from a one-shot iterator, which needs no queue runners and
+no initializer). The Estimator engine reads the Dataset itself (`DATASET_FN_ATTR`), so
+it can split batches across replicas and restart the input for every evaluation.
 """
 
 from __future__ import annotations
@@ -14,6 +19,10 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+
+# The attribute of a numpy/pandas input_fn holding the function that returns its Dataset
+# (read by the engine's `call_input_fn`).
+DATASET_FN_ATTR = "_tfport_dataset_fn"
 
 
 def check_common(
@@ -122,6 +131,24 @@ def dataset(
     return ds.prefetch(num_threads)
 
 
+def as_input_fn(dataset_fn: Any) -> Any:
+    """The legacy-style input_fn over `dataset_fn` (a function returning the Dataset).
+
+    In a graph it returns the next batch's tensors (`(features, labels)` or `features`),
+    eagerly the Dataset; the engine finds `dataset_fn` under `DATASET_FN_ATTR`.
+    """
+
+    def input_fn() -> Any:
+        tf = import_tf()
+        ds = dataset_fn()
+        if tf.executing_eagerly():
+            return ds
+        return tf.compat.v1.data.make_one_shot_iterator(ds).get_next()
+
+    setattr(input_fn, DATASET_FN_ATTR, dataset_fn)
+    return input_fn
+
+
 def numpy_input_fn(
     x: Any,
     y: Any = None,
@@ -133,9 +160,11 @@ def numpy_input_fn(
 ) -> Any:
     """An input_fn feeding a dict of numpy arrays (or one array) and labels.
 
-    Its input_fn returns a `tf.data.Dataset` of `(features, labels)` (features alone when
-    `y` is None); `features` is a dict keyed like `x` (one tensor when `x` is an array),
-    labels are one tensor or a dict keyed like `y`. `num_epochs=None` repeats forever
+    Called in a graph (as an Estimator or a legacy model_fn calls it), its input_fn
+    returns the next batch's `(features, labels)` tensors (features alone when `y` is
+    None), like legacy's queue; called eagerly it returns the `tf.data.Dataset` of them.
+    `features` is a dict keyed like `x` (one tensor when `x` is an array), labels are one
+    tensor or a dict keyed like `y`. `num_epochs=None` repeats forever
     (full batches only); otherwise the input ends after `num_epochs` passes and the last
     batch may be short. `queue_capacity` is the shuffle buffer, `num_threads` the prefetch
     depth.
@@ -150,7 +179,7 @@ def numpy_input_fn(
     check_common(shuffle, batch_size, num_epochs, queue_capacity, num_threads)
     columns, feature_keys, target_keys = as_arrays(x, y)
 
-    def input_fn() -> Any:
+    def dataset_fn() -> Any:
         ds = dataset(columns, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
 
         def split(batch: dict) -> Any:
@@ -166,4 +195,4 @@ def numpy_input_fn(
 
         return ds.map(split)
 
-    return input_fn
+    return as_input_fn(dataset_fn)

@@ -39,7 +39,8 @@ def pandas_input_fn(
 
     Features are `x`'s columns (in column order); labels one tensor (a Series `y`) or a
     dict keyed by `y`'s columns. Batching, epochs and the end of input are
-    `numpy_input_fn`'s; `x` and `y` must share their index.
+    `numpy_input_fn`'s, and so is what the input_fn returns (the next batch's tensors in a
+    graph, the Dataset eagerly); `x` and `y` must share their index.
 
     Example:
         >>> import pandas as pd
@@ -96,7 +97,7 @@ def pandas_input_fn(
             columns[target_column] = y.to_numpy()
             target = target_column
 
-    def input_fn() -> Any:
+    def dataset_fn() -> Any:
         ds = numpy_io.dataset(columns, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
 
         def split(batch: dict) -> Any:
@@ -109,4 +110,4 @@ def pandas_input_fn(
 
         return ds.map(split)
 
-    return input_fn
+    return numpy_io.as_input_fn(dataset_fn)

@@ -1,0 +1,146 @@
+"""Issue 14: the new public API behaves as legacy's (legacy/scripts/api_cases.py, api_more.py).
+
+Each case resumes from the legacy step-0 checkpoint under `tfport run`, trains to step 40
+and must give the legacy step-40 variables (names, shapes, dtypes, values within 1e-5),
+metrics and predictions; on `--strategy mirrored:2` within 1e-4 of the same legacy
+numbers. All one-device cases share one subprocess, all mirrored ones another.
+
+Covered: numpy_input_fn / pandas_input_fn (also called directly inside an input_fn, where
+they return the batch's tensors), every head class in a custom model_fn
+(BinaryClassHead, MultiClassHead, MultiLabelHead, RegressionHead, PoissonRegressionHead,
+LogisticRegressionHead) and in a canned estimator (LinearEstimator with Poisson and
+Logistic heads, DNNEstimator with a MultiHead of the other four), MultiHead in a custom
+model_fn, add_metrics, InMemoryEvaluatorHook inside `train`, early stopping inside
+`train_and_evaluate`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "legacy"))
+import compare  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+ATOL, ATOL_REPLICAS = 1e-5, 1e-4
+CASES = (
+    "api_numpy_head",
+    "api_pandas_poisson",
+    "api_multi_head",
+    "api_custom_multiclass",
+    "api_custom_multilabel",
+    "api_custom_regression",
+    "api_custom_poisson",
+    "api_custom_logistic",
+    "api_canned_multi_head",
+    "api_tae_early_stop",
+)
+# These cases' input_fns call numpy_input_fn / pandas_input_fn themselves and return the
+# batch's tensors, not a Dataset: legacy could not distribute those either (a strategy
+# needs a Dataset to split); their heads run on replicas in other cases.
+TENSOR_INPUT = ("api_custom_regression", "api_custom_poisson", "api_custom_logistic")
+REPLICA_CASES = tuple(c for c in CASES if c not in TENSOR_INPUT)
+# Legacy checkpointed the early-stopping flag; tfport keeps it a local variable.
+STOP_FLAG = "signal_early_stopping/STOP"
+
+pytestmark = pytest.mark.slow
+
+
+def _run_all(goldens: pathlib.Path, root: pathlib.Path, cases: tuple, *extra: str) -> dict:
+    """case -> (model_dir, out): CASES in one `tfport run [extra]`, each from step 0."""
+    jobs, dirs = [], {}
+    for case in cases:
+        dirs[case] = compare.step0_copy(goldens / case, root / case)
+        jobs.append(f"{case},{dirs[case]},{root / case / 'out.json'}")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(HERE / "run_api_cases.py"), *jobs]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return {c: (dirs[c], json.loads((root / c / "out.json").read_text())) for c in cases}
+
+
+@pytest.fixture(scope="module")
+def one_device(goldens, tmp_path_factory):
+    return _run_all(goldens, tmp_path_factory.mktemp("api"), CASES)
+
+
+@pytest.fixture(scope="module")
+def replicas(goldens, tmp_path_factory):
+    root = tmp_path_factory.mktemp("api_mirrored")
+    return _run_all(goldens, root, REPLICA_CASES, "--strategy", "mirrored:2")
+
+
+def _diff(a: object, b: object) -> float:
+    """max_abs_diff, also over lists of prediction dicts (same length, same keys)."""
+    if isinstance(a, list) and a and isinstance(a[0], dict):
+        assert len(a) == len(b), (len(a), len(b))
+        return max(compare.max_abs_diff(x, y) for x, y in zip(a, b))
+    return compare.max_abs_diff(a, b)
+
+
+def _checkpoint_diff(got: pathlib.Path, want: pathlib.Path) -> float:
+    a, b = compare.read_checkpoint(str(got)), compare.read_checkpoint(str(want))
+    b.pop(STOP_FLAG, None)
+    assert sorted(a) == sorted(b), sorted(set(a) ^ set(b))
+    worst = 0.0
+    for name in b:
+        assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
+        worst = max(worst, float(np.max(np.abs(a[name] - b[name]).astype(float), initial=0.0)))
+    return worst
+
+
+def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol: float):
+    want = json.loads((goldens / case / "expected.json").read_text())
+    assert out["variables"] == [v for v in want["variables"] if v != STOP_FLAG]
+    ckpt = _checkpoint_diff(model_dir / "model.ckpt-40", goldens / case / "model_dir/model.ckpt-40")
+    assert ckpt <= atol, ckpt
+    assert set(out["eval_metrics"]) == set(want["eval_metrics"])
+    assert _diff(out["eval_metrics"], want["eval_metrics"]) <= atol
+    assert len(want["predictions"]) == 24
+    assert _diff(out["predictions"], want["predictions"]) <= atol
+    return want
+
+
+def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
+    if case == "api_numpy_head":
+        # Legacy's in-memory evaluations after the first read an exhausted numpy_input_fn
+        # queue (num_epochs=1 is consumed once per graph): every metric 0.0 at steps 20
+        # and 40. tfport reads the input again: the step-40 evaluation equals the final
+        # evaluate() of the legacy step-40 model.
+        assert sorted(out["in_memory"]) == sorted(want["in_memory"]) == ["0", "20", "40"]
+        assert _diff(out["in_memory"]["0"], want["in_memory"]["0"]) <= atol
+        assert set(want["in_memory"]["40"].values()) == {0.0}
+        final = {k: v for k, v in want["eval_metrics"].items() if k != "global_step"}
+        assert _diff(out["in_memory"]["40"], final) <= atol
+    if case == "api_tae_early_stop":
+        # Evaluated after every checkpoint but the first; stopped (max_steps 200) by the
+        # hook once the evaluation of step 40 exists, and evaluated at the last step. One
+        # step more or less than a given legacy run is legacy's own spread: its hooks read
+        # the global step in the train op's session.run.
+        assert out["eval_steps"][:2] == want["eval_steps"][:2] == [20, 40]
+        assert out["eval_steps"][-1] == out["global_step"]
+        assert want["eval_steps"][-1] == want["global_step"]
+        assert abs(out["global_step"] - want["global_step"]) <= 1
+        assert 40 <= out["global_step"] <= 41
+        assert _diff(out["eval_history"], want["eval_history"]) <= atol
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case_matches_legacy(case, goldens, one_device):
+    model_dir, out = one_device[case]
+    want = _assert_matches(case, model_dir, out, goldens, ATOL)
+    _assert_extras(case, out, want, ATOL)
+
+
+@pytest.mark.parametrize("case", REPLICA_CASES)
+def test_case_on_two_replicas_matches_legacy(case, goldens, replicas):
+    model_dir, out = replicas[case]
+    want = _assert_matches(case, model_dir, out, goldens, ATOL_REPLICAS)
+    _assert_extras(case, out, want, ATOL_REPLICAS)
