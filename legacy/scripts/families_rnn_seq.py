@@ -1,0 +1,132 @@
+"""An RNN classifier with one prediction per time step (``return_sequences=True``).
+
+Usage::
+
+    python families_rnn_seq.py CASE MODEL_DIR OUT_JSON
+
+- ``families_rnn_seq``: binary ``RNNClassifier(return_sequences=True)``, ``units=[4]``,
+  ``cell_type='gru'``, a sequence numeric and a sequence embedding column, a label per
+  step and a per-step weight feature given as ``weight_column='w'`` (a string, as the
+  legacy sequential head requires). Sequences are 1 to 5 steps long; every global batch
+  holds one of 5 steps (the legacy sequence mask is as long as a batch's longest
+  sequence and must match the padded logits), and the second half of the second
+  training batch holds none (two replicas then see halves of different lengths).
+
+Trains 40 steps (resuming from any checkpoint in MODEL_DIR, checkpoints every 20 steps),
+evaluates, predicts and writes ``eval_metrics``, ``predictions`` (per example: the
+per-step ``probabilities`` and ``class_ids``, and the ``sequence_mask``) and
+``variables`` (the step-40 checkpoint's names) to OUT_JSON.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+CASES = ("families_rnn_seq",)
+
+STEPS = 40
+BATCH = 16
+MAX_LEN = 5
+PAD = -1
+
+
+def _sequences():
+    rng = np.random.RandomState(33)
+    n = 64
+    lengths = rng.randint(1, MAX_LEN + 1, n)
+    lengths[::BATCH] = MAX_LEN
+    second = slice(BATCH + BATCH // 2, 2 * BATCH)
+    lengths[second] = np.minimum(lengths[second], 3)
+    values = rng.normal(size=(n, MAX_LEN)).astype("float32")
+    tokens = rng.randint(0, 6, (n, MAX_LEN)).astype("int64")
+    weights = rng.uniform(0.5, 1.5, (n, MAX_LEN)).astype("float32")
+    mask = np.arange(MAX_LEN)[None, :] < lengths[:, None]
+    values = np.where(mask, values, PAD).astype("float32")
+    tokens = np.where(mask, tokens, PAD).astype("int64")
+    weights = np.where(mask, weights, 0.0).astype("float32")
+    running = np.cumsum(np.where(mask, values, 0.0), axis=1) + 0.5 * (tokens == 2)
+    labels = np.where(mask, running > 0.0, 0).astype("int64")
+    return {"price": values, "token": tokens, "w": weights}, labels
+
+
+def _to_sparse(features):
+    import tensorflow as tf
+
+    out = dict(features)
+    for key in ("price", "token"):
+        dense = features[key]
+        idx = tf.where(tf.not_equal(dense, PAD))
+        out[key] = tf.SparseTensor(
+            idx, tf.gather_nd(dense, idx), tf.shape(dense, out_type=tf.int64)
+        )
+    return out
+
+
+def families_rnn_seq(model_dir):
+    import tensorflow as tf
+
+    features, labels = _sequences()
+    fc = tf.feature_column
+    token = fc.sequence_categorical_column_with_identity("token", num_buckets=6)
+    columns = [fc.sequence_numeric_column("price"), fc.embedding_column(token, dimension=3)]
+    config = tf.estimator.RunConfig(
+        model_dir=model_dir, save_checkpoints_steps=20, tf_random_seed=4
+    )
+    est = tf.estimator.experimental.RNNClassifier(
+        sequence_feature_columns=columns,
+        units=[4],
+        cell_type="gru",
+        return_sequences=True,
+        weight_column="w",
+        config=config,
+    )
+
+    def input_fn(train):
+        ds = tf.data.Dataset.from_tensor_slices((features, labels))
+        ds = ds.repeat().batch(BATCH) if train else ds.batch(32)
+        return ds.map(lambda f, y: (_to_sparse(f), y))
+
+    est.train(lambda: input_fn(True), max_steps=STEPS)
+    metrics = est.evaluate(lambda: input_fn(False))
+    preds = [
+        {
+            "probabilities": p["probabilities"].tolist(),
+            "class_ids": p["class_ids"].tolist(),
+            "sequence_mask": p["sequence_mask"].astype("int64").tolist(),
+        }
+        for p in est.predict(lambda: input_fn(False))
+    ]
+    return {"eval_metrics": metrics, "predictions": preds[:32]}
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def main(case, model_dir, out_json):
+    """Runs CASE on MODEL_DIR and writes its numbers to OUT_JSON."""
+    import tensorflow as tf
+
+    model_dir = os.path.abspath(model_dir)
+    result = globals()[case](model_dir)
+    ckpt = tf.train.latest_checkpoint(model_dir)
+    result["variables"] = sorted(name for name, _ in tf.train.list_variables(ckpt))
+    result["steps"] = STEPS
+    with open(out_json, "w") as f:
+        json.dump(_plain(result), f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
+        sys.exit(f"usage: families_rnn_seq.py {{{','.join(CASES)}}} MODEL_DIR OUT_JSON")
+    main(*sys.argv[1:])
