@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import numpy as np
@@ -125,3 +126,112 @@ def test_heads_are_classes_with_the_legacy_interface(tf):
             assert sorted(metrics) == ["accuracy/h", "average_loss/h"]
             got = s.run(preds["logistic"]).ravel()
             assert np.allclose(got, 1 / (1 + np.exp(-np.array([0.5, -1.0]))), atol=1e-6)
+
+
+def test_more_new_functions_reject_bad_input(tf, tmp_path):
+    import pandas as pd
+
+    est = tf.estimator.Estimator(lambda features, labels, mode: None, model_dir=str(tmp_path))
+    exp = tf.estimator.experimental
+    frame = pd.DataFrame({"a": [1.0]})
+    numeric = [tf.feature_column.numeric_column("x")]
+    cases = [
+        (lambda: tf.estimator.MultiClassHead("3"), "n_classes"),
+        (lambda: tf.estimator.MultiLabelHead(3, thresholds=[1.5]), "thresholds"),
+        (lambda: tf.estimator.RegressionHead(loss_reduction="bogus"), "loss_reduction"),
+        (lambda: tf.estimator.PoissonRegressionHead(label_dimension=0), "label_dimension"),
+        (lambda: tf.estimator.LogisticRegressionHead(weight_column=3), "weight_column"),
+        (lambda: tf.estimator.BinaryClassHead(label_vocabulary="ab"), "label_vocabulary"),
+        (lambda: tf.estimator.BinaryClassHead(loss_fn=3), "loss_fn"),
+        (lambda: tf.estimator.RegressionHead(inverse_link_fn=3), "inverse_link_fn"),
+        (lambda: tf.estimator.MultiHead([tf.estimator.RegressionHead(name="a")], [1, 2]), "size"),
+        (lambda: exp.stop_if_lower_hook(est, "loss", 0.1, run_every_secs=None), "run_every"),
+        (lambda: exp.stop_if_no_increase_hook(est, "loss", "10"), "max_steps_without"),
+        (lambda: exp.stop_if_higher_hook(est, "auc", "0.9"), "threshold"),
+        (lambda: exp.InMemoryEvaluatorHook(est, 3), "callable"),
+        (lambda: tf.estimator.classifier_parse_example_spec(numeric, "y", None, None, 3), "weight"),
+        (lambda: tf.estimator.inputs.pandas_input_fn(frame, np.zeros(1), shuffle=False), "Series"),
+        (
+            lambda: tf.estimator.inputs.pandas_input_fn(
+                frame, pd.Series([1]), target_column=3, shuffle=False
+            ),
+            "target_column",
+        ),
+        (
+            lambda: tf.estimator.inputs.pandas_input_fn(
+                pd.DataFrame({"target": [1.0]}), pd.Series([1]), shuffle=False
+            ),
+            "target column",
+        ),
+        (
+            lambda: tf.compat.v1.estimator.inputs.numpy_input_fn(
+                {"a": np.zeros(3)}, num_epochs=0, shuffle=False
+            ),
+            "num_epochs",
+        ),
+    ]
+    for call, fragment in cases:
+        with pytest.raises(TfportInputError) as err:
+            call()
+        assert fragment in _one_line(err), fragment
+    with tf.Graph().as_default():
+        head = tf.estimator.MultiHead([tf.estimator.RegressionHead(name="a")])
+        with pytest.raises(TfportInputError) as err:  # labels without the head's key
+            head.loss({"b": tf.constant([[1.0]])}, tf.constant([[1.0]]))
+        assert "missing_keys=['a']" in _one_line(err)
+        with pytest.raises(TfportInputError) as err:
+            tf.estimator.BinaryClassHead().predictions(tf.constant([[1.0]]), keys=["bogus"])
+        assert "bogus" in _one_line(err)
+
+
+def test_run_config_service_comes_from_tf_config(tf, monkeypatch):
+    service = {"name": "my-platform", "endpoint": "10.0.0.1:80"}
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"service": service}))
+    config = tf.estimator.RunConfig()
+    assert config.service == service
+    assert config.replace(save_summary_steps=7).service == service
+    monkeypatch.delenv("TF_CONFIG")
+    assert tf.estimator.RunConfig().service is None
+    monkeypatch.setenv("TF_CONFIG", json.dumps({"service": ["not", "a", "dict"]}))
+    with pytest.raises(TfportInputError) as err:
+        tf.estimator.RunConfig()
+    line = _one_line(err)
+    assert "must be a dict" in line and "service_type='list'" in line
+
+
+def test_numpy_and_pandas_input_fn_return_tensors_in_a_graph(tf):
+    """Legacy's input_fn returned the queue's (features, labels); code calling it directly
+    (inside its own input_fn or a model_fn) gets the next batch's tensors, batch after
+    batch, then the end of input."""
+    import pandas as pd
+
+    x = np.arange(10.0).reshape(5, 2)
+    y = np.arange(5)
+    fns = {
+        "numpy": tf.compat.v1.estimator.inputs.numpy_input_fn(
+            {"x": x}, y, batch_size=2, num_epochs=1, shuffle=False
+        ),
+        "pandas": tf.compat.v1.estimator.inputs.pandas_input_fn(
+            pd.DataFrame({"x0": x[:, 0], "x1": x[:, 1]}),
+            pd.Series(y),
+            batch_size=2,
+            num_epochs=1,
+            shuffle=False,
+        ),
+    }
+    for kind, input_fn in fns.items():
+        with tf.Graph().as_default():
+            result = input_fn()
+            assert isinstance(result, tuple) and len(result) == 2, kind
+            features, labels = result
+            assert isinstance(features, dict) and tf.is_tensor(labels), kind
+            got = []
+            with tf.compat.v1.train.MonitoredSession() as session:
+                while not session.should_stop():
+                    got.append(session.run((features, labels)))
+            assert [b[1].tolist() for b in got] == [[0, 1], [2, 3], [4]], kind
+            first = got[0][0]
+            if kind == "numpy":
+                np.testing.assert_array_equal(first["x"], x[:2])
+            else:
+                np.testing.assert_array_equal(first["x1"], x[:2, 1])

@@ -209,6 +209,14 @@ def _parse_spec(
         )
     spec[label_key] = tf.io.FixedLenFeature((dim,), dtype, default)
     if weight is not None:
+        if not isinstance(weight, str) and not hasattr(weight, "key"):
+            raise TfportInputError(
+                message(
+                    "weight_column must be a string or a numeric_column",
+                    "Pass the weight feature's key",
+                    weight_column=weight,
+                )
+            )
         if isinstance(weight, str):
             weight = tf.feature_column.numeric_column(weight)
         weight_spec = tf.compat.v1.feature_column.make_parse_example_spec([weight])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import numbers
 import operator
 import os
 from typing import Any
@@ -111,11 +112,11 @@ def make_early_stopping_hook(
                 should_stop_fn=should_stop_fn,
             )
         )
-    if run_every_secs is not None and run_every_steps is not None:
+    if (run_every_secs is None) == (run_every_steps is None):
         raise TfportInputError(
             message(
                 "make_early_stopping_hook takes run_every_secs or run_every_steps",
-                "Pass one of them (set the other to None)",
+                "Pass exactly one of them (set the other to None)",
                 run_every_secs=run_every_secs,
                 run_every_steps=run_every_steps,
             )
@@ -159,6 +160,10 @@ def make_early_stopping_hook(
     return _StopOnPredicateHook() if is_chief else _CheckForStoppingHook()
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _metric_hook(
     estimator: Any,
     metric_name: str,
@@ -176,6 +181,15 @@ def _metric_hook(
                 "metric_name must be a string", "Pass the metric's key", metric_name=metric_name
             )
         )
+    for name, value, ok in (
+        ("threshold", threshold, threshold is None or isinstance(threshold, numbers.Real)),
+        ("max_steps_without", steps_without, steps_without is None or _is_int(steps_without)),
+        ("min_steps", min_steps, _is_int(min_steps)),
+    ):
+        if not ok or isinstance(value, bool):
+            raise TfportInputError(
+                message(f"{name} must be a number", f"Fix {name}", **{name: value})
+            )
     folder = eval_dir or os.path.join(estimator.model_dir, "eval")
 
     def should_stop() -> bool:

@@ -47,6 +47,28 @@ def _check_label_dimension(label_dimension: Any) -> None:
         )
 
 
+def _check_columns(weight_column: Any, label_vocabulary: Any = None) -> None:
+    """weight_column: None, a key or a numeric column; label_vocabulary: a list/tuple."""
+    if weight_column is not None and not (
+        isinstance(weight_column, str) or hasattr(weight_column, "key")
+    ):
+        raise TfportInputError(
+            message(
+                "weight_column must be a string or a numeric_column",
+                "Pass the weight feature's key",
+                weight_column=weight_column,
+            )
+        )
+    if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+        raise TfportInputError(
+            message(
+                "label_vocabulary should be a list or a tuple",
+                "Pass e.g. label_vocabulary=['no', 'yes']",
+                label_vocabulary_type=type(label_vocabulary).__name__,
+            )
+        )
+
+
 class MultiClassHead(heads.Head):
     """Softmax cross-entropy over `n_classes` (> 2) classes.
 
@@ -71,6 +93,7 @@ class MultiClassHead(heads.Head):
                     n_classes=n_classes,
                 )
             )
+        _check_columns(weight_column, label_vocabulary)
         super().__init__(
             "classifier",
             n_classes,
@@ -99,6 +122,7 @@ class BinaryClassHead(heads.Head):
         loss_fn: Any = None,
         name: Any = None,
     ) -> None:
+        _check_columns(weight_column, label_vocabulary)
         super().__init__(
             "classifier",
             2,
@@ -148,6 +172,7 @@ class MultiLabelHead(heads.Head):
                     label_vocabulary=label_vocabulary,
                 )
             )
+        _check_columns(weight_column, label_vocabulary)
         super().__init__(
             "multi_label",
             n_classes,
@@ -186,6 +211,7 @@ class RegressionHead(heads.Head):
                     inverse_link_fn=inverse_link_fn,
                 )
             )
+        _check_columns(weight_column)
         super().__init__(
             "regression",
             2,
@@ -216,6 +242,7 @@ class PoissonRegressionHead(heads.Head):
         name: Any = None,
     ) -> None:
         _check_label_dimension(label_dimension)
+        _check_columns(weight_column)
         super().__init__(
             "poisson",
             2,
@@ -242,4 +269,5 @@ class LogisticRegressionHead(heads.Head):
         loss_reduction: Any = SUM_OVER_BATCH_SIZE,
         name: Any = None,
     ) -> None:
+        _check_columns(weight_column)
         super().__init__("logistic", 2, weight_column, None, loss_reduction, True, name=name)
