@@ -24,6 +24,10 @@ Canned estimators:
 
 - ``api_canned_multi_head``: ``DNNEstimator(head=MultiHead([BinaryClassHead,
   MultiClassHead, MultiLabelHead, RegressionHead], head_weights=...))``.
+- ``api_canned_multilabel_vocab``: ``LinearEstimator(head=MultiLabelHead(3,
+  weight_column="w", thresholds=[0.5], label_vocabulary=[...],
+  classes_for_class_based_metrics=[two names]))`` on string labels given as a
+  ``SparseTensor`` (a tf.data input_fn).
 - ``api_tae_early_stop``: ``LinearEstimator(head=LogisticRegressionHead())`` wrapped by
   ``add_metrics`` in ``train_and_evaluate`` (``throttle_secs=0``: an evaluation after
   every checkpoint but the first) with ``stop_if_no_decrease_hook`` (checking every step)
@@ -47,6 +51,7 @@ CASES = (
     "api_custom_poisson",
     "api_custom_logistic",
     "api_canned_multi_head",
+    "api_canned_multilabel_vocab",
     "api_tae_early_stop",
 )
 STEPS, BATCH = 40, 16
@@ -294,6 +299,40 @@ def canned_multi_head(model_dir, out_json):
     _finish(tf, est, metrics, _predictions(est, eval_fn), model_dir, out_json)
 
 
+def canned_multilabel_vocab(model_dir, out_json):
+    import tensorflow as tf
+
+    d = _data()
+    vocab = ["pets", "toys", "food"]
+    names = np.where(d["multi"] == 1, np.array(vocab), "")  # padded with "" (no label)
+    head = tf.estimator.MultiLabelHead(
+        3,
+        weight_column="w",
+        thresholds=[0.5],
+        label_vocabulary=vocab,
+        classes_for_class_based_metrics=["toys", "food"],
+    )
+    est = tf.estimator.LinearEstimator(
+        head=head,
+        feature_columns=[tf.feature_column.numeric_column("x", shape=[3])],
+        optimizer=tf.keras.optimizers.legacy.SGD(0.2),
+        config=_config(tf, model_dir),
+    )
+
+    def input_fn(batch, repeat):
+        def fn():
+            ds = tf.data.Dataset.from_tensor_slices(({"x": d["x"], "w": d["w"]}, names))
+            ds = ds.repeat() if repeat else ds
+            ds = ds.batch(batch, drop_remainder=repeat)
+            return ds.map(lambda f, labels: (f, tf.sparse.from_dense(labels)))
+
+        return fn
+
+    est.train(input_fn(BATCH, True), max_steps=STEPS)
+    metrics = est.evaluate(input_fn(48, False))
+    _finish(tf, est, metrics, _predictions(est, input_fn(48, False)), model_dir, out_json)
+
+
 def tae_early_stop(model_dir, out_json):
     import tensorflow as tf
 
@@ -354,6 +393,7 @@ def main(case, model_dir, out_json):
         "api_custom_poisson": custom_poisson,
         "api_custom_logistic": custom_logistic,
         "api_canned_multi_head": canned_multi_head,
+        "api_canned_multilabel_vocab": canned_multilabel_vocab,
         "api_tae_early_stop": tae_early_stop,
     }[case](model_dir, out_json)
 

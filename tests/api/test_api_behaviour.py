@@ -10,8 +10,9 @@ they return the batch's tensors), every head class in a custom model_fn
 (BinaryClassHead, MultiClassHead, MultiLabelHead, RegressionHead, PoissonRegressionHead,
 LogisticRegressionHead) and in a canned estimator (LinearEstimator with Poisson and
 Logistic heads, DNNEstimator with a MultiHead of the other four), MultiHead in a custom
-model_fn, add_metrics, InMemoryEvaluatorHook inside `train`, early stopping inside
-`train_and_evaluate`.
+model_fn, MultiLabelHead's label_vocabulary (string SparseTensor labels) and per-class
+metrics in LinearEstimator, add_metrics, InMemoryEvaluatorHook inside `train`, early
+stopping inside `train_and_evaluate`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ CASES = (
     "api_custom_poisson",
     "api_custom_logistic",
     "api_canned_multi_head",
+    "api_canned_multilabel_vocab",
     "api_tae_early_stop",
 )
 # These cases' input_fns call numpy_input_fn / pandas_input_fn themselves and return the

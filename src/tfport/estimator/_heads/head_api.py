@@ -156,34 +156,49 @@ class MultiLabelHead(heads.Head):
         classes_for_class_based_metrics: Any = None,
         name: Any = None,
     ) -> None:
-        if classes_for_class_based_metrics:
-            raise TfportInputError(
-                message(
-                    "classes_for_class_based_metrics is not supported by tfport's MultiLabelHead",
-                    "Leave it unset (per-class metrics: add them with tf.estimator.add_metrics)",
-                    classes_for_class_based_metrics=classes_for_class_based_metrics,
-                )
-            )
-        if label_vocabulary is not None:
-            raise TfportInputError(
-                message(
-                    "label_vocabulary is not supported by tfport's MultiLabelHead",
-                    "Pass multi-hot integer labels",
-                    label_vocabulary=label_vocabulary,
-                )
-            )
         _check_columns(weight_column, label_vocabulary)
+        if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+            raise TfportInputError(
+                message(
+                    f"Length of label_vocabulary must be n_classes ({n_classes})",
+                    "Give one name per class",
+                    label_vocabulary=list(label_vocabulary),
+                )
+            )
+        class_ids = _class_ids(classes_for_class_based_metrics, n_classes, label_vocabulary)
         super().__init__(
             "multi_label",
             n_classes,
             weight_column,
-            None,
+            label_vocabulary,
             loss_reduction,
             True,
             loss_fn=loss_fn,
             name=name,
             thresholds=_check_thresholds(thresholds),
         )
+        self.class_metrics = (class_ids, self.vocabulary)
+
+
+def _class_ids(classes: Any, n_classes: int, vocabulary: Any) -> tuple:
+    """classes_for_class_based_metrics as class ids (names looked up in the vocabulary)."""
+    ids = []
+    for c in tuple(classes or ()):
+        if isinstance(c, str) and vocabulary and c in vocabulary:
+            ids.append(list(vocabulary).index(c))
+        elif not isinstance(c, str) and isinstance(c, int) and 0 <= c < n_classes:
+            ids.append(c)
+        else:
+            raise TfportInputError(
+                message(
+                    f"classes_for_class_based_metrics must be class ids in [0, {n_classes - 1}] "
+                    "or names of label_vocabulary",
+                    "Fix the class",
+                    class_=c,
+                    label_vocabulary=vocabulary,
+                )
+            )
+    return tuple(ids)
 
 
 class RegressionHead(heads.Head):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 LOGITS, LOGISTIC, PROBABILITIES = "logits", "logistic", "probabilities"
@@ -247,10 +248,41 @@ def multi_label_export_outputs(predictions: dict, n_classes: int, vocabulary: An
     }
 
 
+def multi_label_ids(labels: Any, n_classes: int, vocabulary: Any) -> Any:
+    """A SparseTensor of class ids (or, with `vocabulary`, of class names) as multi-hot int64.
+
+    Example:
+        >>> multi_label_ids(sparse_names, 3, ("a", "b", "c"))  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if labels.dtype == tf.string:
+        if not vocabulary:
+            raise TfportInputError(
+                message(
+                    "String labels of a MultiLabelHead need its label_vocabulary",
+                    "Pass label_vocabulary=[...] or integer class ids",
+                    labels_dtype="string",
+                )
+            )
+        init = tf.lookup.KeyValueTensorInitializer(
+            tf.constant(list(vocabulary)), tf.range(len(vocabulary), dtype=tf.int64)
+        )
+        table = tf.lookup.StaticHashTable(init, -1, name="class_id_lookup")
+        labels = tf.SparseTensor(labels.indices, table.lookup(labels.values), labels.dense_shape)
+    return tf.cast(tf.sparse.to_indicator(labels, n_classes), tf.int64)
+
+
 def multi_label_metrics(
-    labels: Any, predictions: dict, weights: Any, unreduced_loss: Any, thresholds: Any
+    labels: Any,
+    predictions: dict,
+    weights: Any,
+    unreduced_loss: Any,
+    thresholds: Any,
+    class_ids: Any = (),
+    vocabulary: Any = None,
 ) -> dict:
-    """average_loss, auc, auc_precision_recall (+ per-threshold accuracy/precision/recall).
+    """average_loss, auc, auc_precision_recall (+ per-threshold accuracy/precision/recall,
+    + per-class probability_mean, auc, auc_precision_recall for `class_ids`).
 
     Example:
         >>> multi_label_metrics(y, preds, None, loss, ())  # doctest: +SKIP
@@ -271,4 +303,11 @@ def multi_label_metrics(
             out[f"accuracy/{suffix}"] = m.accuracy(labels, predicted, weights=w)
             out[f"precision/{suffix}"] = m.precision(labels, predicted, weights=w)
             out[f"recall/{suffix}"] = m.recall(labels, predicted, weights=w)
+        for i in class_ids:
+            name = vocabulary[i] if vocabulary else f"class{i}"
+            probs, hits = scores[..., i : i + 1], labels[..., i : i + 1]
+            wi = None if weights is None else tf.compat.v1.broadcast_to(weights, tf.shape(probs))
+            out[f"probability_mean/{name}"] = m.mean(probs, weights=wi)
+            out[f"auc/{name}"] = m.auc(hits, probs, weights=wi)
+            out[f"auc_precision_recall/{name}"] = _keras_pr_auc(tf, hits, probs, wi)
     return out

@@ -75,6 +75,7 @@ class Head(interface.Interface, base.Head):
         self.compute_full_loss = compute_full_loss
         _validate(self)
 
+    class_metrics: tuple = ((), None)  # multi-label: (class ids, vocabulary) of per-class metrics
     name = property(lambda self: self._name, doc="Suffix of the metric keys, or None.")
     loss_reduction = property(lambda self: self._loss_reduction, doc="The loss reduction.")
     is_regression = property(lambda self: self.kind in ("regression", "poisson", "logistic"))
@@ -172,7 +173,7 @@ class Head(interface.Interface, base.Head):
             return head_outputs.regression_metrics(processed, predictions, weights, unreduced)
         if self.kind == "multi_label":
             return head_outputs.multi_label_metrics(
-                processed, predictions, weights, unreduced, self.thresholds
+                processed, predictions, weights, unreduced, self.thresholds, *self.class_metrics
             )
         out = head_outputs.classifier_metrics(
             self.n_classes, processed, predictions, weights, unreduced, v2=self.v2
@@ -200,7 +201,7 @@ class Head(interface.Interface, base.Head):
             )
         labels = tf.compat.v1.convert_to_tensor_or_sparse_tensor(labels)
         if isinstance(labels, tf.SparseTensor) and self.kind == "multi_label":
-            labels = tf.cast(tf.sparse.to_indicator(labels, self.n_classes), tf.int64)
+            labels = head_outputs.multi_label_ids(labels, self.n_classes, self.vocabulary)
         if isinstance(labels, tf.SparseTensor):
             raise TfportInputError(
                 message(
