@@ -51,6 +51,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "head.multi_label_head": (_V2,),
     "head.multi_head": (_V2,),
     "head.regression_head": (_V2,),
+    "head.sequential_head": ("tfport.estimator._heads.sequential",),
     "tpu": (_TPU,),
     "tpu.tpu_estimator": (_TPU, "tfport.estimator._tpu.tpu_estimator"),
     "tpu.tpu_config": (_TPU,),

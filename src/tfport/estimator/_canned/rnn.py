@@ -154,10 +154,21 @@ def _model_class() -> type:
     keras = tf.keras
 
     class RNNModel(keras.models.Model):
-        """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits."""
+        """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits.
 
-        def __init__(self, rnn_layer: Any, units: int, sequence_columns: list, context: list):
+        With `return_sequences`: (logits [batch, time, units], mask [batch, time]).
+        """
+
+        def __init__(
+            self,
+            rnn_layer: Any,
+            units: int,
+            sequence_columns: list,
+            context: list,
+            return_sequences: bool = False,
+        ):
             super().__init__(name="rnn_model")
+            self._return_sequences = return_sequences
             self._sequence_layer = keras.experimental.SequenceFeatures(sequence_columns)
             self._context_layer = None
             if context:
@@ -179,7 +190,9 @@ def _model_class() -> type:
             # legacy estimator failed there: "Trying to access element 4 in a list with 3").
             mask = tf.sequence_mask(sequence_length, maxlen=tf.shape(sequence_input)[1])
             outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
-            return self._logits_layer(outputs)
+            logits = self._logits_layer(outputs)
+            # Per-step logits come with the mask of their valid steps (the sequential head's).
+            return (logits, mask) if self._return_sequences else logits
 
     return RNNModel
 
@@ -218,8 +231,13 @@ def rnn_model_fn(
     cell_type: Any,
     rnn_cell_fn: Any,
     optimizer: Any,
+    return_sequences: bool = False,
 ) -> Any:
     """The RNN estimators' model_fn (v2 heads, Keras legacy optimizers).
+
+    With `return_sequences` the head is a sequential head: logits have a time axis and
+    the sequence mask joins the features under the head's `input_sequence_mask_key`
+    (unless input_fn gave one).
 
     Example:
         >>> rnn_model_fn(features, labels, mode, config, head=head, ...)  # doctest: +SKIP
@@ -235,11 +253,17 @@ def rnn_model_fn(
         )
     # Each replica rebuilds the model in one graph: equal Keras names reuse replica 0's variables.
     import_tf().keras.backend.reset_uids()
-    layer = make_rnn_layer(rnn_cell_fn, units, cell_type, return_sequences=False)
-    model = _model_class()(layer, head.logits_dimension, sequence_columns, context_columns)
+    layer = make_rnn_layer(rnn_cell_fn, units, cell_type, return_sequences)
+    model = _model_class()(
+        layer, head.logits_dimension, sequence_columns, context_columns, return_sequences
+    )
     training = mode == ModeKeys.TRAIN
     opt = _optimizer(optimizer) if training else None
     logits = model(features, training)
+    if return_sequences:
+        logits, mask = logits
+        if head.input_sequence_mask_key not in features:
+            features = {**features, head.input_sequence_mask_key: mask}
     return head.create_estimator_spec(
         features,
         mode,

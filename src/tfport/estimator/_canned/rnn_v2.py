@@ -13,17 +13,21 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport.estimator._canned import base, rnn
 from tfport.estimator._canned.base import CannedEstimator
+from tfport.estimator._heads import sequential
 
 __all__ = ["RNNEstimator", "RNNClassifier"]
 
 
-def _no_sequences(return_sequences: bool) -> None:
-    if return_sequences:
+def _check_sequential_head(head: Any, return_sequences: bool) -> None:
+    if return_sequences and not isinstance(head, sequential.SequentialHead):
         raise TfportInputError(
             message(
-                "return_sequences=True needs the legacy sequential heads, which tfport does not "
-                "provide yet",
-                "Use return_sequences=False (one prediction per sequence)",
+                "RNNEstimator with return_sequences=True needs a sequential head (one "
+                "prediction per step, loss over the valid steps)",
+                "Wrap the head: SequentialHeadWrapper(head, sequence_length_mask=..., "
+                "feature_columns=<weight column name>) from "
+                "tensorflow_estimator.python.estimator.head.sequential_head",
+                head=type(head).__name__,
                 return_sequences=return_sequences,
             )
         )
@@ -40,7 +44,8 @@ class RNNEstimator(CannedEstimator):
         units: widths of the RNN layers (an int: one Keras LSTM/GRU/SimpleRNN layer).
         cell_type: `'simple_rnn'` (default), `'lstm'`, `'gru'` or a cell class.
         rnn_cell_fn: a callable returning a Keras RNN cell (instead of units/cell_type).
-        return_sequences: one output per step (needs sequential heads; not supported).
+        return_sequences: one output per step; `head` must then be a sequential head
+            (`SequentialHeadWrapper`), the labels `[batch, time]`.
         model_dir: directory for checkpoints and summaries.
         optimizer: a legacy Keras optimizer or its name (default Adagrad, learning rate
             0.05, gradient clip norm 5).
@@ -93,7 +98,7 @@ class RNNEstimator(CannedEstimator):
         optimizer: Any,
         config: Any,
     ) -> None:
-        _no_sequences(return_sequences)
+        _check_sequential_head(head, return_sequences)
         rnn.check_cell_args(rnn_cell_fn, units, cell_type)
         sequence, context = rnn.check_sequence_columns(
             sequence_feature_columns, context_feature_columns
@@ -110,6 +115,7 @@ class RNNEstimator(CannedEstimator):
             cell_type=cell_type,
             rnn_cell_fn=rnn_cell_fn,
             optimizer=optimizer,
+            return_sequences=bool(return_sequences),
         )
 
 
@@ -122,14 +128,17 @@ class RNNClassifier(RNNEstimator):
         units: widths of the RNN layers (an int: one Keras LSTM/GRU/SimpleRNN layer).
         cell_type: `'simple_rnn'` (default), `'lstm'`, `'gru'` or a cell class.
         rnn_cell_fn: a callable returning a Keras RNN cell (instead of units/cell_type).
-        return_sequences: one output per step (needs sequential heads; not supported).
+        return_sequences: one output per step: labels `[batch, time]`, loss and metrics
+            over the valid steps, the mask in the predictions (`weight_column` must then be
+            None or the name of a `[batch, time]` feature).
         model_dir: directory for checkpoints and summaries.
         n_classes: number of label classes (2: binary).
         weight_column: name or numeric column of per-example weights.
         label_vocabulary: the string labels, in class-id order.
         optimizer: a legacy Keras optimizer or its name (default Adagrad, 0.05, clip norm 5).
         loss_reduction: how per-example losses reduce to the training loss.
-        sequence_mask: name of the sequence mask feature (used with return_sequences).
+        sequence_mask: name of the sequence mask (with return_sequences): taken from the
+            features when present, else made from the sequence lengths; a prediction key.
         config: a `RunConfig`.
 
     Example:
@@ -155,10 +164,11 @@ class RNNClassifier(RNNEstimator):
         sequence_mask: str = "sequence_mask",
         config: Any = None,
     ) -> None:
-        del sequence_mask  # only used with return_sequences
         head = base.classifier_head(
             n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
         )
+        if return_sequences:
+            head = sequential.SequentialHeadWrapper(head, sequence_mask, weight_column)
         self._init_rnn(
             head,
             sequence_feature_columns,
