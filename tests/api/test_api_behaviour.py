@@ -110,6 +110,16 @@ def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol
     return want
 
 
+def _assert_summary_tags(case: str, model_dir: pathlib.Path, want: dict) -> None:
+    """The summaries legacy wrote, folder by folder (its input queue's fill level aside)."""
+    for sub, tags in want["summary_tags"].items():
+        expected = {t for t in tags if not t.startswith("enqueue_input/")}
+        got = compare.summary_tags(model_dir, sub)
+        if sub.startswith("eval_"):  # InMemoryEvaluatorHook: tfport evaluates a temporary
+            got.discard("checkpoint_path")  # checkpoint and names it; legacy wrote no path
+        assert got == expected, (sub, sorted(got ^ expected))
+
+
 def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
     if case == "api_numpy_head":
         # Legacy's in-memory evaluations after the first read an exhausted numpy_input_fn
@@ -139,6 +149,7 @@ def test_case_matches_legacy(case, goldens, one_device):
     model_dir, out = one_device[case]
     want = _assert_matches(case, model_dir, out, goldens, ATOL)
     _assert_extras(case, out, want, ATOL)
+    _assert_summary_tags(case, model_dir, want)
 
 
 @pytest.mark.parametrize("case", REPLICA_CASES)

@@ -141,7 +141,7 @@ class Head(interface.Interface, base.Head):
                 training_loss, optimizer, train_op_fn, trainable_variables, update_ops
             )
             mean_loss = None
-        _summaries(tf, training_loss, mean_loss, self._key)
+        _summaries(tf, training_loss, mean_loss, self._key, reg)
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
 
     # -- predictions / outputs / metrics ------------------------------------------------
@@ -354,12 +354,14 @@ class Head(interface.Interface, base.Head):
             return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
-def _summaries(tf: Any, loss: Any, mean_loss: Any, key: Any) -> None:
+def _summaries(tf: Any, loss: Any, mean_loss: Any, key: Any, reg: Any = None) -> None:
     v1 = tf.compat.v1
     with v1.get_default_graph().name_scope(None):
         v1.summary.scalar(key("loss"), loss)
         if mean_loss is not None:
             v1.summary.scalar(key("average_loss"), mean_loss)
+        if reg is not None:
+            v1.summary.scalar(key("regularization_loss"), reg)
 
 
 def _regularization(tf: Any, regularization_losses: Any) -> Any:

@@ -201,6 +201,9 @@ class MultiHead(base.Head):
         )
         with tf.compat.v1.get_default_graph().name_scope(None):
             tf.compat.v1.summary.scalar("loss", loss)
+            if regularization_losses:
+                reg = tf.math.add_n(list(regularization_losses))
+                tf.compat.v1.summary.scalar("regularization_loss", reg)
         return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
 
 
