@@ -151,6 +151,11 @@ def test_more_new_functions_reject_bad_input(tf, tmp_path):
         (lambda: exp.InMemoryEvaluatorHook(est, 3), "callable"),
         (lambda: tf.estimator.classifier_parse_example_spec(numeric, "y", None, None, 3), "weight"),
         (lambda: tf.estimator.inputs.pandas_input_fn(frame, np.zeros(1), shuffle=False), "Series"),
+        (lambda: tf.estimator.inputs.numpy_input_fn(frame, shuffle=False), "pandas_input_fn"),
+        (
+            lambda: tf.estimator.inputs.numpy_input_fn({"a": np.zeros(1)}, frame, shuffle=False),
+            "pandas_input_fn",
+        ),
         (
             lambda: tf.estimator.inputs.pandas_input_fn(
                 frame, pd.Series([1]), target_column=3, shuffle=False

@@ -59,6 +59,12 @@ def unique_key(keys: Any, base: str = "__target_key__") -> str:
     return key
 
 
+def _hint(value: Any) -> str:
+    if type(value).__module__.startswith("pandas"):
+        return "Use tf.compat.v1.estimator.inputs.pandas_input_fn for pandas objects"
+    return "Pass numpy arrays"
+
+
 def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
     """`(columns, feature_keys, target_keys)`; columns sorted by key like legacy."""
     import numpy as np
@@ -73,7 +79,7 @@ def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
         columns = collections.OrderedDict([(unique_key({}, "__direct_key__"), x)])
     else:
         raise TfportInputError(
-            message("x must be a dict or a numpy array", "Pass numpy arrays", x=type(x).__name__)
+            message("x must be a dict or a numpy array", _hint(x), x=type(x).__name__)
         )
     feature_keys = list(columns)
     if y is None:
@@ -98,9 +104,7 @@ def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
         columns[target_keys] = y
     else:
         raise TfportInputError(
-            message(
-                "y must be None, a dict or a numpy array", "Pass numpy arrays", y=type(y).__name__
-            )
+            message("y must be None, a dict or a numpy array", _hint(y), y=type(y).__name__)
         )
     lengths = {k: (v.shape[0] if v.ndim else None) for k, v in columns.items()}
     if len(set(lengths.values())) != 1 or None in lengths.values():
