@@ -16,6 +16,13 @@ Trains 40 steps (resuming from any checkpoint in MODEL_DIR, checkpoints every 20
 evaluates, predicts and writes ``eval_metrics``, ``predictions`` (per example: the
 per-step ``probabilities`` and ``class_ids``, and the ``sequence_mask``) and
 ``variables`` (the step-40 checkpoint's names) to OUT_JSON.
+
+The artifact ``families_seq_head`` (``python families_rnn_seq.py families_seq_head
+OUT_DIR``) writes ``OUT_DIR/expected.json``: the public interface of
+``SequentialHeadWrapper`` (``head.sequential_head``) run eagerly on fixed per-step
+logits, labels, weights and mask (``seq_head_numbers``): ``name``, ``logits_dimension``,
+``loss``, the ``update_metrics`` results and the numeric ``predictions``, for a binary
+head with a per-step weight feature and a 3-class head.
 """
 
 import json
@@ -25,6 +32,7 @@ import sys
 import numpy as np
 
 CASES = ("families_rnn_seq",)
+ARTIFACTS = ("families_seq_head",)
 
 STEPS = 40
 BATCH = 16
@@ -101,6 +109,49 @@ def families_rnn_seq(model_dir):
     return {"eval_metrics": metrics, "predictions": preds[:32]}
 
 
+def seq_head_numbers():
+    """The sequential head's interface on fixed numbers (3 sequences of 4, 2 and 3 steps)."""
+    import tensorflow as tf
+    from tensorflow_estimator.python.estimator.head import sequential_head
+
+    rng = np.random.RandomState(5)
+    lengths = np.array([4, 2, 3])
+    mask = tf.constant(np.arange(4)[None, :] < lengths[:, None])
+    out = {}
+    for kind, n_classes in (("binary", 2), ("multi_class", 3)):
+        if n_classes == 2:
+            static = tf.estimator.BinaryClassHead(weight_column="w", name="seq")
+            head = sequential_head.SequentialHeadWrapper(static, "mask", feature_columns="w")
+        else:
+            static = tf.estimator.MultiClassHead(n_classes)
+            head = sequential_head.SequentialHeadWrapper(static, "mask")
+        width = 1 if n_classes == 2 else n_classes
+        logits = tf.constant(rng.normal(size=(3, 4, width)).astype("float32"))
+        labels = tf.constant(rng.randint(0, n_classes, (3, 4)).astype("int64"))
+        weights = tf.constant(rng.uniform(0.5, 1.5, (3, 4)).astype("float32"))
+        features = {"mask": mask, "w": weights}
+        loss = head.loss(logits=logits, labels=labels, features=features)
+        metrics = head.update_metrics(head.metrics(), features, logits, labels)
+        predictions = head.predictions(logits)
+        out[kind] = {
+            "name": head.name,
+            "logits_dimension": head.logits_dimension,
+            "loss": float(loss),
+            "metrics": {key: float(m.result()) for key, m in metrics.items()},
+            "predictions": {
+                key: np.asarray(value).tolist()
+                for key, value in predictions.items()
+                if value.dtype != tf.string
+            },
+        }
+    return out
+
+
+def families_seq_head(out_dir):
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump(_plain(seq_head_numbers()), f, indent=1, sort_keys=True)
+
+
 def _plain(value):
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
@@ -127,6 +178,12 @@ def main(case, model_dir, out_json):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in CASES:
-        sys.exit(f"usage: families_rnn_seq.py {{{','.join(CASES)}}} MODEL_DIR OUT_JSON")
-    main(*sys.argv[1:])
+    if len(sys.argv) == 3 and sys.argv[1] in ARTIFACTS:
+        families_seq_head(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] in CASES:
+        main(*sys.argv[1:])
+    else:
+        sys.exit(
+            "usage: families_rnn_seq.py {families_rnn_seq MODEL_DIR OUT_JSON | "
+            "families_seq_head OUT_DIR}"
+        )

@@ -115,10 +115,10 @@ class SequentialHeadWrapper(SequentialHead):
         inner = self._static_head.name
         return f"{inner}_sequential" if inner else None
 
-    def loss(
+    def loss(  # the legacy wrapper's argument order: logits first
         self,
-        labels: Any,
         logits: Any,
+        labels: Any,
         features: Any = None,
         mode: Any = None,
         regularization_losses: Any = None,
@@ -126,7 +126,7 @@ class SequentialHeadWrapper(SequentialHead):
         """The static head's loss over the valid steps.
 
         Example:
-            >>> head.loss(labels, logits, features)  # doctest: +SKIP
+            >>> head.loss(logits=logits, labels=labels, features=features)  # doctest: +SKIP
         """
         labels, logits, flat = self._flatten(labels, logits, features)
         return self._static_head.loss(
