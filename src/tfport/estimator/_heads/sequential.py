@@ -31,6 +31,10 @@ from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._heads import base
 
 
+class SequentialHeadTypeError(TfportInputError, TypeError):
+    """A sequential head's argument has the wrong type (a TypeError, as on the legacy stack)."""
+
+
 class SequentialHead(base.Head):
     """A head whose logits carry a time axis; `features[input_sequence_mask_key]` marks
     the valid (unpadded) steps (legacy `_SequentialHead`).
@@ -71,7 +75,7 @@ class SequentialHeadWrapper(SequentialHead):
         feature_columns: Any = None,
     ) -> None:
         if not isinstance(sequence_length_mask, str):
-            raise TfportInputError(
+            raise SequentialHeadTypeError(
                 message(
                     "The sequence mask key of a sequential head must be a string",
                     "Pass the name of the mask feature",
@@ -82,7 +86,7 @@ class SequentialHeadWrapper(SequentialHead):
         columns = [columns] if isinstance(columns, str) else columns
         listed = isinstance(columns, (list, tuple)) and not hasattr(columns, "_fields")
         if not listed or not all(isinstance(c, str) for c in columns):
-            raise TfportInputError(
+            raise SequentialHeadTypeError(
                 message(
                     "The per-step features of a sequential head (its weight column) must be "
                     "given as feature names (strings)",
