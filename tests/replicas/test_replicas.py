@@ -17,9 +17,19 @@ import numpy as np
 import pytest
 
 SCRIPT = pathlib.Path(__file__).parent / "scripts" / "replicas.py"
-MATCHING = ["linear_ftrl", "dnn_embedding", "keras_loss", "bert_cross", "adam"]
+MATCHING = [
+    "linear_ftrl",
+    "dnn_embedding",
+    "keras_bn",
+    "bn_offset",
+    "keras_loss",
+    "bert_cross",
+    "adam",
+    "tpu",  # TPUEstimator(use_tpu=False), CrossShardOptimizer, iterations_per_loop=4
+    "tae_export",  # train_and_evaluate with a LatestExporter
+]
 # 103 examples batched by 10, one epoch: the last global batch (3) splits 2 + 1
-PARTIAL = ["partial", "partial_v1", "partial_keras"]
+PARTIAL = ["partial", "partial_v1", "partial_keras", "partial_m2e"]
 # a one-device checkpoint's per-partition slots (weights/part_0/Adagrad) restore on 2
 PARTITIONED = ["linear_part"]
 
@@ -70,6 +80,24 @@ def test_mirrored_2_trains_and_evaluates_like_one_device(runs, kind):
     assert one["metrics"]["global_step"] == two["metrics"]["global_step"] > 0
     for key, value in one["metrics"].items():
         assert abs(two["metrics"][key] - value) < 1e-4, key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", PARTIAL)
+def test_mirrored_2_logs_one_devices_training_loss_on_uneven_batches(runs, kind):
+    root, _ = runs
+    one, two = _out(root, f"{kind}_1")["train_losses"], _out(root, f"{kind}_2")["train_losses"]
+    assert sorted(one, key=int) == sorted(two, key=int) == [str(s) for s in range(1, 12)]
+    for step, value in one.items():
+        assert abs(two[step] - value) < 1e-4, step  # step 11: the batch of 3 split 2 + 1
+
+
+@pytest.mark.slow
+def test_train_and_evaluate_exports_one_devices_model(runs):
+    root, _ = runs
+    one, two = _out(root, "tae_export_1")["exported"], _out(root, "tae_export_2")["exported"]
+    assert np.asarray(one).shape == (16, 2)
+    np.testing.assert_allclose(two, one, atol=1e-4)
 
 
 @pytest.mark.slow

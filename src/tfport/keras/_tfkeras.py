@@ -13,6 +13,7 @@ import re
 import warnings
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator import EstimatorSpec, ModeKeys
@@ -110,11 +111,7 @@ class ModelFn:
                 with warnings.catch_warnings():  # tf_keras's own deprecation notice
                     warnings.filterwarnings("ignore", message=".*state_updates.*")
                     clone._make_test_function()
-            # Under N replicas tf_keras scales each replica's loss by 1/N (its gradients
-            # are summed); the Estimator reports the unscaled (mean) loss.
-            loss, factor = clone.total_loss, _unscale(clone)
-            if factor != 1.0:
-                loss = loss * factor
+            loss = _reported_loss(tf, clone.total_loss)
             metric_ops = _metrics.keras2_metric_ops(clone, self._metric_names_map)
         self._restore_subclassed()
         scaffold = None
@@ -215,15 +212,24 @@ def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]
     return inputs, targets, weights
 
 
-def _unscale(clone: Any) -> float:
-    replicas = _inputs.replicas_in_sync()
-    return float(replicas) if replicas > 1 and _loss_is_scaled(clone) else 1.0
+def _reported_loss(tf: Any, total_loss: Any) -> Any:
+    """The loss a replica reports: `total_loss` without tf_keras's distribution scaling.
 
-
-def _loss_is_scaled(clone: Any) -> bool:
-    # tf_keras scales losses reduced over the batch (AUTO / SUM_OVER_BATCH_SIZE), not SUM.
-    reductions = {getattr(fn, "reduction", "auto") for fn in getattr(clone, "loss_functions", [])}
-    return not reductions or not reductions <= {"sum", "none"}
+    Under N replicas tf_keras scales the batch-mean losses and the regularization by the
+    replica's share `b_r / B` of the global batch (1/N when it divides evenly; see
+    `tfport._common.replica_share`) and leaves summed losses alone, so the summed
+    gradients are one device's. Dividing the whole total by the share gives the value
+    that the replicated step's share-weighted sum turns into one device's loss: the
+    means' weighted mean, the sums' sum and the regularization once.
+    """
+    if _inputs.replicas_in_sync() <= 1:
+        return total_loss
+    share = replica_share.mean_scale()
+    share = tf.cast(share, total_loss.dtype) if tf.is_tensor(share) else share
+    # tf_keras leaves its own last reduction ("none") on the graph; the step must weight
+    # this loss by the batch shares, never sum it.
+    tf.compat.v1.get_default_graph()._last_loss_reduction = "sum_over_batch_size"
+    return tf.math.divide_no_nan(total_loss, share)
 
 
 def _standardize_weights(weights: Any, output_names: list[str]) -> list:

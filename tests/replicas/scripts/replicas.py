@@ -12,14 +12,24 @@ KIND:
   linear_part    LinearRegressor, the same columns, Adagrad, 2-way partitioned variables
   dnn_embedding  DNNClassifier on an embedding column (Adagrad) and Adam
   keras_bn       model_to_estimator: the TF2 migration guide's Conv2D + BatchNormalization
+  bn_offset      model_fn, BatchNormalization on features whose mean is far above their
+                 spread (the variance must not come from E[x^2] - E[x]^2)
   keras_loss     model_fn with tf.keras.losses.SparseCategoricalCrossentropy() (default)
   partial        LinearRegressor (Keras SGD) on 103 examples batched by 10: the last
                  global batch (3) splits 2 + 1 across 2 replicas
   partial_v1     model_fn, v1 loss and GradientDescent, the same 103 / 10 batches
   partial_keras  model_fn, tf.keras.losses (default reduction), the same batches
+  partial_m2e    model_to_estimator (L2-regularized, SGD) on the same batches
   bert_cross     BERT's optimizer pattern (tf.gradients + apply_gradients) in CrossShard
   bert_plain     the same optimizer, unwrapped
   adam           the v1 AdamOptimizer control
+  tae_export     DNNClassifier (embedding column) through train_and_evaluate with a
+                 LatestExporter; OUT_JSON also holds the exported model's predictions
+  tpu            TPUEstimator(use_tpu=False), CrossShardOptimizer, iterations_per_loop=4
+  linear_ftrl_mw linear_ftrl batched with drop_remainder=True (several workers need full
+                 global batches)
+
+The partial kinds also record each training step's reported loss (the `loss` summary).
 """
 
 import json
@@ -43,12 +53,12 @@ LABEL = ((AGE > 40) ^ (COLOR == "red") ^ (DENSE[:, 0] > 0)).astype("int64")
 TARGET = (0.05 * AGE + (COLOR == "blue") + DENSE[:, 1]).astype("float32")
 
 
-def tabular_input(label, batch=16, epochs=None, n=N):
+def tabular_input(label, batch=16, epochs=None, n=N, drop=False):
     def input_fn():
         feats = {"age": AGE[:n], "color": COLOR[:n], "city": CITY[:n], "dense": DENSE[:n]}
         ds = tf.data.Dataset.from_tensor_slices((feats, label[:n]))
         ds = ds.repeat(epochs) if epochs != 1 else ds
-        return ds.batch(batch)
+        return ds.batch(batch, drop_remainder=drop)
 
     return input_fn
 
@@ -83,6 +93,7 @@ def image_input():
 
 def guide_model():
     """The TF2 migration guide's model (Dropout left out: dropout masks are random)."""
+    tf.keras.utils.set_random_seed(3)  # the same initial weights in every run
     model = tf.keras.models.Sequential(
         [
             tf.keras.layers.Conv2D(
@@ -100,8 +111,10 @@ def guide_model():
         ]
     )
     model.compile(
-        # SGD, not the guide's Adam: the bias right before BatchNormalization has a zero
-        # gradient in exact arithmetic, and Adam turns its float noise into full steps.
+        # SGD, not the guide's Adam: the bias of a ReLU unit active on the whole batch
+        # before BatchNormalization has a zero gradient in exact arithmetic, and Adam
+        # turns its float noise into steps of up to the learning rate (on one device
+        # too: float32 against float64 differ by 1e-3 there after 12 steps).
         optimizer=tf.keras.optimizers.SGD(0.02),
         loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         metrics=["accuracy"],
@@ -159,9 +172,62 @@ def dense_input(n=64, batch=16, epochs=None):
     return input_fn
 
 
+def offset_input():
+    x = 10.0 + 0.1 * np.random.RandomState(9).normal(size=(64, 4)).astype("float32")
+    y = (x[:, 0] + x[:, 1] > 20.0).astype("int64")
+    return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(16)
+
+
+def small_keras_model():
+    tf.keras.utils.set_random_seed(5)
+    inputs = tf.keras.Input(shape=(4,), name="x")
+    hidden = tf.keras.layers.Dense(
+        8, activation="relu", kernel_regularizer=tf.keras.regularizers.l2(0.01)
+    )(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(hidden))
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.2),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+def tpu_model_fn(features, labels, mode, params):
+    hidden = v1.layers.dense(features["x"], 8, activation=tf.nn.relu, name="hidden")
+    logits = v1.layers.dense(hidden, 2, name="logits")
+    loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+
+        def metric_fn(labels, logits):
+            return {"acc": v1.metrics.accuracy(labels, tf.argmax(logits, 1))}
+
+        return v1.estimator.tpu.TPUEstimatorSpec(
+            mode, loss=loss, eval_metrics=(metric_fn, [labels, logits])
+        )
+    opt = v1.tpu.CrossShardOptimizer(v1.train.AdamOptimizer(0.05))
+    train_op = opt.minimize(loss, global_step=v1.train.get_global_step())
+    return v1.estimator.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def tpu_input(take=None):
+    def input_fn(params):
+        ds = dense_input(batch=params["batch_size"])()
+        return ds.take(take) if take else ds
+
+    return input_fn
+
+
 def custom_model_fn(kind):
     def model_fn(features, labels, mode):
-        if kind in ("keras_loss", "partial_keras"):
+        if kind == "bn_offset":
+            training = mode == tf.estimator.ModeKeys.TRAIN
+            normal = v1.layers.batch_normalization(
+                features["x"], momentum=0.5, training=training, name="bn"
+            )
+            logits = v1.layers.dense(normal, 2, name="logits")
+            loss = v1.losses.sparse_softmax_cross_entropy(labels, logits)
+        elif kind in ("keras_loss", "partial_keras"):
             hidden = tf.keras.layers.Dense(8, activation="relu", name="hidden")(features["x"])
             logits = tf.keras.layers.Dense(2, name="logits")(hidden)
             loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)(labels, logits)
@@ -182,9 +248,11 @@ def custom_model_fn(kind):
             grads, _ = tf.clip_by_global_norm(grads, clip_norm=100.0)
             train_op = opt.apply_gradients(zip(grads, tvars), global_step=step)
             train_op = tf.group(train_op, step.assign_add(1))
-        elif kind.startswith("partial"):
+        elif kind.startswith("partial") or kind == "bn_offset":
             opt = v1.train.GradientDescentOptimizer(0.2)
-            train_op = opt.minimize(loss, global_step=step)
+            updates = v1.get_collection(v1.GraphKeys.UPDATE_OPS)  # BatchNormalization's
+            with tf.control_dependencies(updates):
+                train_op = opt.minimize(loss, global_step=step)
         else:
             train_op = v1.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
@@ -193,10 +261,14 @@ def custom_model_fn(kind):
 
 
 def make(kind, model_dir):
-    config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=11)
-    if kind == "linear_ftrl":
+    summaries = 1 if kind.startswith("partial") else 100  # each step's reported loss
+    config = tf.estimator.RunConfig(
+        model_dir=model_dir, tf_random_seed=11, save_summary_steps=summaries
+    )
+    if kind.startswith("linear_ftrl"):
+        drop = kind == "linear_ftrl_mw"
         est = tf.estimator.LinearClassifier(linear_columns(), config=config)
-        return est, tabular_input(LABEL), tabular_input(LABEL, epochs=1)
+        return est, tabular_input(LABEL, drop=drop), tabular_input(LABEL, epochs=1, drop=drop)
     if kind == "linear_part":
         est = tf.compat.v1.estimator.LinearRegressor(
             linear_columns(),
@@ -223,7 +295,23 @@ def make(kind, model_dir):
     if kind == "keras_bn":
         est = tf.keras.estimator.model_to_estimator(keras_model=guide_model(), config=config)
         return est, image_input, lambda: image_input().take(4)
+    if kind == "partial_m2e":
+        est = tf.keras.estimator.model_to_estimator(keras_model=small_keras_model(), config=config)
+        inp = dense_input(n=103, batch=10, epochs=1)
+        return est, inp, inp
+    if kind == "tpu":
+        config = v1.estimator.tpu.RunConfig(
+            model_dir=model_dir,
+            tf_random_seed=11,
+            tpu_config=v1.estimator.tpu.TPUConfig(iterations_per_loop=4),
+        )
+        est = v1.estimator.tpu.TPUEstimator(
+            tpu_model_fn, config=config, use_tpu=False, train_batch_size=16, eval_batch_size=16
+        )
+        return est, tpu_input(), tpu_input(take=4)
     est = tf.estimator.Estimator(custom_model_fn(kind), config=config)
+    if kind == "bn_offset":
+        return est, offset_input, lambda: offset_input().take(4)
     if kind.startswith("partial"):
         inp = dense_input(n=103, batch=10, epochs=1)
         return est, inp, inp
@@ -231,11 +319,62 @@ def make(kind, model_dir):
     return est, inp, lambda: inp().take(4)
 
 
+def serving_examples():
+    examples = []
+    for i in range(16):
+        feature = {
+            "age": tf.train.Feature(float_list=tf.train.FloatList(value=[AGE[i]])),
+            "color": tf.train.Feature(bytes_list=tf.train.BytesList(value=[COLOR[i].encode()])),
+            "city": tf.train.Feature(bytes_list=tf.train.BytesList(value=[CITY[i].encode()])),
+            "dense": tf.train.Feature(float_list=tf.train.FloatList(value=DENSE[i])),
+        }
+        example = tf.train.Example(features=tf.train.Features(feature=feature))
+        examples.append(example.SerializeToString())
+    return examples
+
+
+def train_and_evaluate(model_dir):
+    """DNNClassifier through train_and_evaluate; the exported model's probabilities."""
+    columns = dnn_columns()
+    config = tf.estimator.RunConfig(model_dir=model_dir, tf_random_seed=11)
+    est = tf.estimator.DNNClassifier([8, 4], columns, config=config, optimizer="Adagrad")
+    spec = fc.make_parse_example_spec(columns)
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    exporter = tf.estimator.LatestExporter("latest", receiver)
+    train_spec = tf.estimator.TrainSpec(tabular_input(LABEL), max_steps=STEPS)
+    eval_spec = tf.estimator.EvalSpec(
+        tabular_input(LABEL, epochs=1), steps=None, exporters=[exporter], throttle_secs=0
+    )
+    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    export_dir = exports[0]
+    export_dir = export_dir.decode() if isinstance(export_dir, bytes) else export_dir
+    predict = tf.saved_model.load(export_dir).signatures["predict"]
+    probabilities = predict(examples=tf.constant(serving_examples()))["probabilities"]
+    return metrics, np.asarray(probabilities).tolist()
+
+
+def train_losses(model_dir):
+    """{step: the training loss logged at that step} (the `loss` summaries)."""
+    losses = {}
+    for path in tf.io.gfile.glob(f"{model_dir}/events.out.tfevents.*"):
+        for event in v1.train.summary_iterator(path):
+            for value in event.summary.value:
+                if value.tag in ("loss", "loss_1"):  # loss_1: a Keras graph named one "loss"
+                    losses[str(event.step)] = float(value.simple_value)
+    return losses
+
+
 def run(kind, model_dir, out):
-    est, train_input, eval_input = make(kind, model_dir)
-    steps = None if kind.startswith("partial") else STEPS
-    est.train(train_input, steps=steps)
-    metrics = est.evaluate(eval_input)
+    result = {}
+    if kind == "tae_export":
+        metrics, result["exported"] = train_and_evaluate(model_dir)
+    else:
+        est, train_input, eval_input = make(kind, model_dir)
+        steps = None if kind.startswith("partial") else STEPS
+        est.train(train_input, steps=steps)
+        metrics = est.evaluate(eval_input)
+    if kind.startswith("partial"):
+        result["train_losses"] = train_losses(model_dir)
     reader = tf.train.load_checkpoint(model_dir)
     skip = ("Ftrl", "Adagrad", "Adam", "adam_", "power", "global_step", "optimizer")
     variables = {
@@ -243,9 +382,10 @@ def run(kind, model_dir, out):
         for name in reader.get_variable_to_shape_map()
         if not any(s in name for s in skip) and reader.get_variable_to_dtype_map()[name].is_floating
     }
-    metrics = {k: float(v) for k, v in metrics.items()}
+    result["metrics"] = {k: float(v) for k, v in metrics.items()}
+    result["variables"] = variables
     with open(out, "w") as f:
-        json.dump({"variables": variables, "metrics": metrics}, f)
+        json.dump(result, f)
 
 
 for job in sys.argv[1:]:

@@ -79,6 +79,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     drop_replica_components(tf.compat.v1)
     graph = tf.compat.v1.get_default_graph()
     loss = _reduce_loss(tf, strategy, _loss_reduction(tf, graph), grouped["loss"], shares)
+    _summarize_step_loss(tf, specs[0].loss, loss)
     if ctx.mode == ModeKeys.TRAIN:
         hook = replicas.consistency_hook(optimizers)
         spec = specs[0]._replace(training_hooks=[*specs[0].training_hooks, hook])
@@ -116,8 +117,24 @@ def _reduce_loss(tf: Any, strategy: Any, reduction: Any, losses: Any, shares: An
         return tf.math.add_n([p * tf.cast(w, p.dtype) for p, w in zip(parts, weights)])
 
 
+def _summarize_step_loss(tf: Any, replica_loss: Any, loss: Any) -> None:
+    """Loss summaries made inside model_fn record the step's loss, not replica 0's.
+
+    TF records summaries made in a replica on the first replica only, so a head's `loss`
+    summary would show replica 0's minibatch loss; it is rewired to the step's loss
+    (which the training log and evaluation report too).
+    """
+    v1 = tf.compat.v1
+    for summary in v1.get_collection(v1.GraphKeys.SUMMARIES):
+        op = summary.op
+        if op.type == "ScalarSummary" and op.inputs[1].name == replica_loss.name:
+            if loss.dtype == replica_loss.dtype:
+                op._update_input(1, loss)
+
+
 def _loss_reduction(tf: Any, graph: Any) -> Any:
     """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
+    # Not dead: TF's losses_impl.compute_weighted_loss sets graph._last_loss_reduction.
     reduction = getattr(graph, "_last_loss_reduction", None)
     if reduction in ("weighted_sum", "sum"):
         return tf.distribute.ReduceOp.SUM

@@ -4,10 +4,12 @@ In training a Keras BatchNormalization layer (also `tf.compat.v1.layers`' one)
 normalizes with its batch's mean and variance. On N replicas each replica would see
 only its minibatch, so the outputs, gradients and moving averages would differ from
 one device's. Inside a replicated step the layer instead sums its per-replica
-`sum(x)`, `sum(x^2)` and example counts across replicas (`merge_call`; TF's
-`ReplicaContext.all_reduce` cannot be differentiated in a TF1 graph) and normalizes
-with the global batch's statistics. The backward pass sums the replicas' upstream
-gradients the same way, so each replica's gradient holds every replica's loss.
+`sum(x)` and example counts across replicas (`merge_call`; TF's
+`ReplicaContext.all_reduce` cannot be differentiated in a TF1 graph), then the
+replicas' `sum((x - mean)^2)` around that global mean (two passes, as `tf.nn.moments`
+on one device), and normalizes with the global batch's statistics. The backward pass
+sums the replicas' upstream gradients the same way, so each replica's gradient holds
+every replica's loss.
 """
 
 from __future__ import annotations
@@ -61,18 +63,27 @@ def _replicated() -> bool:
 
 
 def _global_moments(x: Any, axes: Any, keep_dims: bool, mask: Any) -> tuple:
+    """`tf.nn.moments` (or `weighted_moments`) of the global batch, in two passes.
+
+    As one device: the mean first, then the mean squared deviation from it (the mean
+    held constant, as `tf.nn.moments` does). `E[x^2] - E[x]^2` would lose the variance's
+    low digits whenever mean^2 >> variance (a ReLU unit that is active on every example).
+    """
     tf = import_tf()
     with tf.name_scope("moments"):
         y = tf.cast(x, tf.float32) if x.dtype == tf.float16 else x
-        count = tf.ones_like(y)
+        weights = None
         if mask is not None:
             weights = tf.expand_dims(tf.cast(mask, y.dtype), axis=-1)
-            y, count = y * weights, tf.broadcast_to(weights, tf.shape(y))
-        total = _replica_sum(tf.reduce_sum(y, axis=axes, keepdims=True))
-        squares = _replica_sum(tf.reduce_sum(tf.square(y), axis=axes, keepdims=True))
-        count = _replica_sum(tf.reduce_sum(count, axis=axes, keepdims=True))
+        count = tf.ones_like(y) if weights is None else tf.broadcast_to(weights, tf.shape(y))
+        count = tf.stop_gradient(_merge_sum(tf.reduce_sum(count, axis=axes, keepdims=True)))
+        total = y if weights is None else y * weights
+        total = _replica_sum(tf.reduce_sum(total, axis=axes, keepdims=True))
         mean = tf.math.divide_no_nan(total, count)
-        variance = tf.maximum(tf.math.divide_no_nan(squares, count) - tf.square(mean), 0.0)
+        squares = tf.math.squared_difference(y, tf.stop_gradient(mean))
+        squares = squares if weights is None else squares * weights
+        squares = _replica_sum(tf.reduce_sum(squares, axis=axes, keepdims=True))
+        variance = tf.math.divide_no_nan(squares, count)
         if not keep_dims:
             mean, variance = tf.squeeze(mean, axes), tf.squeeze(variance, axes)
         return tf.cast(mean, x.dtype), tf.cast(variance, x.dtype)
