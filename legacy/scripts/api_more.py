@@ -35,6 +35,9 @@ Canned estimators:
   eval loss rises and the hook stops training (``max_steps`` 200) after the evaluation of
   step 40 (at step 40, or one later: the hooks read the global step in the train op's
   own ``session.run``). Metrics and predictions are those of the step-40 checkpoint.
+
+Both canned head cases also export (a raw float input ``x``), load the SavedModel and
+record every signature's outputs on 8 rows (``served``).
 """
 
 import glob
@@ -101,6 +104,38 @@ def _predictions(est, input_fn):
             }
         )
     return rows[:24]
+
+
+def _serve(tf, est, rows):
+    """Exports EST (a raw float input "x" [None, 3]), loads the SavedModel and runs every
+    signature that takes "x" on ROWS: {signature: {output: values}} (names only for the
+    others)."""
+    import tempfile
+
+    def serving_input_fn():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 3], name="x")
+        return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+    served = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = est.export_saved_model(tmp, serving_input_fn)
+        path = path.decode() if isinstance(path, bytes) else path
+        loaded = tf.saved_model.load(path)
+        for name in sorted(loaded.signatures):
+            fn = loaded.signatures[name]
+            if "x" not in fn.structured_input_signature[1]:
+                served[name] = None
+                continue
+            outputs = fn(x=tf.constant(rows))
+            served[name] = {
+                k: (
+                    [[b.decode() for b in r] for r in v.numpy()]
+                    if v.dtype == tf.string
+                    else v.numpy().astype("float64").tolist()
+                )
+                for k, v in outputs.items()
+            }
+    return served
 
 
 def _finish(tf, est, metrics, predictions, model_dir, out_json, extra=None):
@@ -296,7 +331,8 @@ def canned_multi_head(model_dir, out_json):
     train_fn, eval_fn = _numpy_fns(tf, {"x": d["x"]}, labels, eval_batch=48)
     est.train(train_fn, max_steps=STEPS)
     metrics = est.evaluate(eval_fn)
-    _finish(tf, est, metrics, _predictions(est, eval_fn), model_dir, out_json)
+    served = {"served": _serve(tf, est, d["x"][:8])}
+    _finish(tf, est, metrics, _predictions(est, eval_fn), model_dir, out_json, served)
 
 
 def canned_multilabel_vocab(model_dir, out_json):
@@ -330,7 +366,9 @@ def canned_multilabel_vocab(model_dir, out_json):
 
     est.train(input_fn(BATCH, True), max_steps=STEPS)
     metrics = est.evaluate(input_fn(48, False))
-    _finish(tf, est, metrics, _predictions(est, input_fn(48, False)), model_dir, out_json)
+    predictions = _predictions(est, input_fn(48, False))
+    served = {"served": _serve(tf, est, d["x"][:8])}
+    _finish(tf, est, metrics, predictions, model_dir, out_json, served)
 
 
 def tae_early_stop(model_dir, out_json):

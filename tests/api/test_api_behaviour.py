@@ -11,8 +11,9 @@ they return the batch's tensors), every head class in a custom model_fn
 LogisticRegressionHead) and in a canned estimator (LinearEstimator with Poisson and
 Logistic heads, DNNEstimator with a MultiHead of the other four), MultiHead in a custom
 model_fn, MultiLabelHead's label_vocabulary (string SparseTensor labels) and per-class
-metrics in LinearEstimator, add_metrics, InMemoryEvaluatorHook inside `train`, early
-stopping inside `train_and_evaluate`.
+metrics in LinearEstimator (both canned head cases also export and serve their
+SavedModel), add_metrics, InMemoryEvaluatorHook inside `train`, early stopping inside
+`train_and_evaluate`.
 """
 
 from __future__ import annotations
@@ -120,7 +121,24 @@ def _assert_summary_tags(case: str, model_dir: pathlib.Path, want: dict) -> None
         assert got == expected, (sub, sorted(got ^ expected))
 
 
+def _assert_served(out: dict, want: dict, atol: float) -> None:
+    """The same signatures, each with the same outputs (numbers within atol, strings equal)."""
+    assert sorted(out) == sorted(want)
+    for name, outputs in want.items():
+        if outputs is None:
+            assert out[name] is None, name
+            continue
+        assert sorted(out[name]) == sorted(outputs), name
+        for key, value in outputs.items():
+            if np.asarray(value).dtype.kind in "US":
+                assert out[name][key] == value, (name, key)
+            else:
+                assert compare.max_abs_diff(out[name][key], value) <= atol, (name, key)
+
+
 def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
+    if "served" in want:  # the canned head cases' SavedModel, loaded and run
+        _assert_served(out["served"], want["served"], atol)
     if case == "api_numpy_head":
         # Legacy's in-memory evaluations after the first read an exhausted numpy_input_fn
         # queue (num_epochs=1 is consumed once per graph): every metric 0.0 at steps 20

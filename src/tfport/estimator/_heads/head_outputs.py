@@ -90,19 +90,17 @@ def classifier_export_outputs(predictions: dict, n_classes: int, vocabulary: Any
 
 
 def regression_export_outputs(predictions: dict) -> dict:
-    """serving_default / regression (single-dimension value), predict (all keys).
+    """serving_default / regression (a RegressionOutput, whatever the label dimension, as
+    legacy's), predict (all keys).
 
     Example:
         >>> regression_export_outputs({"predictions": y})  # doctest: +SKIP
     """
     from tensorflow.python.saved_model.model_utils import export_output
 
-    value = predictions[PREDICTIONS]
+    regress = export_output.RegressionOutput(value=predictions[PREDICTIONS])
     predict = export_output.PredictOutput(predictions)
-    if value.shape.rank == 2 and value.shape[-1] == 1:
-        regress = export_output.RegressionOutput(value=value)
-        return {SERVING_DEFAULT: regress, REGRESS: regress, PREDICT: predict}
-    return {SERVING_DEFAULT: predict, PREDICT: predict}
+    return {SERVING_DEFAULT: regress, REGRESS: regress, PREDICT: predict}
 
 
 def _mean(tf: Any, values: Any, weights: Any, name: str) -> tuple:

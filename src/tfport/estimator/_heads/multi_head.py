@@ -177,10 +177,13 @@ class MultiHead(base.Head):
             (h.name, k): v for h, s in zip(self._heads, specs) for k, v in s.predictions.items()
         }
         if mode == ModeKeys.PREDICT:
-            outputs = dict(specs[0].export_outputs)
+            first = specs[0].export_outputs  # serving_default: the first head's, as legacy
+            outputs = {head_outputs.SERVING_DEFAULT: first.get(head_outputs.SERVING_DEFAULT)}
+            if len(first) == 1 or outputs[head_outputs.SERVING_DEFAULT] is None:
+                outputs[head_outputs.SERVING_DEFAULT] = next(iter(first.values()))
             for h, s in zip(self._heads, specs):
                 for key, value in s.export_outputs.items():
-                    outputs[f"{h.name}" if key == "serving_default" else f"{key}/{h.name}"] = value
+                    outputs[h.name if key == "serving_default" else f"{h.name}/{key}"] = value
             flat = {f"{n}/{k}": v for (n, k), v in predictions.items()}
             from tensorflow.python.saved_model.model_utils import export_output
 
