@@ -1,6 +1,6 @@
 """Where steps per loop pays: per-step overhead on a small model and on the MLP.
 
-    python bench/steps_per_loop.py [--model small|mlp] [--steps N] [--rounds R]
+    python bench/steps_per_loop.py [--model small|mlp] [--steps N] [--rounds R] [--paired]
 
 Variants, each training the same model in one run (interleaved rounds, per-round medians):
 tfport with the default RunConfig (legacy logging on) at `iterations_per_loop` 1 and 20,
@@ -8,6 +8,10 @@ tfport 1 with `experimental_jit`, a bare `tf.compat.v1` MonitoredTrainingSession
 step per `session.run`), a bare 20-step `tf.while_loop` per `session.run`, and Keras 3 `fit`
 (`steps_per_execution=20`). The last line is one JSON object with steps/s and the ratios
 (targets, small model: loop1_vs_bare_loop >= 0.9, loop20_vs_bare_while_20 >= 0.95).
+
+With `--paired`, one JSON line each for loop 1 and loop 20: tfport and the bare loop
+(or bare 20-step `while_loop`) train in one process, alternating every 100 steps, so
+both see the same load on a shared machine (the sequential variants above do not).
 """
 
 from __future__ import annotations
@@ -119,6 +123,90 @@ def bare_run(model: str, steps: int, warmup: int, loop: int) -> float:
             return runs * loop / (time.perf_counter() - start)
 
 
+def _bare_session(model: str, loop: int):
+    """A bare MonitoredTrainingSession (its own graph) and the op one run of it runs."""
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.train.create_global_step()
+        iterator = v1.data.make_one_shot_iterator(_data(model))
+        if loop == 1:
+            features, labels = iterator.get_next()
+            _, op = _train_op(model, features, labels)
+        else:
+
+            def body(i):
+                features, labels = iterator.get_next()
+                _, train_op = _train_op(model, features, labels)
+                with tf.control_dependencies([train_op]):
+                    return i + 1
+
+            op = v1.while_loop(lambda i: i < loop, body, [tf.constant(0)], parallel_iterations=1)
+        session = v1.train.MonitoredTrainingSession()
+    return session, op
+
+
+def paired_run(model: str, steps: int, warmup: int, loop: int, chunk: int = 100) -> dict:
+    """tfport and the bare loop in one process, alternating every `chunk` steps.
+
+    A hook inside tfport's training runs `chunk` bare steps every `chunk` tfport steps,
+    so both see the same machine load; each side's time counts whole session-run cycles
+    (for tfport: its hooks, session.run and the loop around it).
+    """
+    import tensorflow as tf
+
+    import tfport.estimator as tfe
+
+    bare, bare_op = _bare_session(model, loop)
+    for _ in range(warmup):
+        bare.run(bare_op)
+    spent = {"tfport": 0.0, "bare": 0.0}
+    done = {"tfport": 0, "bare": 0}
+    runs_per_chunk = max(1, chunk // loop)
+
+    class Pair(tf.compat.v1.train.SessionRunHook):
+        def begin(self):
+            self.runs, self.mark = 0, None
+
+        def after_run(self, run_context, run_values):
+            now = time.perf_counter()
+            self.runs += 1
+            if self.runs <= warmup:
+                self.mark = now
+                return
+            spent["tfport"] += now - self.mark
+            done["tfport"] += loop
+            if self.runs % runs_per_chunk == 0:
+                start = time.perf_counter()
+                for _ in range(runs_per_chunk):
+                    bare.run(bare_op)
+                spent["bare"] += time.perf_counter() - start
+                done["bare"] += runs_per_chunk * loop
+            self.mark = time.perf_counter()
+
+    def model_fn(features, labels, mode):
+        loss, train_op = _train_op(model, features, labels)
+        return tfe.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = tfe.RunConfig(
+            model_dir=tmp, iterations_per_loop=loop, save_checkpoints_steps=10**9
+        )
+        est = tfe.Estimator(model_fn, config=config)
+        est.train(lambda: _data(model), max_steps=steps + warmup * loop, hooks=[Pair()])
+    bare.close()
+    rates = {k: done[k] / spent[k] for k in spent}
+    return {
+        "benchmark": f"{model}_loop{loop}_paired",
+        "steps": done["tfport"],
+        "tfport_steps_per_s": round(rates["tfport"], 1),
+        "bare_steps_per_s": round(rates["bare"], 1),
+        "ratio": round(rates["tfport"] / rates["bare"], 3),
+    }
+
+
 def keras_run(model: str, steps: int, warmup: int) -> float:
     import keras
 
@@ -145,7 +233,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--warmup", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--paired", action="store_true", help="tfport loop 1 / 20 vs bare, alternating in-process"
+    )
     args = parser.parse_args()
+    if args.paired:
+        for loop in (1, 20):
+            print(json.dumps(paired_run(args.model, args.steps, max(1, args.warmup // loop), loop)))
+        return
     m, n, w = args.model, args.steps, args.warmup
     variants = {
         "tfport_loop1": lambda: tfport_run(m, n, w, 1),

@@ -131,6 +131,7 @@ def _evaluate_once(
     )
     start = console.evaluation_started()
     with v1.train.MonitoredSession(session_creator=creator, hooks=all_hooks) as session:
+        sessions.cache_runs(session)
         while not session.should_stop():
             session.run(update_op)
     console.evaluation_finished(start)

@@ -7,7 +7,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, graphs
+from tfport.estimator._engine import builder, graphs, sessions
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.evaluation import resolve_checkpoint
 from tfport.estimator._engine.spec import check_hooks
@@ -43,6 +43,7 @@ def predict(
         with tf.compat.v1.train.MonitoredSession(
             session_creator=creator, hooks=all_hooks
         ) as session:
+            sessions.cache_runs(session)
             while not session.should_stop():
                 values = session.run(predictions)
                 if not yield_single_examples:

@@ -109,6 +109,7 @@ def _train_with_spec(
             save_graph_def=config.checkpoint_save_graph_def and chief,
         ) as session,
     ):
+        sessions.cache_runs(session)
         loss = None
         while not session.should_stop():
             loss = session.run([spec.train_op, spec.loss])[1]
