@@ -29,7 +29,7 @@ MATCHING = [
     "tae_export",  # train_and_evaluate with a LatestExporter
 ]
 # 103 examples batched by 10, one epoch: the last global batch (3) splits 2 + 1
-PARTIAL = ["partial", "partial_v1", "partial_keras", "partial_m2e"]
+PARTIAL = ["partial", "partial_v1", "partial_keras", "partial_m2e", "partial_k3"]
 # a one-device checkpoint's per-partition slots (weights/part_0/Adagrad) restore on 2
 PARTITIONED = ["linear_part"]
 

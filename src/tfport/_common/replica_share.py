@@ -48,10 +48,24 @@ def mean_scale() -> Any:
         1.0
     """
     share = getattr(_LOCAL, "share", None)
-    if share is not None:
+    tf = import_tf()
+    if share is not None and not _elsewhere(tf, share):
         return share
-    replicas = import_tf().distribute.get_strategy().num_replicas_in_sync
+    replicas = tf.distribute.get_strategy().num_replicas_in_sync
     return 1.0 / replicas if replicas > 1 else 1.0
+
+
+def _elsewhere(tf: Any, share: Any) -> bool:
+    """True when code runs eagerly or in another graph than the share's (Keras 3 builds
+    its losses once eagerly, a pass whose values are dropped): the share can't be used."""
+    if not tf.is_tensor(share) or not hasattr(share, "graph"):
+        return False
+    if tf.executing_eagerly():
+        return True
+    graph = tf.compat.v1.get_default_graph()
+    while graph is not None and graph is not share.graph:
+        graph = getattr(graph, "outer_graph", None)
+    return graph is None
 
 
 def scaled(loss: Any) -> Any:
@@ -66,3 +80,18 @@ def scaled(loss: Any) -> Any:
         return loss
     tf = import_tf()
     return loss * tf.cast(factor, loss.dtype) if tf.is_tensor(factor) else loss * factor
+
+
+def unscaled(loss: Any) -> Any:
+    """`loss / mean_scale()`: a scaled loss back to this replica's own value.
+
+    Example:
+        >>> unscaled(2.0)
+        2.0
+    """
+    factor = mean_scale()
+    if isinstance(factor, float) and factor == 1.0:
+        return loss
+    tf = import_tf()
+    factor = tf.cast(factor, loss.dtype) if tf.is_tensor(factor) else factor
+    return tf.math.divide_no_nan(loss, factor)

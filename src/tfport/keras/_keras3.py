@@ -18,6 +18,7 @@ import os
 import re
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator import EstimatorSpec, ModeKeys, WarmStartSettings
@@ -154,11 +155,15 @@ class ModelFn:
     ) -> tuple[Any, Any, dict]:
         """(loss for the gradients, loss to report, eval metric ops)."""
         y_true = self._targets(labels, outputs)
-        # Keras scales each replica's loss by 1/replicas (gradients are summed across
-        # replicas); the Estimator reports the unscaled loss.
+        # Under replicas Keras scales the batch-mean losses and the regularization by the
+        # replica's batch share b_r / B (1/N on even batches; gradients are summed across
+        # replicas). The Estimator reports the unscaled loss, which the step weights by
+        # the same share (see tfport.keras._tfkeras._reported_loss).
         replica_loss = compiled_loss(gm, y_true, outputs, weights, reg_losses)
-        replicas = _inputs.replicas_in_sync()
-        loss = replica_loss * float(replicas) if replicas > 1 else replica_loss
+        loss = replica_loss
+        if _inputs.replicas_in_sync() > 1:
+            loss = replica_share.unscaled(replica_loss)
+            import_tf().compat.v1.get_default_graph()._last_loss_reduction = "sum_over_batch_size"
         metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
         return replica_loss, loss, metrics
 

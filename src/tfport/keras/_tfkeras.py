@@ -224,12 +224,10 @@ def _reported_loss(tf: Any, total_loss: Any) -> Any:
     """
     if _inputs.replicas_in_sync() <= 1:
         return total_loss
-    share = replica_share.mean_scale()
-    share = tf.cast(share, total_loss.dtype) if tf.is_tensor(share) else share
     # tf_keras leaves its own last reduction ("none") on the graph; the step must weight
     # this loss by the batch shares, never sum it.
     tf.compat.v1.get_default_graph()._last_loss_reduction = "sum_over_batch_size"
-    return tf.math.divide_no_nan(total_loss, share)
+    return replica_share.unscaled(total_loss)
 
 
 def _standardize_weights(weights: Any, output_names: list[str]) -> list:

@@ -20,6 +20,7 @@ KIND:
   partial_v1     model_fn, v1 loss and GradientDescent, the same 103 / 10 batches
   partial_keras  model_fn, tf.keras.losses (default reduction), the same batches
   partial_m2e    model_to_estimator (L2-regularized, SGD) on the same batches
+  partial_k3     the same with a Keras 3 model (tfport only)
   bert_cross     BERT's optimizer pattern (tf.gradients + apply_gradients) in CrossShard
   bert_plain     the same optimizer, unwrapped
   adam           the v1 AdamOptimizer control
@@ -193,6 +194,24 @@ def small_keras_model():
     return model
 
 
+def small_keras3_model():
+    """The same model in Keras 3 (`import keras`; not on TF 1.x-era stacks)."""
+    import keras
+
+    keras.utils.set_random_seed(5)
+    inputs = keras.Input(shape=(4,), name="x")
+    hidden = keras.layers.Dense(
+        8, activation="relu", kernel_regularizer=keras.regularizers.l2(0.01)
+    )(inputs)
+    model = keras.Model(inputs, keras.layers.Dense(2)(hidden))
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.2),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
 def tpu_model_fn(features, labels, mode, params):
     hidden = v1.layers.dense(features["x"], 8, activation=tf.nn.relu, name="hidden")
     logits = v1.layers.dense(hidden, 2, name="logits")
@@ -295,8 +314,9 @@ def make(kind, model_dir):
     if kind == "keras_bn":
         est = tf.keras.estimator.model_to_estimator(keras_model=guide_model(), config=config)
         return est, image_input, lambda: image_input().take(4)
-    if kind == "partial_m2e":
-        est = tf.keras.estimator.model_to_estimator(keras_model=small_keras_model(), config=config)
+    if kind in ("partial_m2e", "partial_k3"):
+        model = small_keras_model() if kind == "partial_m2e" else small_keras3_model()
+        est = tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
         inp = dense_input(n=103, batch=10, epochs=1)
         return est, inp, inp
     if kind == "tpu":

@@ -17,6 +17,7 @@ Two things keep N replicas making the update of one device:
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -195,8 +196,8 @@ def _rows(tf: Any, value: Any) -> Any:
 def share_scaled_losses() -> Iterator[None]:
     """Mean-reduced losses scaled by the replica's batch share instead of 1/N.
 
-    Covers v1 optimizers (`Optimizer._scale_loss`) and tf_keras compiled losses
-    (`scale_loss_for_distribution`); heads and CrossShardOptimizer read the share
+    Covers v1 optimizers (`Optimizer._scale_loss`), tf_keras compiled losses and Keras 3
+    losses (`scale_loss_for_distribution`); heads and CrossShardOptimizer read the share
     themselves (`tfport._common.replica_share`).
 
     Example:
@@ -228,6 +229,14 @@ def share_scaled_losses() -> Iterator[None]:
             (losses_utils, "scale_loss_for_distribution", losses_utils.scale_loss_for_distribution)
         )
         losses_utils.scale_loss_for_distribution = replica_share.scaled
+    keras3 = sys.modules.get("keras.src.losses.loss")  # a Keras 3 model is in use
+    if keras3 is not None:
+        for name, scale in (
+            ("scale_loss_for_distribution", replica_share.scaled),
+            ("unscale_loss_for_distribution", replica_share.unscaled),
+        ):
+            originals.append((keras3, name, getattr(keras3, name)))
+            setattr(keras3, name, scale)
     try:
         yield
     finally:
