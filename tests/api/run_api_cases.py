@@ -1,4 +1,5 @@
-"""Runs several cases of legacy/scripts/api_cases.py and api_more.py in one process.
+"""Runs several cases of legacy/scripts/api_cases.py, api_more.py and api_export.py in one
+process (one TensorFlow import).
 
 Usage (under ``tfport run [--strategy ...]``)::
 
@@ -19,7 +20,7 @@ def _load(stem):
     return module
 
 
-modules = [_load("api_cases"), _load("api_more")]
+modules = [_load("api_cases"), _load("api_more"), _load("api_export")]
 for job in sys.argv[1:]:
     case, model_dir, out_json = job.split(",")
     (module,) = [m for m in modules if case in m.CASES]

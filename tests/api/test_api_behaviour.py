@@ -13,7 +13,11 @@ Logistic heads, DNNEstimator with a MultiHead of the other four), MultiHead in a
 model_fn, MultiLabelHead's label_vocabulary (string SparseTensor labels) and per-class
 metrics in LinearEstimator (both canned head cases also export and serve their
 SavedModel), add_metrics, InMemoryEvaluatorHook inside `train`, early stopping inside
-`train_and_evaluate`.
+`train_and_evaluate`; call_logit_fn, classifier/regressor_parse_example_spec, the
+early-stopping hook builders, make_stop_at_checkpoint_step_hook and
+experimental_export_all_saved_models (TRAIN/EVAL with
+build_raw_supervised_input_receiver_fn, EVAL as an EvalOutput, PREDICT), each exported
+mode loaded and run.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ CASES = (
     "api_canned_multi_head",
     "api_canned_multilabel_vocab",
     "api_tae_early_stop",
+    "api_logit_fn_export",
 )
 # These cases' input_fns call numpy_input_fn / pandas_input_fn themselves and return the
 # batch's tensors, not a Dataset: legacy could not distribute those either (a strategy
@@ -121,24 +126,29 @@ def _assert_summary_tags(case: str, model_dir: pathlib.Path, want: dict) -> None
         assert got == expected, (sub, sorted(got ^ expected))
 
 
+def _assert_same(got: object, want: object, atol: float, where: str = "") -> None:
+    """Nested dicts/lists: same keys, strings and None equal, numbers within atol."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and sorted(got) == sorted(want), (where, got, want)
+        for key, value in want.items():
+            _assert_same(got[key], value, atol, f"{where}/{key}")
+    elif want is None or np.asarray(want).dtype.kind in "USb":
+        assert got == want, (where, got, want)
+    else:
+        assert compare.max_abs_diff(got, want) <= atol, where
+
+
 def _assert_served(out: dict, want: dict, atol: float) -> None:
     """The same signatures, each with the same outputs (numbers within atol, strings equal)."""
-    assert sorted(out) == sorted(want)
-    for name, outputs in want.items():
-        if outputs is None:
-            assert out[name] is None, name
-            continue
-        assert sorted(out[name]) == sorted(outputs), name
-        for key, value in outputs.items():
-            if np.asarray(value).dtype.kind in "US":
-                assert out[name][key] == value, (name, key)
-            else:
-                assert compare.max_abs_diff(out[name][key], value) <= atol, (name, key)
+    _assert_same(out, want, atol, "served")
 
 
 def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
     if "served" in want:  # the canned head cases' SavedModel, loaded and run
         _assert_served(out["served"], want["served"], atol)
+    if case == "api_logit_fn_export":
+        assert out["parse_specs"] == want["parse_specs"]
+        assert out["predicate_calls"] == want["predicate_calls"] > 0
     if case == "api_numpy_head":
         # Legacy's in-memory evaluations after the first read an exhausted numpy_input_fn
         # queue (num_epochs=1 is consumed once per graph): every metric 0.0 at steps 20
