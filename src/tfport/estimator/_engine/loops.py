@@ -127,6 +127,8 @@ def iterations_hook(
                     hook._steps_per_run = self._n
                 if isinstance(hook, v1.train.SummarySaverHook) and hook._next_step is not None:
                     hook._next_step = end  # it assumes one step per run
+            if self._n == ctx.iterations:  # the placeholder's default: no feed, a cacheable run
+                return None
             return v1.train.SessionRunArgs(None, feed_dict={placeholder: self._n})
 
         def after_run(self, run_context: Any, run_values: Any) -> None:
