@@ -31,9 +31,11 @@ KIND:
                  global batches)
 
 The partial kinds also record each training step's reported loss (the `loss` summary).
+Under TF_CONFIG a worker other than worker 0 writes OUT_JSON.<type><index>.
 """
 
 import json
+import os
 import sys
 
 import numpy as np
@@ -404,6 +406,9 @@ def run(kind, model_dir, out):
     }
     result["metrics"] = {k: float(v) for k, v in metrics.items()}
     result["variables"] = variables
+    task = json.loads(os.environ.get("TF_CONFIG", "{}")).get("task", {})
+    if task.get("index", 0):  # a second worker process: its own file
+        out = f"{out}.{task.get('type')}{task['index']}"
     with open(out, "w") as f:
         json.dump(result, f)
 
