@@ -129,10 +129,11 @@ class _RunCache:
 
     def __init__(self, session: Any) -> None:
         from tensorflow.python.framework import ops, tensor
+        from tensorflow.python.ops import variables
 
         self._session = session
         self._run = session.run  # the class's bound method
-        self._leaves = (tensor.Tensor, ops.Operation)
+        self._leaves = (tensor.Tensor, ops.Operation, variables.Variable)
         self._plans: dict = {}
 
     def run(
