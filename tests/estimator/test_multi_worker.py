@@ -163,11 +163,6 @@ def _tfport_run(strategy: str, job: str, env: dict | None = None) -> subprocess.
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="sparse gradients' collective gathers run for different steps on the two workers "
-    "(Shape mismatch in the collective instance); see docs/replicas.md",
-)
 def test_two_workers_train_sparse_columns_like_one_process(tmp_path):
     """linear_ftrl (crossed, bucketized, vocabulary columns; Ftrl) on 2 workers = 1 process."""
     one, two = tmp_path / "one", tmp_path / "two"

@@ -6,7 +6,8 @@ Two things keep N replicas making the update of one device:
   (RING on CPUs), whose IndexedSlices all-gather fails in a TF1 graph when the
   replicas' sparse gradients differ in length (sparse/categorical columns). In a
   session graph, as TF1 did, local replicas reduce on one device instead
-  (`ReductionToOneDevice`: sparse gradients concatenated, dense ones summed).
+  (`ReductionToOneDevice`: sparse gradients concatenated, dense ones summed); across
+  workers sparse gradients are all-reduced as rows of the variable's shape.
 - `consistency_hook(...)`: after the first training step the replicas' copies of every
   trainable variable must be equal. An optimizer that bypasses the strategy's gradient
   aggregation (its own `apply_gradients` on `tf.gradients`, BERT's pattern) would let
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,9 +40,36 @@ def graph_reductions(strategy: Any) -> None:
 
     extended = getattr(strategy, "extended", None)
     if type(extended) is not mirrored_strategy.MirroredExtended:
-        return  # multi-worker (a subclass): collectives are the only transport
+        # multi-worker (a subclass): collectives are the only transport
+        for launcher in getattr(getattr(extended, "_cross_device_ops", None), "_launchers", ()):
+            launcher.all_reduce_indexed_slices = types.MethodType(_slices_as_rows, launcher)
+        return
     if isinstance(extended._cross_device_ops, cross_device_ops.CollectiveAllReduce):
         extended._cross_device_ops = cross_device_ops.ReductionToOneDevice()
+
+
+def _slices_as_rows(launcher: Any, slices: Any, options: Any = None) -> Any:
+    """All-reduces a sparse gradient across workers with the same shapes at every step.
+
+    In a TF1 session graph a collective's shape is fixed by its first run, so TF's
+    gather of each worker's (variable-length) rows fails at the next step ("Shape
+    mismatch in the collective instance"). Instead each worker sums its rows into the
+    variable's shape, and that sum and a count of the touched rows are all-reduced; the
+    result holds the rows any worker touched, as one process's gradient would (after the
+    optimizer sums duplicate rows), so sparse optimizers update only those rows.
+    """
+    tf = import_tf()
+    with tf.device(launcher._device):
+        rows = slices.dense_shape[0]
+        total = tf.math.unsorted_segment_sum(slices.values, slices.indices, rows)
+        ones = tf.ones_like(slices.indices, dtype=tf.float32)
+        touched = tf.math.unsorted_segment_sum(ones, slices.indices, rows)
+        total = launcher.all_reduce(total, options=options)
+        touched = launcher.all_reduce(touched, options=options)
+        indices = tf.where(touched > 0)[:, 0]
+        return tf.IndexedSlices(
+            tf.gather(total, indices), tf.cast(indices, slices.indices.dtype), slices.dense_shape
+        )
 
 
 @contextlib.contextmanager
