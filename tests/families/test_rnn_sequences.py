@@ -178,11 +178,6 @@ def test_sequential_head_interface_gives_the_legacy_numbers(kind, head_numbers):
     assert {"accuracy", "average_loss"} <= {key.split("/")[0] for key in got["metrics"]}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the binary head's metrics() (tfport/estimator/_heads/interface.py) offers "
-    "accuracy and average_loss only; the legacy one also precision, recall, auc, ...",
-)
 def test_binary_sequential_head_updates_every_legacy_metric(head_numbers):
     got, want = (numbers["binary"] for numbers in head_numbers)
     assert set(got["metrics"]) == set(want["metrics"])

@@ -65,22 +65,46 @@ class Interface:
     def metrics(self, regularization_losses: Any = None) -> dict:
         """Fresh Keras metric objects keyed like this head's eval results.
 
+        The same keys and metric classes as the legacy v2 heads: a binary head also has
+        precision, recall, auc, auc_precision_recall, prediction/mean, label/mean,
+        accuracy_baseline and the per-threshold metrics; a multi-label head auc,
+        auc_precision_recall, the per-threshold and the per-class metrics.
+
         Example:
             >>> eval_metrics = head.metrics()  # doctest: +SKIP
         """
-        tf = import_tf()
-        mean = tf.keras.metrics.Mean
-        keys = ["average_loss"]
+        km = import_tf().keras.metrics
+        out = {self._key("average_loss"): km.Mean(name="average_loss")}
+        binary = self.kind == "classifier" and self.n_classes == 2
         if self.kind == "classifier":
-            out = {self._key("accuracy"): tf.keras.metrics.Accuracy(name="accuracy")}
-        else:
-            out = {}
-            if self.is_regression:
-                keys += ["prediction/mean", "label/mean"]
+            out[self._key("accuracy")] = km.Accuracy(name="accuracy")
+        if binary:
+            out[self._key("precision")] = km.Precision(name="precision")
+            out[self._key("recall")] = km.Recall(name="recall")
+        if binary or self.is_regression:
+            out[self._key("prediction/mean")] = km.Mean(name="prediction/mean")
+            out[self._key("label/mean")] = km.Mean(name="label/mean")
+        if binary:
+            out[self._key("accuracy_baseline")] = km.Mean(name="accuracy_baseline")
+        if binary or self.kind == "multi_label":
+            out[self._key("auc")] = km.AUC(name="auc")
+            out[self._key("auc_precision_recall")] = km.AUC(curve="PR", name="auc_precision_recall")
         if regularization_losses is not None:
-            keys.append("regularization_loss")
-        out.update({self._key(k): mean(name=k) for k in keys})
+            out[self._key("regularization_loss")] = km.Mean(name="regularization_loss")
+        if binary or self.kind == "multi_label":
+            for t in self.thresholds:
+                for kind, make in _THRESHOLD_METRICS:
+                    key = self._key(f"{kind}/positive_threshold_{t:g}")
+                    out[key] = make(km, key, t)
+        for name in self._class_metric_names():
+            for kind, make in _CLASS_METRICS:
+                key = self._key(f"{kind}/{name}")
+                out[key] = make(km, key)
         return out
+
+    def _class_metric_names(self) -> list:
+        class_ids, vocabulary = self.class_metrics
+        return [vocabulary[i] if vocabulary else f"class{i}" for i in class_ids]
 
     def update_metrics(
         self,
@@ -109,29 +133,78 @@ class Interface:
             _, unreduced, weights, processed = self.create_loss(features or {}, logits, labels)
             predictions = self._predictions(logits)
         weights = None if self.weight_column is None else weights
-        values = {"average_loss": (unreduced, weights)}
+        scores = predictions.get("logistic", predictions.get("probabilities"))
+        # key -> (y_true, y_pred) for labelled metrics, (values,) for means
+        values: dict = {"average_loss": (unreduced,)}
+        binary = self.kind == "classifier" and self.n_classes == 2
         if self.kind == "classifier":
-            values["accuracy"] = (processed, predictions["class_ids"], weights)
+            values["accuracy"] = (processed, predictions["class_ids"])
+        if binary:
+            values["precision"] = values["recall"] = values["accuracy"]
+            values["prediction/mean"] = (scores,)
+            values["label/mean"] = (processed,)
         if self.is_regression:
-            values["prediction/mean"] = (predictions["predictions"], weights)
-            values["label/mean"] = (processed, weights)
+            values["prediction/mean"] = (predictions["predictions"],)
+            values["label/mean"] = (processed,)
+        if binary or self.kind == "multi_label":
+            for key in ("auc", "auc_precision_recall"):
+                values[key] = (processed, scores)
+            for t in self.thresholds:
+                for kind, _ in _THRESHOLD_METRICS:
+                    values[f"{kind}/positive_threshold_{t:g}"] = (processed, scores)
+        for i, name in zip(self.class_metrics[0], self._class_metric_names()):
+            values[f"probability_mean/{name}"] = (scores[..., i : i + 1],)
+            for kind in ("auc", "auc_precision_recall"):
+                values[f"{kind}/{name}"] = (processed[..., i : i + 1], scores[..., i : i + 1])
         if regularization_losses is not None:
-            values["regularization_loss"] = (tf.math.add_n(list(regularization_losses)), None)
+            values["regularization_loss"] = (tf.math.add_n(list(regularization_losses)),)
         for key, args in values.items():
             metric = eval_metrics.get(self._key(key))
-            if metric is None:
-                continue
-            if key == "accuracy":
-                metric.update_state(args[0], args[1], sample_weight=args[2])
-            else:
-                value, weight = args
-                if weight is not None:
-                    weight = tf.broadcast_to(weight, tf.shape(value))
-                metric.update_state(value, sample_weight=weight)
+            if metric is not None:
+                _update(tf, metric, args, None if key == "regularization_loss" else weights)
+        baseline = eval_metrics.get(self._key("accuracy_baseline"))
+        label_mean = eval_metrics.get(self._key("label/mean"))
+        if baseline is not None and label_mean is not None:
+            _accuracy_baseline(tf, baseline, label_mean)
         v1 = tf.compat.v1
         for metric in eval_metrics.values():  # initialized with the evaluation's locals
             for var in getattr(metric, "variables", ()):
-                if var not in v1.get_collection(v1.GraphKeys.LOCAL_VARIABLES):
+                known = v1.get_collection(v1.GraphKeys.LOCAL_VARIABLES)
+                if not any(var is old for old in known):
                     v1.add_to_collection(v1.GraphKeys.LOCAL_VARIABLES, var)
                     v1.add_to_collection(v1.GraphKeys.METRIC_VARIABLES, var)
         return eval_metrics
+
+
+_THRESHOLD_METRICS = (
+    ("accuracy", lambda km, key, t: km.BinaryAccuracy(name=key, threshold=t)),
+    ("precision", lambda km, key, t: km.Precision(name=key, thresholds=t)),
+    ("recall", lambda km, key, t: km.Recall(name=key, thresholds=t)),
+)
+_CLASS_METRICS = (
+    ("probability_mean", lambda km, key: km.Mean(name=key)),
+    ("auc", lambda km, key: km.AUC(name=key)),
+    ("auc_precision_recall", lambda km, key: km.AUC(curve="PR", name=key)),
+)
+
+
+def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
+    """One metric's `update_state`, the weights broadcast to the values' shape (as legacy)."""
+    values = tf.cast(args[-1], tf.float32) if len(args) == 2 else args[0]
+    if weights is not None:
+        weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(values))
+    if len(args) == 2:
+        metric.update_state(args[0], args[1], sample_weight=weights)
+    else:
+        metric.update_state(values, sample_weight=weights)
+
+
+def _accuracy_baseline(tf: Any, baseline: Any, label_mean: Any) -> None:
+    """accuracy_baseline = max(label_mean, 1 - label_mean), read from label/mean's state.
+
+    As the legacy binary head: the baseline's total and count become tensors of label/mean's
+    (max(total, count - total) and count), so its result follows label/mean's updates.
+    """
+    baseline.add_update(tf.no_op())
+    baseline.total = tf.math.maximum(label_mean.total, label_mean.count - label_mean.total)
+    baseline.count = label_mean.count
