@@ -85,7 +85,9 @@ class Interface:
             out[self._key("prediction/mean")] = km.Mean(name="prediction/mean")
             out[self._key("label/mean")] = km.Mean(name="label/mean")
         if binary:
-            out[self._key("accuracy_baseline")] = km.Mean(name="accuracy_baseline")
+            out[self._key("accuracy_baseline")] = _accuracy_baseline_class(km)(
+                name="accuracy_baseline"
+            )
         if binary or self.kind == "multi_label":
             out[self._key("auc")] = km.AUC(name="auc")
             out[self._key("auc_precision_recall")] = km.AUC(curve="PR", name="auc_precision_recall")
@@ -200,11 +202,33 @@ def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
 
 
 def _accuracy_baseline(tf: Any, baseline: Any, label_mean: Any) -> None:
-    """accuracy_baseline = max(label_mean, 1 - label_mean), read from label/mean's state.
-
-    As the legacy binary head: the baseline's total and count become tensors of label/mean's
-    (max(total, count - total) and count), so its result follows label/mean's updates.
-    """
+    """Links `baseline` to the label/mean metric its result is read from (as legacy)."""
     baseline.add_update(tf.no_op())
-    baseline.total = tf.math.maximum(label_mean.total, label_mean.count - label_mean.total)
-    baseline.count = label_mean.count
+    object.__setattr__(baseline, "label_mean", label_mean)  # read, not tracked as its own
+
+
+_BASELINE_CLASSES: dict = {}
+
+
+def _accuracy_baseline_class(km: Any) -> type:
+    """A Mean whose result is max(label_mean, 1 - label_mean) of the linked label/mean.
+
+    The best accuracy of always predicting one class. The legacy binary head replaced the
+    metric's total and count by tensors read from label/mean at update time; reading them
+    when the result is asked keeps the value right under a distribution strategy too (the
+    Keras result wrapper computes it in cross-replica context, over every replica's sums).
+    """
+    if km not in _BASELINE_CLASSES:
+
+        class AccuracyBaseline(km.Mean):
+            label_mean: Any = None
+
+            def result(self) -> Any:
+                tf = import_tf()
+                if self.label_mean is None:
+                    return super().result()
+                total, count = self.label_mean.total, self.label_mean.count
+                return tf.math.divide_no_nan(tf.math.maximum(total, count - total), count)
+
+        _BASELINE_CLASSES[km] = AccuracyBaseline
+    return _BASELINE_CLASSES[km]
