@@ -1,8 +1,11 @@
-"""Runs cases of legacy/scripts/families_cases.py in one process, some with steps per loop.
+"""Runs cases of one legacy script in one process (one TF import), some with steps per loop.
 
 Usage (under ``tfport run [--strategy ...]``)::
 
-    run_cases_with_loops.py CASE,MODEL_DIR,OUT_JSON[,LOOP] [...]
+    run_cases_with_loops.py SCRIPT CASE,MODEL_DIR,OUT_JSON[,LOOP] [...]
+
+SCRIPT is a script's name in legacy/scripts without `.py` (`families_cases`,
+`families_rnn_seq`).
 
 A job with LOOP runs its case with every ``tf.estimator.RunConfig`` it makes given
 ``iterations_per_loop=LOOP`` (LOOP training steps per ``session.run``, the model step
@@ -15,9 +18,10 @@ import sys
 
 import tensorflow as tf
 
-SCRIPT = pathlib.Path(__file__).parents[2] / "legacy" / "scripts" / "families_cases.py"
+NAME = sys.argv[1]
+SCRIPT = pathlib.Path(__file__).parents[2] / "legacy" / "scripts" / f"{NAME}.py"
 
-spec = importlib.util.spec_from_file_location("families_cases", SCRIPT)
+spec = importlib.util.spec_from_file_location(NAME, SCRIPT)
 cases = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(cases)
 
@@ -35,7 +39,7 @@ def looped_config(loop):
     return LoopedRunConfig
 
 
-for job in sys.argv[1:]:
+for job in sys.argv[2:]:
     case, model_dir, out_json, *loop = job.split(",")
     tf.estimator.RunConfig = looped_config(int(loop[0])) if loop else BASE
     try:

@@ -54,7 +54,7 @@ def rnn_mirrored(goldens, tmp_path_factory):
             runs[case, loop] = (model_dir, where / "out.json")
             jobs.append(f"{case},{model_dir},{where / 'out.json'},{loop}")
     script = HERE / "run_cases_with_loops.py"
-    proc = tfport_run("--strategy", "mirrored:2", str(script), *jobs)
+    proc = tfport_run("--strategy", "mirrored:2", str(script), "families_cases", *jobs)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return {key: (d, json.loads(out.read_text())) for key, (d, out) in runs.items()}
 

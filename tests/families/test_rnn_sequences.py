@@ -43,8 +43,9 @@ def runs(request, goldens, tmp_path_factory):
         where = root / f"loop{loop}"
         model_dir = compare.step0_copy(goldens / CASE, where)
         dirs.append((model_dir, where / "out.json"))
-        jobs.append(f"{model_dir},{where / 'out.json'},{loop}")
-    proc = tfport_run(*options, str(HERE / "run_rnn_seq.py"), *jobs)
+        jobs.append(f"{CASE},{model_dir},{where / 'out.json'},{loop}")
+    script = HERE / "run_cases_with_loops.py"
+    proc = tfport_run(*options, str(script), "families_rnn_seq", *jobs)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return request.param, [(d, json.loads(out.read_text())) for d, out in dirs]
 
