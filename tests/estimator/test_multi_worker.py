@@ -42,35 +42,16 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
-@pytest.mark.slow
-def test_two_workers_train_like_one_process(tmp_path):
-    single = models.estimator(tmp_path / "single", save_checkpoints_steps=100)
-    single.train(models.static_input_fn, max_steps=1)
-    shutil.copytree(tmp_path / "single", tmp_path / "multi")
-    single.train(models.static_input_fn, max_steps=21)
-
-    script = tmp_path / "train.py"
-    script.write_text(SCRIPT.format(tests=str(pathlib.Path(__file__).parent)))
+def _two_workers(args: list[str]) -> list[str]:
+    """`tfport run ARGS` as workers 0 and 1 of a local cluster; their stdouts (both exit 0)."""
     cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
     procs = []
     for index in range(2):
-        env = dict(
-            os.environ,
-            TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}),
-        )
+        config = {"cluster": cluster, "task": {"type": "worker", "index": index}}
         procs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "tfport",
-                    "run",
-                    "--strategy",
-                    "multi-worker",
-                    str(script),
-                    str(tmp_path / "multi"),
-                ],
-                env=env,
+                [sys.executable, "-m", "tfport", "run", *args],
+                env=dict(os.environ, TF_CONFIG=json.dumps(config)),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -82,8 +63,22 @@ def test_two_workers_train_like_one_process(tmp_path):
         for p in procs:
             if p.poll() is None:
                 p.kill()
-    for p, (out, err) in zip(procs, outs):
+    for p, (_, err) in zip(procs, outs):
         assert p.returncode == 0, err[-3000:]
+    return [out for out, _ in outs]
+
+
+@pytest.mark.slow
+def test_two_workers_train_like_one_process(tmp_path):
+    single = models.estimator(tmp_path / "single", save_checkpoints_steps=100)
+    single.train(models.static_input_fn, max_steps=1)
+    shutil.copytree(tmp_path / "single", tmp_path / "multi")
+    single.train(models.static_input_fn, max_steps=21)
+
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT.format(tests=str(pathlib.Path(__file__).parent)))
+    cmd = ["--strategy", "multi-worker", str(script), str(tmp_path / "multi")]
+    for out in _two_workers(cmd):
         assert "worker done" in out
     multi = models.estimator(tmp_path / "multi")
     assert multi.get_variable_value("global_step") == 21
@@ -157,9 +152,9 @@ def test_parameter_server_cluster_trains_with_variables_on_ps(tmp_path):
 REPLICAS = pathlib.Path(__file__).parents[1] / "replicas" / "scripts" / "replicas.py"
 
 
-def _tfport_run(strategy: str, job: str, env: dict | None = None) -> subprocess.Popen:
+def _tfport_run(strategy: str, job: str) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "tfport", "run", "--strategy", strategy, str(REPLICAS), job]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.mark.slow
@@ -172,20 +167,7 @@ def test_two_workers_train_sparse_columns_like_one_process(tmp_path):
     for f in one.glob("model.ckpt-0.*"):
         shutil.copy(f, two)
     (two / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-0"\n')
-    cluster = {"worker": [f"127.0.0.1:{p}" for p in _free_ports(2)]}
-    procs = []
-    for index in range(2):
-        config = {"cluster": cluster, "task": {"type": "worker", "index": index}}
-        env = dict(os.environ, TF_CONFIG=json.dumps(config))
-        procs.append(_tfport_run("multi-worker", f"linear_ftrl_mw,{two},{two}.json", env))
-    try:
-        outs = [p.communicate(timeout=300) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-    for p, (_, err) in zip(procs, outs):
-        assert p.returncode == 0, err[-3000:]
+    _two_workers(["--strategy", "multi-worker", str(REPLICAS), f"linear_ftrl_mw,{two},{two}.json"])
     a = json.loads((tmp_path / "one.json").read_text())
     b = json.loads((tmp_path / "two.json").read_text())
     assert a["metrics"]["global_step"] == b["metrics"]["global_step"] == 12
