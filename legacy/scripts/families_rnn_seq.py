@@ -23,6 +23,11 @@ OUT_DIR``) writes ``OUT_DIR/expected.json``: the public interface of
 logits, labels, weights and mask (``seq_head_numbers``): ``name``, ``logits_dimension``,
 ``loss``, the ``update_metrics`` results and the numeric ``predictions``, for a binary
 head with a per-step weight feature and a 3-class head.
+
+The artifact ``families_rnn_seq_export`` trains the case's estimator 2 steps from scratch,
+keeps that checkpoint in ``OUT_DIR/model_dir`` and writes ``OUT_DIR/expected.json``: the
+signatures of ``export_saved_model`` with a parsing receiver and the ``predict``
+signature's outputs for three fixed tf.Examples (``export_numbers``).
 """
 
 import json
@@ -32,7 +37,7 @@ import sys
 import numpy as np
 
 CASES = ("families_rnn_seq",)
-ARTIFACTS = ("families_seq_head",)
+ARTIFACTS = ("families_seq_head", "families_rnn_seq_export")
 
 STEPS = 40
 BATCH = 16
@@ -72,24 +77,35 @@ def _to_sparse(features):
     return out
 
 
-def families_rnn_seq(model_dir):
+def _columns():
     import tensorflow as tf
 
-    features, labels = _sequences()
     fc = tf.feature_column
     token = fc.sequence_categorical_column_with_identity("token", num_buckets=6)
-    columns = [fc.sequence_numeric_column("price"), fc.embedding_column(token, dimension=3)]
+    return [fc.sequence_numeric_column("price"), fc.embedding_column(token, dimension=3)]
+
+
+def _estimator(model_dir):
+    import tensorflow as tf
+
     config = tf.estimator.RunConfig(
         model_dir=model_dir, save_checkpoints_steps=20, tf_random_seed=4
     )
-    est = tf.estimator.experimental.RNNClassifier(
-        sequence_feature_columns=columns,
+    return tf.estimator.experimental.RNNClassifier(
+        sequence_feature_columns=_columns(),
         units=[4],
         cell_type="gru",
         return_sequences=True,
         weight_column="w",
         config=config,
     )
+
+
+def families_rnn_seq(model_dir):
+    import tensorflow as tf
+
+    features, labels = _sequences()
+    est = _estimator(model_dir)
 
     def input_fn(train):
         ds = tf.data.Dataset.from_tensor_slices((features, labels))
@@ -147,6 +163,77 @@ def seq_head_numbers():
     return out
 
 
+def export_numbers(model_dir, export_base):
+    """Exports the case's model (parsing receiver) and serves fixed tf.Examples from it.
+
+    Returns each signature's input and output keys and the `predict` signature's numeric
+    outputs for three examples of 3, 1 and 5 steps.
+    """
+    import tensorflow as tf
+
+    est = _estimator(model_dir)
+    spec = tf.feature_column.make_parse_example_spec(_columns())
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    path = est.export_saved_model(export_base, receiver)
+    signatures = tf.saved_model.load(path.decode()).signatures
+    out = {
+        name: {
+            "inputs": sorted(fn.structured_input_signature[1]),
+            "outputs": sorted(fn.structured_outputs),
+        }
+        for name, fn in signatures.items()
+    }
+    rng = np.random.RandomState(8)
+    examples = []
+    for steps in (3, 1, 5):
+        feature = {
+            "price": tf.train.Feature(
+                float_list=tf.train.FloatList(value=rng.normal(size=steps).tolist())
+            ),
+            "token": tf.train.Feature(
+                int64_list=tf.train.Int64List(value=rng.randint(0, 6, steps).tolist())
+            ),
+        }
+        example = tf.train.Example(features=tf.train.Features(feature=feature))
+        examples.append(example.SerializeToString())
+    served = signatures["predict"](examples=tf.constant(examples))
+    out["served"] = {
+        key: np.asarray(value).tolist() for key, value in served.items() if value.dtype != tf.string
+    }
+    return out
+
+
+def families_rnn_seq_export(out_dir):
+    """Trains 2 steps from scratch, keeps the checkpoint, writes export_numbers' result."""
+    import shutil
+    import tempfile
+
+    import tensorflow as tf
+
+    features, labels = _sequences()
+    work = tempfile.mkdtemp()
+    try:
+        est = _estimator(os.path.join(work, "model"))
+
+        def input_fn():
+            ds = tf.data.Dataset.from_tensor_slices((features, labels)).repeat().batch(BATCH)
+            return ds.map(lambda f, y: (_to_sparse(f), y))
+
+        est.train(input_fn, max_steps=2)
+        model_dir = os.path.join(out_dir, "model_dir")
+        os.makedirs(model_dir)
+        for name in os.listdir(os.path.join(work, "model")):
+            if name.startswith("model.ckpt-2."):
+                shutil.copy(os.path.join(work, "model", name), model_dir)
+        with open(os.path.join(model_dir, "checkpoint"), "w") as f:
+            f.write('model_checkpoint_path: "model.ckpt-2"\n')
+        numbers = export_numbers(model_dir, os.path.join(work, "export"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(out_dir, "expected.json"), "w") as f:
+        json.dump(_plain(numbers), f, indent=1, sort_keys=True)
+
+
 def families_seq_head(out_dir):
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
         json.dump(_plain(seq_head_numbers()), f, indent=1, sort_keys=True)
@@ -179,11 +266,11 @@ def main(case, model_dir, out_json):
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] in ARTIFACTS:
-        families_seq_head(sys.argv[2])
+        globals()[sys.argv[1]](sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] in CASES:
         main(*sys.argv[1:])
     else:
         sys.exit(
             "usage: families_rnn_seq.py {families_rnn_seq MODEL_DIR OUT_JSON | "
-            "families_seq_head OUT_DIR}"
+            "families_seq_head OUT_DIR | families_rnn_seq_export OUT_DIR}"
         )

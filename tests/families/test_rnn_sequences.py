@@ -16,6 +16,7 @@ the `families_seq_head` golden (the same function, run eagerly on the legacy sta
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -182,3 +183,22 @@ def test_sequential_head_interface_gives_the_legacy_numbers(kind, head_numbers):
 def test_binary_sequential_head_updates_every_legacy_metric(head_numbers):
     got, want = (numbers["binary"] for numbers in head_numbers)
     assert set(got["metrics"]) == set(want["metrics"])
+
+
+def test_return_sequences_export_serves_what_legacy_served(goldens, tmp_path):
+    """The legacy 2-step checkpoint exported under tfport: same signatures, same outputs."""
+    import tfport
+
+    tfport.install()
+    cases = compare.load_script(goldens.parent, CASE)
+    golden = goldens / "families_rnn_seq_export"
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(golden / "model_dir", model_dir)
+    got = cases.export_numbers(str(model_dir), str(tmp_path / "export"))
+    want = json.loads((golden / "expected.json").read_text())
+    assert sorted(got) == sorted(want)
+    for name in want:
+        if name != "served":
+            assert got[name] == want[name], name
+    assert sorted(got["served"]) == sorted(want["served"])
+    assert compare.max_abs_diff(got["served"], want["served"]) <= ATOL
