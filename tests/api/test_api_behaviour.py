@@ -121,8 +121,6 @@ def _assert_summary_tags(case: str, model_dir: pathlib.Path, want: dict) -> None
     for sub, tags in want["summary_tags"].items():
         expected = {t for t in tags if not t.startswith("enqueue_input/")}
         got = compare.summary_tags(model_dir, sub)
-        if sub.startswith("eval_"):  # InMemoryEvaluatorHook: tfport evaluates a temporary
-            got.discard("checkpoint_path")  # checkpoint and names it; legacy wrote no path
         assert got == expected, (sub, sorted(got ^ expected))
 
 

@@ -131,6 +131,19 @@ class Estimator:
         ctx = self._context(ModeKeys.EVAL)
         return evaluation.evaluate(ctx, input_fn, steps, hooks, checkpoint_path, name)
 
+    def _evaluate_in_memory(
+        self, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: str, name: Any
+    ) -> dict:
+        """`InMemoryEvaluatorHook`'s evaluation of the training session's variables.
+
+        They come through a temporary checkpoint that the eval summaries do not name
+        (legacy evaluated the live variables and wrote no `checkpoint_path`).
+        """
+        ctx = self._context(ModeKeys.EVAL)
+        return evaluation.evaluate(
+            ctx, input_fn, steps, hooks, checkpoint_path, name, record_path=False
+        )
+
     def predict(
         self,
         input_fn: Any,

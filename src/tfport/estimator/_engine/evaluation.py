@@ -17,9 +17,17 @@ GLOBAL_STEP_KEY = "global_step"
 
 
 def evaluate(
-    ctx: ModeContext, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: Any, name: Any
+    ctx: ModeContext,
+    input_fn: Any,
+    steps: Any,
+    hooks: Any,
+    checkpoint_path: Any,
+    name: Any,
+    record_path: bool = True,
 ) -> dict:
     """Evaluates as the legacy `Estimator.evaluate` did, in the EVAL context `ctx`.
+
+    `record_path=False` leaves the checkpoint's path out of the eval summaries and log.
 
     Example:
         >>> evaluate(ctx, eval_input_fn, None, None, None, None)  # doctest: +SKIP
@@ -49,7 +57,8 @@ def evaluate(
             session_config,
             master,
         )
-    _write_summaries(tf, eval_dir(ctx.model_dir, name), results, checkpoint_path)
+    path = checkpoint_path if record_path else None
+    _write_summaries(tf, eval_dir(ctx.model_dir, name), results, path)
     return results
 
 

@@ -15,8 +15,8 @@ from tfport._common.tfenv import import_tf
 log = logging.getLogger("tfport")
 
 
-def _check_estimator(estimator: Any, what: str) -> None:
-    if not (hasattr(estimator, "evaluate") and hasattr(estimator, "model_dir")):
+def _check_estimator(estimator: Any, what: str, method: str = "evaluate") -> None:
+    if not (hasattr(estimator, method) and hasattr(estimator, "model_dir")):
         raise TfportInputError(
             message(
                 f"{what} needs a tf.estimator.Estimator",
@@ -52,7 +52,7 @@ def in_memory_evaluator_hook(base: type) -> type:
             name: str | None = None,
             every_n_iter: int = 100,
         ) -> None:
-            _check_estimator(estimator, "InMemoryEvaluatorHook")
+            _check_estimator(estimator, "InMemoryEvaluatorHook", "_evaluate_in_memory")
             if isinstance(every_n_iter, bool) or not isinstance(every_n_iter, int):
                 raise TfportInputError(
                     message("every_n_iter must be an int", "Fix it", every_n_iter=every_n_iter)
@@ -111,12 +111,8 @@ def in_memory_evaluator_hook(base: type) -> type:
             path = self._saver.save(
                 session, os.path.join(self._folder, "model.ckpt"), write_meta_graph=False
             )
-            self._estimator.evaluate(
-                self._input_fn,
-                steps=self._steps,
-                hooks=self._hooks,
-                checkpoint_path=path,
-                name=self._name,
+            self._estimator._evaluate_in_memory(
+                self._input_fn, self._steps, self._hooks, path, self._name
             )
             self._timer.update_last_triggered_step(self._iter_count)
 
