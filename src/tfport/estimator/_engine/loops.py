@@ -139,6 +139,28 @@ def iterations_hook(
     return _IterationsHook()
 
 
+def logging_hook(tensors: dict, every_n_steps: int) -> Any:
+    """A `LoggingTensorHook` that counts training steps, not runs (`loss = ..., step = N`).
+
+    The iterations hook tells it each run's length (`_steps_per_run`), so with N steps per
+    loop it still logs every `every_n_steps` steps, as with one step per run (and as the
+    legacy TPUEstimator did on TPU, every ceil(steps / iterations_per_loop) loops).
+
+    Example:
+        >>> hook = logging_hook({"loss": loss, "step": step}, 100)  # doctest: +SKIP
+    """
+    v1 = import_tf().compat.v1
+
+    class _StepLoggingHook(v1.train.LoggingTensorHook):
+        _steps_per_run = 1
+
+        def after_run(self, run_context: Any, run_values: Any) -> None:
+            super().after_run(run_context, run_values)
+            self._iter_count += self._steps_per_run - 1
+
+    return _StepLoggingHook(tensors, every_n_iter=every_n_steps)
+
+
 def loop_length(step: int, iterations: int, every: list[int], last: int | None) -> int:
     """Steps of the next loop from global step `step`: stops at each boundary and at `last`.
 
