@@ -176,3 +176,42 @@ def test_two_workers_train_sparse_columns_like_one_process(tmp_path):
         np.testing.assert_allclose(b["variables"][name], value, atol=1e-4, err_msg=name)
     for key, value in a["metrics"].items():
         assert abs(b["metrics"][key] - value) < 1e-4, key
+
+
+def _checkpoint_at(model_dir: pathlib.Path, step: int) -> None:
+    from tfport._common.tfenv import import_tf
+
+    tf = import_tf()
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        global_step = v1.Variable(step, dtype=tf.int64, name="global_step")
+        with v1.Session() as session:
+            session.run(global_step.initializer)
+            v1.train.Saver().save(session, str(model_dir / "model.ckpt"), global_step=step)
+
+
+def test_a_worker_waits_for_the_chiefs_final_checkpoint(tmp_path, caplog):
+    """A non-chief worker's train() returns once the chief's checkpoint of its last step exists."""
+    import logging
+    import threading
+
+    from tfport.estimator._engine.sessions import ChiefCheckpointWait
+
+    _checkpoint_at(tmp_path, 0)
+    waiter = ChiefCheckpointWait(str(tmp_path), timeout=60, poll_secs=0.05)
+    waiter.step = 12
+    chief = threading.Timer(0.5, _checkpoint_at, args=(tmp_path, 12))
+    chief.start()
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        waiter.wait()
+    chief.join()
+    assert (tmp_path / "model.ckpt-12.index").exists()
+    assert any(
+        "Waiting for the chief's checkpoint of step 12" in r.getMessage() for r in caplog.records
+    )
+
+    late = ChiefCheckpointWait(str(tmp_path), timeout=0.2, poll_secs=0.05)
+    late.step = 20
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
+        late.wait()
+    assert any("no checkpoint of step 20" in r.getMessage() for r in caplog.records)

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
@@ -98,6 +99,62 @@ def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple)
         listeners=list(listeners),
         save_graph_def=config.checkpoint_save_graph_def,
     )
+
+
+class ChiefCheckpointWait:
+    """Ends training on a non-chief multi-worker task only once the chief has checkpointed.
+
+    The workers step together, but only the chief saves; a worker that went on to
+    `evaluate` (also under the strategy, its collectives joined with the chief's) could
+    otherwise restore the checkpoint before the last one. `hook()` records the global step
+    the session ended at; `wait()` then polls model_dir until the chief's checkpoint of
+    that step exists (at most `timeout` seconds, then a warning).
+
+    Example:
+        >>> waiter = ChiefCheckpointWait(model_dir, 600)  # doctest: +SKIP
+    """
+
+    def __init__(self, model_dir: str, timeout: float, poll_secs: float = 0.2) -> None:
+        self.model_dir, self.timeout, self.poll_secs = model_dir, timeout, poll_secs
+        self.step: int | None = None
+
+    def hook(self) -> Any:
+        """The SessionRunHook that reads the final global step when the session ends."""
+        v1 = import_tf().compat.v1
+        waiter = self
+
+        class _FinalStepHook(v1.train.SessionRunHook):
+            def begin(self) -> None:
+                self._global_step = v1.train.get_global_step()
+
+            def end(self, session: Any) -> None:
+                waiter.step = int(session.run(self._global_step))
+
+        return _FinalStepHook()
+
+    def wait(self) -> None:
+        """Returns once model_dir's latest checkpoint is at the final step (or on timeout)."""
+        if self.step is None:  # the session did not end normally
+            return
+        tf = import_tf()
+        deadline = time.monotonic() + self.timeout
+        logged = False
+        while time.monotonic() < deadline:
+            latest = tf.train.latest_checkpoint(self.model_dir)
+            if latest and int(tf.train.load_variable(latest, "global_step")) >= self.step:
+                return
+            if not logged:
+                tf.compat.v1.logging.info(
+                    "Waiting for the chief's checkpoint of step %d in %s", self.step, self.model_dir
+                )
+                logged = True
+            time.sleep(self.poll_secs)
+        tf.compat.v1.logging.warning(
+            "The chief wrote no checkpoint of step %d in %s within %d s; going on",
+            self.step,
+            self.model_dir,
+            self.timeout,
+        )
 
 
 def cache_runs(monitored: Any) -> None:

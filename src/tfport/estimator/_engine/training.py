@@ -91,6 +91,10 @@ def _train_with_spec(
     preemption = sessions.PreemptionWatcher()
     worker_hooks.append(preemption.hook())
     master, session_config, every_worker_inits = sessions.session_target(ctx.strategy, config)
+    waiter = None
+    if every_worker_inits and not chief:  # multi-worker: the chief alone saves
+        waiter = sessions.ChiefCheckpointWait(ctx.model_dir, config.session_creation_timeout_secs)
+        worker_hooks.append(waiter.hook())
     with (
         preemption.installed(),
         v1.train.MonitoredTrainingSession(
@@ -115,6 +119,8 @@ def _train_with_spec(
             loss = session.run([spec.train_op, spec.loss])[1]
     console.final_loss(loss)
     preemption.exit_if_signalled(ctx.model_dir)
+    if waiter is not None:
+        waiter.wait()
 
 
 def _add_saver(tf: Any, ctx: ModeContext, built: Any, input_fn: Any) -> None:
