@@ -22,6 +22,7 @@ fixed batches, run eagerly (``eager``); and the ``eval_metrics`` of
 
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -140,8 +141,6 @@ def api_head_metrics(out_dir):
         "eager": eager_numbers(),
         "estimator": estimator_numbers(os.path.join(out_dir, ".model_dirs")),
     }
-    import shutil
-
     shutil.rmtree(os.path.join(out_dir, ".model_dirs"), ignore_errors=True)
     with open(os.path.join(out_dir, "expected.json"), "w") as f:
         json.dump(numbers, f, indent=1, sort_keys=True)

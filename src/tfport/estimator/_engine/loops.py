@@ -142,9 +142,10 @@ def iterations_hook(
 def logging_hook(tensors: dict, every_n_steps: int) -> Any:
     """A `LoggingTensorHook` that counts training steps, not runs (`loss = ..., step = N`).
 
-    The iterations hook tells it each run's length (`_steps_per_run`), so with N steps per
-    loop it still logs every `every_n_steps` steps, as with one step per run (and as the
-    legacy TPUEstimator did on TPU, every ceil(steps / iterations_per_loop) loops).
+    Without steps per loop every run is one step, as for TF's own hook. With them the
+    iterations hook tells it each run's length (`_steps_per_run`), so it still logs every
+    `every_n_steps` steps (as the legacy TPUEstimator did on TPU, every
+    ceil(steps / iterations_per_loop) loops).
 
     Example:
         >>> hook = logging_hook({"loss": loss, "step": step}, 100)  # doctest: +SKIP

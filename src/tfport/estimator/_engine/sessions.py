@@ -19,6 +19,7 @@ from tfport._common.tfenv import import_tf
 from tfport.distribute import task_server
 from tfport.estimator._engine.checkpointing import safe_checkpoint_saver_hook
 from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.graphs import global_step_in_dir
 from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
 
 
@@ -140,8 +141,7 @@ class ChiefCheckpointWait:
         deadline = time.monotonic() + self.timeout
         logged = False
         while time.monotonic() < deadline:
-            latest = tf.train.latest_checkpoint(self.model_dir)
-            if latest and int(tf.train.load_variable(latest, "global_step")) >= self.step:
+            if global_step_in_dir(self.model_dir) >= self.step:
                 return
             if not logged:
                 tf.compat.v1.logging.info(

@@ -71,11 +71,7 @@ def _train_with_spec(
     worker_hooks.append(v1.train.NanTensorHook(spec.loss))
     if config.log_step_count_steps:
         logged = {"loss": spec.loss, "step": built.global_step}
-        if built.iterations is None:
-            hook = v1.train.LoggingTensorHook(logged, every_n_iter=config.log_step_count_steps)
-        else:
-            hook = loops.logging_hook(logged, config.log_step_count_steps)
-        worker_hooks.append(hook)
+        worker_hooks.append(loops.logging_hook(logged, config.log_step_count_steps))
     worker_hooks.extend(spec.training_hooks)
     progress = console.progress_hook(spec.loss, *bounds)
     if progress is not None:

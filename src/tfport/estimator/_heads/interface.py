@@ -75,7 +75,7 @@ class Interface:
         """
         km = import_tf().keras.metrics
         out = {self._key("average_loss"): km.Mean(name="average_loss")}
-        binary = self.kind == "classifier" and self.n_classes == 2
+        binary = self._binary
         if self.kind == "classifier":
             out[self._key("accuracy")] = km.Accuracy(name="accuracy")
         if binary:
@@ -85,9 +85,8 @@ class Interface:
             out[self._key("prediction/mean")] = km.Mean(name="prediction/mean")
             out[self._key("label/mean")] = km.Mean(name="label/mean")
         if binary:
-            out[self._key("accuracy_baseline")] = _accuracy_baseline_class(km)(
-                name="accuracy_baseline"
-            )
+            label_mean = out[self._key("label/mean")]
+            out[self._key("accuracy_baseline")] = _accuracy_baseline_class(km)(label_mean)
         if binary or self.kind == "multi_label":
             out[self._key("auc")] = km.AUC(name="auc")
             out[self._key("auc_precision_recall")] = km.AUC(curve="PR", name="auc_precision_recall")
@@ -103,6 +102,10 @@ class Interface:
                 key = self._key(f"{kind}/{name}")
                 out[key] = make(km, key)
         return out
+
+    @property
+    def _binary(self) -> bool:
+        return self.kind == "classifier" and self.n_classes == 2
 
     def _class_metric_names(self) -> list:
         class_ids, vocabulary = self.class_metrics
@@ -138,7 +141,7 @@ class Interface:
         scores = predictions.get("logistic", predictions.get("probabilities"))
         # key -> (y_true, y_pred) for labelled metrics, (values,) for means
         values: dict = {"average_loss": (unreduced,)}
-        binary = self.kind == "classifier" and self.n_classes == 2
+        binary = self._binary
         if self.kind == "classifier":
             values["accuracy"] = (processed, predictions["class_ids"])
         if binary:
@@ -164,10 +167,6 @@ class Interface:
             metric = eval_metrics.get(self._key(key))
             if metric is not None:
                 _update(tf, metric, args, None if key == "regularization_loss" else weights)
-        baseline = eval_metrics.get(self._key("accuracy_baseline"))
-        label_mean = eval_metrics.get(self._key("label/mean"))
-        if baseline is not None and label_mean is not None:
-            _accuracy_baseline(tf, baseline, label_mean)
         v1 = tf.compat.v1
         for metric in eval_metrics.values():  # initialized with the evaluation's locals
             for var in getattr(metric, "variables", ()):
@@ -191,43 +190,34 @@ _CLASS_METRICS = (
 
 
 def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
-    """One metric's `update_state`, the weights broadcast to the values' shape (as legacy)."""
-    values = tf.cast(args[-1], tf.float32) if len(args) == 2 else args[0]
+    """`metric.update_state(*args)`, the weights broadcast to the values' shape (as legacy)."""
     if weights is not None:
-        weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(values))
-    if len(args) == 2:
-        metric.update_state(args[0], args[1], sample_weight=weights)
-    else:
-        metric.update_state(values, sample_weight=weights)
-
-
-def _accuracy_baseline(tf: Any, baseline: Any, label_mean: Any) -> None:
-    """Links `baseline` to the label/mean metric its result is read from (as legacy)."""
-    baseline.add_update(tf.no_op())
-    object.__setattr__(baseline, "label_mean", label_mean)  # read, not tracked as its own
+        weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(args[-1]))
+    metric.update_state(*args, sample_weight=weights)
 
 
 _BASELINE_CLASSES: dict = {}
 
 
 def _accuracy_baseline_class(km: Any) -> type:
-    """A Mean whose result is max(label_mean, 1 - label_mean) of the linked label/mean.
+    """A Mean whose result is max(label_mean, 1 - label_mean) of the given label/mean metric.
 
-    The best accuracy of always predicting one class. The legacy binary head replaced the
-    metric's total and count by tensors read from label/mean at update time; reading them
-    when the result is asked keeps the value right under a distribution strategy too (the
-    Keras result wrapper computes it in cross-replica context, over every replica's sums).
+    The best accuracy of always predicting one class; it needs no update of its own. The
+    legacy binary head replaced the metric's total and count by tensors read from label/mean
+    at update time; reading them when the result is asked keeps the value right under a
+    distribution strategy too (the Keras result wrapper computes it in cross-replica
+    context, over every replica's sums).
     """
     if km not in _BASELINE_CLASSES:
 
         class AccuracyBaseline(km.Mean):
-            label_mean: Any = None
+            def __init__(self, label_mean: Any, name: str = "accuracy_baseline") -> None:
+                super().__init__(name=name)
+                object.__setattr__(self, "_label_mean", label_mean)  # read, not tracked
 
             def result(self) -> Any:
                 tf = import_tf()
-                if self.label_mean is None:
-                    return super().result()
-                total, count = self.label_mean.total, self.label_mean.count
+                total, count = self._label_mean.total, self._label_mean.count
                 return tf.math.divide_no_nan(tf.math.maximum(total, count - total), count)
 
         _BASELINE_CLASSES[km] = AccuracyBaseline
