@@ -170,6 +170,28 @@ def test_batch_not_divisible_by_replicas_is_exit_2(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_seeded_model_starts_from_one_devices_weights_on_mirrored_2(tmp_path):
+    # Replicas build the model in threads of their own; unseeded Keras initializers there
+    # drew their seeds from the global `random`, so each run started somewhere else.
+    seeded = (
+        _script(tmp_path)
+        .read_text()
+        .replace("model_dir=sys.argv[1]", "model_dir=sys.argv[1], tf_random_seed=1")
+    )
+    (tmp_path / "seeded.py").write_text(seeded)
+    proc = _tfport(
+        "run", "--strategy", "mirrored:2", str(tmp_path / "seeded.py"), str(tmp_path / "m2"), "32"
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    one = models.estimator(tmp_path / "one", save_checkpoints_steps=100)
+    one.train(models.input_fn(), max_steps=1)
+    for name in ("logits/kernel", "logits/bias"):
+        got = compare.read_checkpoint(str(tmp_path / "m2" / "model.ckpt-0"))[name]
+        want = compare.read_checkpoint(str(tmp_path / "one" / "model.ckpt-0"))[name]
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+@pytest.mark.slow
 def test_tpu_where_none_is_refused_before_the_script_runs(tmp_path):
     proc = _tfport("run", "--strategy", "tpu", str(_script(tmp_path)), str(tmp_path / "m"), "32")
     assert proc.returncode == 2, proc.stderr[-2000:]

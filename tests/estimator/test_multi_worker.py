@@ -13,6 +13,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import models  # noqa: E402
@@ -96,6 +97,7 @@ PS_SCRIPT = textwrap.dedent(
     import models
     est = tf.estimator.Estimator(models.model_fn, params={{"lr": 0.1}},
                                  config=tf.estimator.RunConfig(model_dir=sys.argv[1],
+                                                               tf_random_seed=1,
                                                                save_checkpoints_steps=10))
     est.train(models.static_input_fn, max_steps=30)
     print("worker done", est.config.task_type, est.config.task_id)
@@ -142,11 +144,20 @@ def test_parameter_server_cluster_trains_with_variables_on_ps(tmp_path):
         assert procs[key].returncode == 0, err[-3000:]
         assert f"worker done worker {key[1]}" in out
     trained = models.estimator(tmp_path / "m")
-    assert trained.get_variable_value("global_step") >= 30
-    before = models.estimator(tmp_path / "fresh")
-    before.train(models.static_input_fn, max_steps=1)
-    metrics = trained.evaluate(models.input_fn(repeat=False))
-    assert metrics["loss"] < before.evaluate(models.input_fn(repeat=False))["loss"]
+    # The same seed gives one process's initial weights (the replica threads that build the
+    # model draw Keras's seeds from the seeded generator too).
+    one = models.estimator(tmp_path / "one")
+    one.train(models.static_input_fn, max_steps=10)
+    data = models.input_fn(repeat=False)
+    for name in ("logits/kernel", "logits/bias"):
+        np.testing.assert_array_equal(
+            tf.train.load_variable(str(tmp_path / "m" / "model.ckpt-0"), name),
+            tf.train.load_variable(str(tmp_path / "one" / "model.ckpt-0"), name),
+        )
+    # Asynchronous steps from two workers: past where 10 synchronous steps get.
+    end = trained.evaluate(data)
+    assert end["global_step"] >= 30
+    assert end["loss"] < one.evaluate(data)["loss"]
 
 
 REPLICAS = pathlib.Path(__file__).parents[1] / "replicas" / "scripts" / "replicas.py"

@@ -11,6 +11,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.graphs import global_step_in_dir
 
 log = logging.getLogger("tfport")
 
@@ -152,9 +153,7 @@ def make_stop_at_checkpoint_step_hook(
         def after_run(self, run_context: Any, run_values: Any) -> None:
             if run_values.results + 1 < last_step:
                 return
-            latest = tf.train.latest_checkpoint(model_dir)
-            step = int(tf.train.load_variable(latest, "global_step")) if latest else 0
-            if step >= last_step:
+            if global_step_in_dir(model_dir) >= last_step:
                 run_context.request_stop()
             else:
                 time.sleep(wait_after_file_check_secs)

@@ -133,11 +133,10 @@ def make_early_stopping_hook(
             self._global_step = v1.train.get_global_step()
             self._stop_op = v1.assign(_stop_var(tf), True)
 
-        def before_run(self, run_context: Any) -> Any:
-            return v1.train.SessionRunArgs(self._global_step)
-
         def after_run(self, run_context: Any, run_values: Any) -> None:
-            step = run_values.results
+            # Read after the run: fetched beside the train op (as legacy does), the read races
+            # the step's increment, so the hook fired one step early or late from run to run.
+            step = run_context.session.run(self._global_step)
             if self._timer.should_trigger_for_step(step):
                 self._timer.update_last_triggered_step(step)
                 if should_stop_fn():
