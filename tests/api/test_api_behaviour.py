@@ -159,14 +159,11 @@ def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
         assert _diff(out["in_memory"]["40"], final) <= atol
     if case == "api_tae_early_stop":
         # Evaluated after every checkpoint but the first; stopped (max_steps 200) by the
-        # hook once the evaluation of step 40 exists, and evaluated at the last step. One
-        # step more or less than a given legacy run is legacy's own spread: its hooks read
-        # the global step in the train op's session.run.
-        assert out["eval_steps"][:2] == want["eval_steps"][:2] == [20, 40]
-        assert out["eval_steps"][-1] == out["global_step"]
-        assert want["eval_steps"][-1] == want["global_step"]
-        assert abs(out["global_step"] - want["global_step"]) <= 1
-        assert 40 <= out["global_step"] <= 41
+        # hook once the evaluation of step 40 exists. A legacy run may stop one step later
+        # (its hook reads the global step in the train op's session.run, a race); tfport
+        # reads it after the run, so it stops where this legacy run did, every time.
+        assert out["eval_steps"] == want["eval_steps"] == [20, 40]
+        assert out["global_step"] == want["global_step"] == 40
         assert _diff(out["eval_history"], want["eval_history"]) <= atol
 
 
