@@ -185,10 +185,10 @@ def test_a_seeded_model_starts_from_one_devices_weights_on_mirrored_2(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     one = models.estimator(tmp_path / "one", save_checkpoints_steps=100)
     one.train(models.input_fn(), max_steps=1)
+    got = compare.read_checkpoint(str(tmp_path / "m2" / "model.ckpt-0"))
+    want = compare.read_checkpoint(str(tmp_path / "one" / "model.ckpt-0"))
     for name in ("logits/kernel", "logits/bias"):
-        got = compare.read_checkpoint(str(tmp_path / "m2" / "model.ckpt-0"))[name]
-        want = compare.read_checkpoint(str(tmp_path / "one" / "model.ckpt-0"))[name]
-        np.testing.assert_array_equal(got, want, err_msg=name)
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
 @pytest.mark.slow
