@@ -16,9 +16,10 @@ import dataclasses
 from typing import Any
 
 from tfport._common.tfenv import import_tf, keras_seeded
-from tfport.estimator._engine import inputs, loops, steps
+from tfport.estimator._engine import graphs, inputs, loops, steps
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import LOSS_KEY
+from tfport.estimator._engine.spec import ModeKeys
 
 
 @dataclasses.dataclass
@@ -67,6 +68,8 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
             result = step(ctx, features, labels, deferred)
         spec = _finish(tf, ctx, result, deferred)
         global_step = tf.compat.v1.train.get_global_step(graph)
+        if ctx.mode == ModeKeys.TRAIN and spec.train_op is not None:
+            _register_step_after_train(tf, spec.train_op, global_step, ctx.strategy)
     metric_ops = result.metric_ops
     if metric_ops is not None:
         with graph.as_default():  # outside the scope: a plain mean of the all-replica loss
@@ -103,6 +106,12 @@ def _register_global_step_read(tf: Any, graph: Any, strategy: Any) -> None:
     tf.compat.v1.add_to_collection(
         training_util.GLOBAL_STEP_READ_KEY, strategy.extended.read_var(global_step)
     )
+
+
+def _register_step_after_train(tf: Any, train_op: Any, global_step: Any, strategy: Any) -> None:
+    with tf.control_dependencies([train_op]):
+        after = strategy.extended.read_var(global_step) if strategy else global_step.read_value()
+    tf.compat.v1.add_to_collection(graphs.STEP_AFTER_TRAIN_KEY, after)
 
 
 def _finish(tf: Any, ctx: ModeContext, result: steps.StepResult, deferred: list) -> Any:

@@ -9,6 +9,11 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+# Graph collection of training graphs: the global step read once the step's train op has
+# run. A hook fetching it in the training run gets the step after that run without racing
+# the increment (the variable itself, fetched beside the train op, may read either side).
+STEP_AFTER_TRAIN_KEY = "tfport_global_step_after_train_op"
+
 
 def global_step_in_dir(model_dir: str) -> int:
     """Returns the global step of the latest checkpoint in `model_dir` (0 if none).

@@ -10,6 +10,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
 
 log = logging.getLogger("tfport")
 
@@ -130,13 +131,21 @@ def make_early_stopping_hook(
             self._timer = v1.train.SecondOrStepTimer(
                 every_secs=run_every_secs, every_steps=run_every_steps
             )
+            # The step after the run. Legacy fetched the variable beside the train op, a read
+            # racing the step's increment: the hook fired one step early or late by run.
+            after = v1.get_collection(STEP_AFTER_TRAIN_KEY)
+            self._after = after[0] if after else None
             self._global_step = v1.train.get_global_step()
             self._stop_op = v1.assign(_stop_var(tf), True)
 
+        def before_run(self, run_context: Any) -> Any:
+            return None if self._after is None else v1.train.SessionRunArgs(self._after)
+
         def after_run(self, run_context: Any, run_values: Any) -> None:
-            # Read after the run: fetched beside the train op (as legacy does), the read races
-            # the step's increment, so the hook fired one step early or late from run to run.
-            step = run_context.session.run(self._global_step)
+            if self._after is None:  # a graph not built by tfport: one more read
+                step = run_context.session.run(self._global_step)
+            else:
+                step = run_values.results
             if self._timer.should_trigger_for_step(step):
                 self._timer.update_last_triggered_step(step)
                 if should_stop_fn():
