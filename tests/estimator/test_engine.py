@@ -191,6 +191,45 @@ def test_early_stopping_hook_stops_training(tmp_path):
     assert est.get_variable_value("global_step") < 10
 
 
+def _counting_stop_hook(est, stop_after):
+    steps = []
+
+    def should_stop():
+        steps.append(None)
+        return len(steps) >= stop_after
+
+    hook = tfe.experimental.make_early_stopping_hook(
+        est, should_stop, run_every_secs=None, run_every_steps=10
+    )
+    return hook, steps
+
+
+def test_early_stopping_hook_checks_at_the_steps_after_each_run(tmp_path):
+    # Checked after runs 1, 11 and 21, every time: the step is read once the train op ran
+    # (a read beside it raced the increment, and two runs reading the same step skipped a
+    # check, so training stopped at 20, 21 or 22).
+    est = models.estimator(tmp_path)
+    hook, steps = _counting_stop_hook(est, 3)
+    est.train(models.input_fn(), max_steps=200, hooks=[hook])
+    assert len(steps) == 3
+    assert est.get_variable_value("global_step") == 21
+
+
+def test_early_stopping_hook_in_a_graph_tfport_did_not_build(tmp_path):
+    est = models.estimator(tmp_path)
+    hook, steps = _counting_stop_hook(est, 2)
+    with tf.Graph().as_default():
+        global_step = v1.train.get_or_create_global_step()
+        train_op = v1.assign_add(global_step, 1)
+        runs = 0
+        with v1.train.MonitoredSession(hooks=[hook]) as session:
+            while not session.should_stop():
+                session.run(train_op)
+                runs += 1
+    assert len(steps) == 2
+    assert runs == 11  # checked after runs 1 and 11
+
+
 def test_export_regression_and_classification_outputs(tmp_path):
     def model_fn(features, labels, mode):
         logits = v1.layers.dense(features["x"], 2, name="logits")
