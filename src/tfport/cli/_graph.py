@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, message
 from tfport.cli._output import spinner
 from tfport.graph import Limits
@@ -49,7 +50,19 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         default=Limits.max_const_bytes,
         help=f"--verify refuses larger constants and inputs (default {Limits.max_const_bytes})",
     )
-    convert.add_argument("--verify", action="store_true", help="compare with a v1 Session run")
+    convert.add_argument(
+        "--verify",
+        action="store_true",
+        help="compare with a v1 Session run of the original (in a child process; variables "
+        "read from the checkpoint bundle: the artifact's saver and init ops never run "
+        "without --trust)",
+    )
+    convert.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        help=f"--verify is stopped after this many seconds (default {DEFAULT_TIMEOUT:g})",
+    )
     convert.add_argument("--atol", type=float, default=1e-6, help="max abs difference (1e-6)")
     convert.add_argument(
         "--sample-input",
@@ -69,7 +82,8 @@ def _safety_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust",
         action="store_true",
-        help="accept every op and let TensorFlow run a SavedModel's main_op/init ops",
+        help="accept every op and let TensorFlow run a SavedModel's main_op/init and saver "
+        "ops (also under --verify). Only for artifacts you trust",
     )
 
 
@@ -77,6 +91,16 @@ def _count(value: str) -> int:
     number = int(value)
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
+    return number
+
+
+def _seconds(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {value!r}")
     return number
 
 
@@ -174,4 +198,5 @@ def _run_convert(convert: Any, args: argparse.Namespace) -> dict:
         atol=args.atol,
         sample_inputs=_samples(args.sample_input),
         limits=_limits(args),
+        timeout=args.timeout,
     )

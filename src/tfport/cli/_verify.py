@@ -1,7 +1,11 @@
 """`tfport verify A B`: numerical equivalence of two artifacts on the same inputs.
 
 Exit 0 equal, 1 different, 2 bad input (unknown artifact, unreadable inputs, mismatched
-signatures).
+signatures, an unsafe op, a constant over --max-const-bytes, a run over --timeout).
+
+SavedModels and frozen graphs are scanned like `tfport graph inspect` before anything
+runs, and refused unless `--trust`; the artifacts run in a child process stopped after
+`--timeout` seconds.
 
 Example:
     $ tfport verify train.py:make_estimator@model_dir model.keras --inputs rows.npz
@@ -12,6 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+from tfport._common.child import DEFAULT_TIMEOUT
+from tfport.cli._graph import _count, _seconds
+from tfport.graph import Limits
 
 _FORMS = (
     "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
@@ -49,6 +57,28 @@ def add_parser(subparsers, parents) -> None:
         default="label",
         help="labels' key in --inputs for --train-step (default label; generated if absent)",
     )
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the artifacts whatever they hold: no safety scan of SavedModels and frozen "
+        "graphs (TensorFlow's loader runs their main_op/init and saver ops), .keras files "
+        "loaded outside Keras's safe mode. Only for artifacts you trust",
+    )
+    p.add_argument(
+        "--allow-ops", default="", help="op types the safety scan should accept: OP,OP,..."
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        help=f"stop the run after this many seconds (default {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--max-const-bytes",
+        type=_count,
+        default=Limits.max_const_bytes,
+        help=f"refuse graphs with larger constants (default {Limits.max_const_bytes})",
+    )
     p.add_argument("--json", action="store_true", help="machine output on stdout")
     p.set_defaults(func=_verify, filter_tf_noise=True)
 
@@ -74,6 +104,10 @@ def _verify(args: argparse.Namespace) -> int:
         seed=args.seed,
         train_step=args.train_step,
         label_key=args.label_key,
+        trust=args.trust,
+        allow_ops=_names(args.allow_ops) or (),
+        timeout=args.timeout,
+        max_const_bytes=args.max_const_bytes,
     )
     if args.json:
         json.dump(report, sys.stdout, indent=2, sort_keys=True, default=str)

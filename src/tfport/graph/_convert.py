@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tfport._common import outputs as _outputs
+from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
-from tfport.graph import _parse, _plan, _verify
+from tfport.graph import _parse, _plan, _runnable, _verify
 from tfport.graph._textstream import Limits
 
 _CAPTURE_SCOPE = "tfport_variables"
@@ -41,6 +42,7 @@ def convert(
     atol: float = 1e-6,
     sample_inputs: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, Any]:
     """Converts a frozen GraphDef or a TF1 SavedModel to a TF2 SavedModel in `out_dir`.
 
@@ -53,17 +55,21 @@ def convert(
         trust: accept every op and let TensorFlow run a SavedModel's main_op/init ops.
         tags: the MetaGraph's tags (default: the only one, or ["serve"]).
         overwrite: replace an existing `out_dir`.
-        verify: compare the original (tf.compat.v1.Session) and the converted model.
+        verify: compare the original (tf.compat.v1.Session) and the converted model, both
+            run in a child process under `timeout` (variables read from the bundle; the
+            artifact's own saver and init ops never run unless `trust`).
         atol: the largest absolute difference `verify` accepts.
         sample_inputs: {input key or tensor name: .npy path} for `verify`.
         limits: node count, call depth, size and `verify` constant-size limits.
+        timeout: seconds `verify` may run before it is stopped.
 
     Returns:
         A JSON-ready report: signatures (input/output keys) and, with `verify`, the max
         absolute difference per output.
 
     Raises:
-        TfportInputError: bad input, unsafe ops, unknown tensor names, existing output.
+        TfportInputError: bad input, unsafe ops, unknown tensor names, existing output,
+            `verify` over `timeout`.
         TfportOperationError: TensorFlow failed, or `verify` found a difference over `atol`.
 
     Example:
@@ -74,22 +80,20 @@ def convert(
             message("--atol must be a finite number >= 0", "Pass e.g. 1e-6", atol=atol)
         )
     _outputs.check_output(out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND)
-    art = _parse.read(path, limits=limits)
-    if art.kind == "graph_def":
-        plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
-    else:
-        if inputs or outputs:
-            raise TfportInputError(
-                message(
-                    "--inputs/--outputs apply to frozen graphs; a SavedModel keeps its signatures",
-                    "Drop them",
-                    path=path,
-                )
-            )
-        plan = _plan.plan_saved_model(art, tags, allow_ops, trust)
+    replan = {
+        "path": path,
+        "inputs": list(inputs or []) or None,
+        "outputs": list(outputs or []) or None,
+        "allow_ops": list(allow_ops),
+        "trust": trust,
+        "tags": list(tags or []) or None,
+        "limits": limits,
+    }
+    plan = _verify.make_plan(**replan)
+    limit = (limits or Limits()).max_const_bytes
     feeds = None
     if verify:
-        _verify.check_constants(plan, art.limits.max_const_bytes)
+        _verify.check_constants(plan, limit)
         feeds = _verify.make_inputs(plan, sample_inputs or {})
     report: dict[str, Any] = {"source": path, "output": out_dir, "kind": plan.kind}
     with _outputs.build_aside(
@@ -97,7 +101,7 @@ def convert(
     ) as tmp:
         report["signatures"] = save(plan, tmp)
         if feeds is not None:
-            report["verify"] = _verify.verify(plan, tmp, feeds, atol)
+            report["verify"] = _verify.verify(plan, tmp, feeds, atol, replan, timeout)
     return report
 
 
@@ -120,24 +124,51 @@ def load_frozen(
     outputs: Sequence[str] | None = None,
     allow_ops: Iterable[str] = (),
     trust: bool = False,
+    limits: Limits | None = None,
 ) -> Any:
     """Returns a frozen GraphDef as a TF2 concrete function (keyword inputs, dict outputs).
 
     Keys are the tensor names without ':0', other characters than [A-Za-z0-9_] as '_'.
+    The graph passes the safety scan and `limits.max_const_bytes` first.
 
     Example:
         >>> fn = load_frozen("frozen.pb")  # doctest: +SKIP
         >>> fn(input=x)["probabilities"]
     """
-    art = _parse.read(path)
+    art = _parse.read(path, limits=limits)
     if art.kind != "graph_def":
         raise TfportInputError(
             message(f"{path} is not a GraphDef file", "Pass a .pb or .pbtxt file", path=path)
         )
     plan = _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
+    _verify.check_constants(plan, art.limits.max_const_bytes)
     tf = import_tf()
     wrapped = _wrap(tf, plan, {})
     return _serving_function(tf, wrapped, plan.signatures["serving_default"])
+
+
+def load_saved_model_v1(
+    path: str, allow_ops: Iterable[str] = (), limits: Limits | None = None
+) -> tuple[dict[str, Any], list[Any]]:
+    """A TF1 SavedModel's signatures as TF2 concrete functions, built in memory.
+
+    Its variables are read from `variables/` by tfport's reader; its main_op, init ops and
+    saver ops never run (tables filled only by init ops are refused).
+
+    Returns:
+        ({signature key: concrete function}, the variables they capture: keep them alive).
+
+    Example:
+        >>> fns, keep = load_saved_model_v1("v1_export")  # doctest: +SKIP
+        >>> fns["serving_default"](x=x)["y"]
+    """
+    plan = _verify.make_plan(path, None, None, list(allow_ops), False, None, limits)
+    _verify.check_constants(plan, (limits or Limits()).max_const_bytes)
+    tf = import_tf()
+    variables = _variables(tf, plan)
+    wrapped = _wrap(tf, plan, variables)
+    functions = {k: _serving_function(tf, wrapped, s) for k, s in plan.signatures.items()}
+    return functions, list(variables.values())
 
 
 def save(plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
@@ -170,33 +201,12 @@ def _describe(plan: _plan.Plan) -> dict[str, Any]:
 
 
 def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
-    if not plan.variables:
-        return {}
-    reader = tf.train.load_checkpoint(plan.checkpoint)
-    stored = reader.get_variable_to_shape_map()
+    values = _runnable.variable_values(plan)
     defs = {n: plan.variable_defs.get(n, {"key": n}) for n in plan.variables}
-    missing = sorted(n for n, d in defs.items() if d["key"] not in stored)
-    if missing:
-        raise TfportInputError(
-            message(
-                f"Variables {missing[:5]} of {plan.source} are not in its variables/ checkpoint",
-                "Pass --trust to let TensorFlow's loader restore them",
-                missing=len(missing),
-            )
-        )
     return {
-        name: tf.Variable(_value(reader, d), name=name, trainable=d.get("trainable", True))
+        name: tf.Variable(values[name], name=name, trainable=d.get("trainable", True))
         for name, d in defs.items()
     }
-
-
-def _value(reader: Any, spec: dict[str, Any]) -> Any:
-    """A variable's value; a partition of a partitioned variable is sliced out of the whole."""
-    value = reader.get_tensor(spec["key"])
-    if spec.get("offset") is None:
-        return value
-    index = tuple(slice(o, o + s) for o, s in zip(spec["offset"], spec["shape"], strict=True))
-    return value[index]
 
 
 def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:

@@ -71,6 +71,7 @@ def scan(
     trust: bool = False,
     max_depth: int = MAX_CALL_DEPTH,
     max_nodes: int = MAX_NODES,
+    init_runs: bool = False,
 ) -> Scan:
     """Lists every op of `graph_def` (and its function library) that is not allowed.
 
@@ -81,6 +82,9 @@ def scan(
         trust: accept everything (findings are still listed, none blocks).
         max_depth: deepest function call chain and attribute nesting accepted.
         max_nodes: most nodes (graph and functions) accepted.
+        init_runs: the caller runs the init ops (TensorFlow's loader does): they block
+            like signature ops, and a function both an init op and the saver reach takes
+            the init role.
 
     Returns:
         A :class:`Scan`.
@@ -99,7 +103,7 @@ def scan(
     calls = _call_graph(graph_def, library, primitive, max_depth)
     _check_recursion(calls, max_depth)
     via = _first_referrers(calls)
-    fn_roles = _function_roles(calls, roles or {})
+    fn_roles = _function_roles(calls, roles or {}, init_runs)
     findings = []
     ops = _index.index(graph_def).ops
     unsafe = []
@@ -111,23 +115,23 @@ def scan(
             continue
         fname = where[len("function:") :] if where != GRAPH else None
         role = (roles or {}).get(node.name, "other") if fname is None else fn_roles[fname]
-        blocking = not trust and _blocks(role, node.op)
+        blocking = not trust and _blocks(role, node.op, init_runs)
         findings.append(Finding(node.name, node.op, where, via.get(fname or ""), role, blocking))
     for where, node_name, attr, op in primitive:
         if op in allowed:
             continue
         fname = where[len("function:") :] if where != GRAPH else None
         role = (roles or {}).get(node_name, "other") if fname is None else fn_roles[fname]
-        blocking = not trust and _blocks(role, op)
+        blocking = not trust and _blocks(role, op, init_runs)
         findings.append(
             Finding(node_name, op, where, f"{where}/{node_name} ({attr})", role, blocking)
         )
     return Scan(findings, calls, via)
 
 
-def _blocks(role: str, op: str) -> bool:
+def _blocks(role: str, op: str, init_runs: bool = False) -> bool:
     if role == "init":
-        return False
+        return init_runs
     return not (role == "saver" and op in _ops.SAVER_OPS)
 
 
@@ -253,10 +257,10 @@ def _first_referrers(calls: dict[str, list[tuple[str, str, str]]]) -> dict[str, 
 
 
 def _function_roles(
-    calls: dict[str, list[tuple[str, str, str]]], roles: dict[str, str]
+    calls: dict[str, list[tuple[str, str, str]]], roles: dict[str, str], init_runs: bool = False
 ) -> dict[str, str]:
     """A function takes the most important role of the nodes that reach it."""
-    order = ("signature", "other", "saver", "init")
+    order = ("signature", "other") + (("init", "saver") if init_runs else ("saver", "init"))
     result: dict[str, str] = {}
     for role in order:
         stack = [callee for node, _, callee in calls[ROOT] if roles.get(node, "other") == role]

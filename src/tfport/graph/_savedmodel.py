@@ -72,15 +72,22 @@ def variables(graph_def: Any) -> list[dict[str, Any]]:
     return result
 
 
-def roles(meta: Any) -> dict[str, str]:
-    """Maps each node to what runs it: "signature", "saver", "init" or "other" (first wins)."""
+def roles(meta: Any, init_runs: bool = False) -> dict[str, str]:
+    """Maps each node to what runs it: "signature", "saver", "init" or "other" (first wins).
+
+    With `init_runs` (the caller lets TensorFlow's loader run the init ops) a node both
+    the saver and an init op reach is "init".
+    """
     nodes = _index.node_map(meta.graph_def)
     sig_seeds = [t.name for sig in signatures(meta).values() for t in sig.outputs.values()]
     saver = meta.saver_def
     saver_seeds = [s for s in (saver.restore_op_name, saver.save_tensor_name) if s]
     init_seeds = [name for names in init_ops(meta).values() for name in names]
     result: dict[str, str] = {}
-    for role, seeds in (("signature", sig_seeds), ("saver", saver_seeds), ("init", init_seeds)):
+    order = [("signature", sig_seeds), ("saver", saver_seeds), ("init", init_seeds)]
+    if init_runs:
+        order[1:] = order[:0:-1]
+    for role, seeds in order:
         for name in _index.closure(nodes, seeds):
             result.setdefault(name, role)
     for name in nodes:

@@ -1,8 +1,13 @@
-"""`--verify`: the original graph in a `tf.compat.v1.Session` vs the converted SavedModel."""
+"""`--verify`: the original graph in a `tf.compat.v1.Session` vs the converted SavedModel.
+
+Both run in a child process under a wall-clock limit (:func:`verify`), after the
+artifact passed the safety scan. The original graph's variables are assigned from the
+checkpoint bundle read by tfport's reader: the SavedModel's own restore/save ops (which
+could write or delete files anywhere) never run.
+"""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -10,24 +15,14 @@ from typing import Any
 import numpy as np
 
 from tfport._common import protos
+from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
-from tfport.graph import _plan
+from tfport.graph import _parse, _plan, _runnable
+from tfport.graph._textstream import Limits
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
 _UNKNOWN_DIM = 2
-
-
-_ITEMSIZE = {"string": 8, "resource": 8, "variant": 8, "bool": 1}
-
-
-def _nbytes(dims: list[int], dtype: int) -> int:
-    name = protos.dtype_name(dtype)
-    try:
-        size = _ITEMSIZE.get(name) or np.dtype(name if name != "bfloat16" else "float16").itemsize
-    except TypeError:
-        size = 8
-    return math.prod(max(d, 1) for d in dims) * size
 
 
 def _too_big(what: str, nbytes: int, limit: int, **received: Any) -> TfportInputError:
@@ -47,20 +42,12 @@ def check_constants(plan: _plan.Plan, limit: int) -> None:
     Example:
         >>> check_constants(plan, 1 << 30)  # doctest: +SKIP
     """
-    graphs = [plan.original, plan.graph_def]
-    nodes = [n for g in graphs for n in g.node]
-    nodes += [n for g in graphs[:1] for f in g.library.function for n in f.node_def]
-    for node in nodes:
-        if node.op != "Const" or "value" not in node.attr:
-            continue
-        tensor = node.attr["value"].tensor
-        nbytes = _nbytes([d.size for d in tensor.tensor_shape.dim], tensor.dtype)
-        if nbytes > limit:
-            raise _too_big(f"Const {node.name!r}", nbytes, limit, node=node.name)
+    for graph_def in (plan.original, plan.graph_def):
+        _runnable.check_constants(graph_def, limit, plan.source)
     for sig in plan.signatures.values():
         for t in sig.inputs:
             dims = [_UNKNOWN_DIM if d is None else d for d in (t.shape or [])]
-            nbytes = _nbytes(dims, t.dtype)
+            nbytes = _runnable.nbytes(dims, t.dtype)
             if nbytes > limit:
                 raise _too_big(f"input {t.key!r}", nbytes, limit, input=t.name)
 
@@ -127,25 +114,35 @@ def _random(rng: np.random.Generator, t: _plan.Tensor) -> np.ndarray:
     )
 
 
-def verify(plan: _plan.Plan, saved_dir: str, feeds: Feeds, atol: float) -> dict[str, Any]:
-    """Runs both models on `feeds`; returns {signature: {output: max abs diff}}.
+def verify(
+    plan: _plan.Plan,
+    saved_dir: str,
+    feeds: Feeds,
+    atol: float,
+    replan: dict[str, Any],
+    timeout: float = DEFAULT_TIMEOUT,
+) -> dict[str, Any]:
+    """Runs both models on `feeds` in a child process; returns {signature: {output: diff}}.
+
+    Args:
+        plan: the conversion plan (for messages).
+        saved_dir: the converted SavedModel.
+        feeds: the inputs per signature.
+        atol: the largest absolute difference accepted.
+        replan: the arguments of :func:`outputs_in_child`'s plan (path, inputs, ...).
+        timeout: seconds before the child is stopped.
 
     Raises:
-        TfportOperationError: a difference is over `atol`.
+        TfportInputError: the models ran over `timeout`.
+        TfportOperationError: a difference is over `atol`, or a model failed to run.
     """
-    tf = import_tf()
-    try:
-        reference = session_outputs(plan, feeds)
-        converted = saved_model_outputs(saved_dir, feeds)
-    except (tf.errors.OpError, ValueError, TypeError) as err:
-        text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
-        raise TfportOperationError(
-            message(
-                f"Verification could not run the models: {text}",
-                "Check that --sample-input values have the inputs' dtypes and shapes",
-                source=plan.source,
-            )
-        ) from err
+    reference, converted = run_in_child(
+        "tfport.graph._verify",
+        "outputs_in_child",
+        {"replan": replan, "saved_dir": saved_dir, "feeds": feeds},
+        timeout,
+        f"Verifying {plan.source}",
+    )
     diffs = {
         key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
         for key in reference
@@ -163,6 +160,49 @@ def verify(plan: _plan.Plan, saved_dir: str, feeds: Feeds, atol: float) -> dict[
     return {"atol": atol, "max_abs_diff": diffs, "passed": True}
 
 
+def make_plan(
+    path: str,
+    inputs: list[str] | None,
+    outputs: list[str] | None,
+    allow_ops: list[str],
+    trust: bool,
+    tags: list[str] | None,
+    limits: Limits | None,
+) -> _plan.Plan:
+    """The conversion plan of `path` (frozen graph or TF1 SavedModel), TF-free."""
+    art = _parse.read(path, limits=limits)
+    if art.kind == "graph_def":
+        return _plan.plan_frozen(art, inputs, outputs, allow_ops, trust)
+    if inputs or outputs:
+        raise TfportInputError(
+            message(
+                "--inputs/--outputs apply to frozen graphs; a SavedModel keeps its signatures",
+                "Drop them",
+                path=path,
+            )
+        )
+    return _plan.plan_saved_model(art, tags, allow_ops, trust)
+
+
+def outputs_in_child(replan: dict[str, Any], saved_dir: str, feeds: Feeds) -> tuple[dict, dict]:
+    """The child's work: the original graph's and the converted SavedModel's outputs."""
+    tf = import_tf()
+    plan = make_plan(**replan)
+    try:
+        return session_outputs(plan, feeds), saved_model_outputs(saved_dir, feeds)
+    except (tf.errors.OpError, ValueError, TypeError, KeyError) as err:
+        if isinstance(err, TfportInputError):
+            raise
+        text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
+        raise TfportOperationError(
+            message(
+                f"Verification could not run the models: {text}",
+                "Check that --sample-input values have the inputs' dtypes and shapes",
+                source=plan.source,
+            )
+        ) from None
+
+
 def _max_diff(a: np.ndarray, b: np.ndarray) -> float:
     a, b = np.asarray(a), np.asarray(b)
     if a.shape != b.shape:
@@ -175,7 +215,7 @@ def _max_diff(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def session_outputs(plan: _plan.Plan, feeds: Feeds) -> dict[str, dict[str, np.ndarray]]:
-    """The original graph, run in a tf.compat.v1.Session (variables restored by its saver)."""
+    """The original graph, run in a tf.compat.v1.Session (variables read from the bundle)."""
     tf = import_tf()
     graph = tf.Graph()
     config = tf.compat.v1.ConfigProto(allow_soft_placement=True)
@@ -185,9 +225,7 @@ def session_outputs(plan: _plan.Plan, feeds: Feeds) -> dict[str, dict[str, np.nd
         else:
             original = tf.compat.v1.GraphDef.FromString(plan.original.SerializeToString())
             tf.compat.v1.import_graph_def(original, name="")
-            if plan.checkpoint and plan.restore:
-                restore_op, filename = plan.restore
-                sess.run(restore_op, {filename: plan.checkpoint})
+            _assign_from_bundle(tf, graph, sess, plan)
         return {
             key: dict(
                 zip(
@@ -213,3 +251,21 @@ def saved_model_outputs(saved_dir: str, feeds: Feeds) -> dict[str, dict[str, np.
         out = fn(**{k: tf.constant(v) for k, v in values.items()})
         result[key] = {k: v.numpy() for k, v in out.items()}
     return result
+
+
+def _assign_from_bundle(tf: Any, graph: Any, sess: Any, plan: _plan.Plan) -> None:
+    """Assigns the plan's variables the bundle's values (no op of the artifact's saver runs)."""
+    values = _runnable.variable_values(plan)
+    assigns, feeds = [], {}
+    for name, op in plan.variables.items():
+        node = graph.get_operation_by_name(name)
+        dtype = tf.as_dtype(node.get_attr("dtype"))
+        holder = tf.compat.v1.placeholder(dtype, name=None)
+        feeds[holder] = np.asarray(values[name]).astype(dtype.as_numpy_dtype, copy=False)
+        target = node.outputs[0]
+        if op == "VarHandleOp":
+            assigns.append(tf.raw_ops.AssignVariableOp(resource=target, value=holder))
+        else:
+            assigns.append(tf.compat.v1.assign(target, holder, validate_shape=False))
+    if assigns:
+        sess.run(assigns, feeds)

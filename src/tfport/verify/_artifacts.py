@@ -44,10 +44,21 @@ def _np(value: Any) -> np.ndarray:
 
 
 def _spec_of(tensor_specs: dict) -> dict:
+    """name -> (dtype name, shape without batch); None for a shape of unknown rank."""
     return {
-        name: (spec.dtype.name, tuple(spec.shape.as_list()[1:]))
+        name: (
+            spec.dtype.name,
+            None if spec.shape.rank is None else tuple(spec.shape.as_list()[1:]),
+        )
         for name, spec in tensor_specs.items()
     }
+
+
+def _load_failed(what: str, path: str, err: BaseException) -> TfportInputError:
+    text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
+    return TfportInputError(
+        message(f"{what} {path}: {type(err).__name__}: {text}", "Pass an intact one", path=path)
+    )
 
 
 def feed(spec: dict, batch: dict, what: str) -> dict:
@@ -99,18 +110,22 @@ class Estimator:
 
 
 class Keras:
-    """A `.keras` file, loaded by Keras 3 with `safe_mode=True`."""
+    """A `.keras` file, loaded by Keras 3 with `safe_mode=True` (False only with `trust`)."""
 
     kind = "keras"
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, trust: bool = False) -> None:
         from tfport._common.tfenv import import_tf
 
         import_tf()
         import keras
 
         self.text = path
-        self.model = keras.models.load_model(path, safe_mode=True)
+        try:
+            self.model = keras.models.load_model(path, safe_mode=not trust)
+        except Exception as err:  # noqa: BLE001 - Keras raises many kinds; each is one line
+            what = "Keras cannot load" if trust else "Keras (safe mode) refuses or cannot load"
+            raise _load_failed(what, path, err) from None
 
     def spec(self) -> dict:
         return {t.name: (str(t.dtype), tuple(t.shape[1:])) for t in self.model.inputs}
@@ -131,101 +146,118 @@ class Keras:
 
 
 class SavedModel:
-    """One signature of a SavedModel (a serialized tf.Example input gets tf.Examples)."""
+    """One signature of a SavedModel (a serialized tf.Example input gets tf.Examples).
+
+    A TF2 SavedModel is loaded by `tf.saved_model.load` once the safety scan passed; a TF1
+    one is rebuilt in memory by `tfport.graph` (its variables read from the bundle, its
+    main_op and saver never run) unless `trust` lets TensorFlow's loader run them.
+    """
 
     kind = "saved_model"
 
-    def __init__(self, path: str, signature: str | None) -> None:
+    def __init__(self, path: str, signature: str | None, trust: bool = False, limits=None):
+        from tfport import graph
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
         self.text = path
-        loaded = tf.saved_model.load(path)
+        self._keep: Any = None
+        try:
+            if trust or graph.is_tf2_saved_model(path):
+                loaded = tf.saved_model.load(path)
+                functions, self._keep = dict(loaded.signatures), loaded
+            else:
+                functions, self._keep = graph.load_saved_model_v1(path, limits=limits)
+        except TfportInputError:
+            raise
+        except Exception as err:  # noqa: BLE001 - a damaged SavedModel fails in many ways
+            raise _load_failed("TensorFlow cannot load the SavedModel", path, err) from None
         key = signature or "serving_default"
-        if key not in loaded.signatures:
+        if key not in functions:
             raise TfportInputError(
                 message(
                     f"The SavedModel has no signature {key!r}",
                     "Pass --signature-a/--signature-b with one of its signatures",
-                    signatures=sorted(loaded.signatures),
+                    signatures=sorted(functions),
                 )
             )
-        self._loaded, self.fn = loaded, loaded.signatures[key]
+        self.fn = functions[key]
         self.text = f"{path} [{key}]"
 
+    def _specs(self) -> list:
+        args, kwargs = self.fn.structured_input_signature
+        named = [(spec.name, spec) for spec in args] + sorted(kwargs.items())
+        return [(name.split(":")[0], spec) for name, spec in named]
+
     def spec(self) -> dict:
-        return _spec_of(self.fn.structured_input_signature[1])
+        return _spec_of(dict(self._specs()))
 
     def _examples_input(self) -> str | None:
         spec = self.spec()
         if len(spec) == 1:
             name, (dtype, shape) = next(iter(spec.items()))
-            if dtype == "string" and len(shape) == 0:
+            if dtype == "string" and shape is not None and len(shape) == 0:
                 return name
         return None
+
+    def _call(self, values: dict) -> Any:
+        args, _ = self.fn.structured_input_signature
+        if args:
+            return self.fn(*[values[name] for name, _ in self._specs()[: len(args)]])
+        return self.fn(**values)
 
     def run(self, batch: dict) -> dict:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
         examples = self._examples_input()
+        specs = dict(self._specs())
         if examples and examples not in batch:
             records = getattr(batch, "serialized", None) or to_examples(
                 {k: v for k, v in batch.items() if not k.startswith("__")}
             )
-            out = self.fn(**{examples: tf.constant(records)})
+            out = self._call({examples: tf.constant(records)})
         else:
-            specs = self.fn.structured_input_signature[1]
             inputs = feed(self.spec(), batch, self.text)
-            out = self.fn(**{k: tf.constant(v, dtype=specs[k].dtype) for k, v in inputs.items()})
+            out = self._call({k: tf.constant(v, dtype=specs[k].dtype) for k, v in inputs.items()})
         return {k: _np(v) for k, v in out.items()}
 
 
-class FrozenGraph:
+class FrozenGraph(SavedModel):
     """A frozen GraphDef through `tfport.graph.load_frozen` (safe ops only)."""
 
     kind = "frozen_graph"
 
-    def __init__(self, path: str, inputs: list | None, outputs: list | None) -> None:
+    def __init__(
+        self, path: str, inputs: list | None, outputs: list | None, trust: bool = False, limits=None
+    ) -> None:
         from tfport import graph
 
         self.text = path
-        self.fn = graph.load_frozen(path, inputs or None, outputs or None)
-
-    def _specs(self) -> list:
-        args, kwargs = self.fn.structured_input_signature
-        named = [(spec.name, spec) for spec in args] + list(kwargs.items())
-        return [(name.split(":")[0], spec) for name, spec in named]
-
-    def spec(self) -> dict:
-        return _spec_of(dict(self._specs()))
-
-    def run(self, batch: dict) -> dict:
-        from tfport._common.tfenv import import_tf
-
-        tf = import_tf()
-        args, _ = self.fn.structured_input_signature
-        specs = dict(self._specs())
-        inputs = feed(self.spec(), batch, self.text)
-        values = {k: tf.constant(v, dtype=specs[k].dtype) for k, v in inputs.items()}
-        if args:
-            out = self.fn(*[values[name] for name, _ in self._specs()[: len(args)]])
-        else:
-            out = self.fn(**values)
-        return {k: _np(v) for k, v in out.items()}
+        self.fn = graph.load_frozen(path, inputs or None, outputs or None, (), trust, limits)
 
 
-def open_artifact(text: str, signature: str | None = None, io: tuple = (None, None)) -> Any:
-    """The runnable artifact `text` names (checkpoints are diffed, not run)."""
+def open_artifact(
+    text: str,
+    signature: str | None = None,
+    io: tuple = (None, None),
+    trust: bool = False,
+    limits: Any = None,
+) -> Any:
+    """The runnable artifact `text` names (checkpoints are diffed, not run).
+
+    SavedModels and frozen graphs must have passed `tfport.graph.check_runnable` (the
+    caller, :func:`tfport.verify.verify`, scans them before any TensorFlow runs).
+    """
     kind = kind_of(text)
     if kind == "estimator":
         return Estimator(text)
     if kind == "keras":
-        return Keras(text)
+        return Keras(text, trust)
     if kind == "saved_model":
-        return SavedModel(text, signature)
+        return SavedModel(text, signature, trust, limits)
     if kind == "frozen_graph":
-        return FrozenGraph(text, io[0], io[1])
+        return FrozenGraph(text, io[0], io[1], trust, limits)
     raise TfportInputError(
         message(
             "A checkpoint can only be verified against another checkpoint",

@@ -9,11 +9,14 @@ Example:
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
 from tfport._common.errors import TfportInputError, message
 from tfport.verify._artifacts import kind_of, open_artifact
 from tfport.verify._inputs import generate, read_inputs
@@ -118,6 +121,10 @@ def verify(
     seed: int = 0,
     train_step: bool = False,
     label_key: str = "label",
+    trust: bool = False,
+    allow_ops: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    max_const_bytes: int = 1 << 30,
 ) -> dict:
     """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
 
@@ -142,12 +149,21 @@ def verify(
             the same weights (estimator's optimizer and head loss as Keras 3 ones): compare
             the losses and every updated weight.
         label_key: the labels' key in `inputs` for `train_step` (generated if absent).
+        trust: run SavedModels and frozen graphs whatever ops they hold (TensorFlow's own
+            loader, main_op and saver included) and load `.keras` files outside Keras's
+            safe mode. Without it, both are scanned first like `tfport graph inspect` does
+            and refused, in one line, if anything would touch files, the network or Python.
+        allow_ops: more op types to accept in the scan.
+        timeout: seconds the artifacts may run (in a child process) before they are
+            stopped: a loop that never ends is one error line.
+        max_const_bytes: refuse a graph whose constants would take more memory.
 
     Returns:
         A JSON-ready report; `equal` is True when every shared output passes.
 
     Raises:
-        TfportInputError: unknown artifacts, unreadable inputs, mismatched signatures.
+        TfportInputError: unknown artifacts, unreadable inputs, mismatched signatures,
+            unsafe ops, oversized constants, a run over `timeout`, a damaged artifact.
 
     Example:
         >>> verify("frozen.pb", "saved_model_dir")["equal"]  # doctest: +SKIP
@@ -166,9 +182,81 @@ def verify(
                 )
             )
         return _checkpoints(a, b, atol)
-    io = (graph_inputs, graph_outputs)
-    art_a = open_artifact(a, signature_a, io)
-    art_b = open_artifact(b, signature_b, io)
+    from tfport import graph
+
+    limits = graph.Limits(max_const_bytes=max_const_bytes)
+    for path, kind in zip((a, b), kinds, strict=True):
+        if kind in ("saved_model", "frozen_graph"):
+            graph.check_runnable(path, trust=trust, allow_ops=allow_ops, limits=limits)
+    _check_inputs(inputs)
+    job = {
+        "a": a,
+        "b": b,
+        "inputs": inputs,
+        "atol": atol,
+        "rtol": rtol,
+        "signature_a": signature_a,
+        "signature_b": signature_b,
+        "io": (graph_inputs, graph_outputs),
+        "rows": rows,
+        "seed": seed,
+        "train_step": train_step,
+        "label_key": label_key,
+        "trust": trust,
+        "limits": limits,
+    }
+    return run_in_child("tfport.verify._compare", "run_artifacts", job, timeout, "verify")
+
+
+def _check_inputs(inputs: str | None) -> None:
+    if inputs and not os.path.isfile(inputs):
+        raise TfportInputError(
+            message("The inputs file does not exist", "Pass an .npz or a TFRecord", path=inputs)
+        )
+
+
+def run_artifacts(**job: Any) -> dict:
+    """The child's work of :func:`verify`: open both artifacts, run them, compare.
+
+    Errors TensorFlow or Keras raise on a damaged artifact become one input-error line.
+    """
+    from tfport._common.tfenv import import_tf
+
+    tf = import_tf()
+    try:
+        return _run_artifacts(**job)
+    except TfportInputError:
+        raise
+    except (tf.errors.OpError, ValueError, TypeError, KeyError, IndexError) as err:
+        text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
+        raise TfportInputError(
+            message(
+                f"The artifacts could not be run: {type(err).__name__}: {text}",
+                "Check that both artifacts are intact and take the inputs given",
+                a=job["a"],
+                b=job["b"],
+            )
+        ) from None
+
+
+def _run_artifacts(
+    a: str,
+    b: str,
+    inputs: str | None,
+    atol: float,
+    rtol: float,
+    signature_a: str | None,
+    signature_b: str | None,
+    io: tuple,
+    rows: int,
+    seed: int,
+    train_step: bool,
+    label_key: str,
+    trust: bool,
+    limits: Any,
+) -> dict:
+    art_a = open_artifact(a, signature_a, io, trust, limits)
+    art_b = open_artifact(b, signature_b, io, trust, limits)
     if train_step:
         from tfport.verify._train_step import train_step as one_step
 
@@ -194,6 +282,8 @@ def verify(
                 message(
                     "Neither artifact declares its inputs (Estimators read feature columns)",
                     "Pass --inputs FILE (.npz or TFRecord of tf.Examples)",
+                    a=a,
+                    b=b,
                 )
             )
         batch = generate(spec, rows, seed)

@@ -130,7 +130,7 @@ def to_examples(batch: dict) -> list:
 
 
 def generate(spec: dict, rows: int = 8, seed: int = 0) -> Batch:
-    """Random inputs for `spec` (name -> (dtype name, shape without batch)).
+    """Random inputs for `spec` (name -> (dtype name, shape without batch, None if unknown)).
 
     Example:
         >>> generate({"x": ("float32", (4,))})["x"].shape
@@ -139,6 +139,15 @@ def generate(spec: dict, rows: int = 8, seed: int = 0) -> Batch:
     rng = np.random.RandomState(seed)
     batch = Batch()
     for name, (dtype, shape) in sorted(spec.items()):
+        if shape is None:
+            raise TfportInputError(
+                message(
+                    f"Input {name!r} has a shape of unknown rank: tfport cannot make up its values",
+                    "Pass --inputs FILE (.npz or TFRecord) with its values",
+                    input=name,
+                    dtype=dtype,
+                )
+            )
         dims = (rows,) + tuple(1 if d is None else int(d) for d in shape)
         if dtype.startswith("float") or dtype == "bfloat16":
             batch[name] = rng.normal(size=dims).astype(dtype if dtype != "bfloat16" else "float32")
