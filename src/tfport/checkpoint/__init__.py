@@ -22,7 +22,7 @@ from tfport.checkpoint._errors import (
     UnsupportedCheckpointError,
 )
 from tfport.checkpoint._inspect import classify, inspect_checkpoint
-from tfport.checkpoint._paths import resolve_prefix
+from tfport.checkpoint._paths import resolve_prefix, state_path
 from tfport.checkpoint._reader import CheckpointReader, TensorEntry
 from tfport.checkpoint._writer import CheckpointWriter
 
@@ -56,4 +56,5 @@ __all__ = [
     "port",
     "resolve_prefix",
     "restore",
+    "state_path",
 ]

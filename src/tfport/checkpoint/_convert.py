@@ -17,7 +17,9 @@ estimator checkpoint -> v2 names) with these deliberate differences:
    ones (`dnn/.../Adagrad` and `training/Adagrad/.../accumulator`, same
    values); they are not written here: nothing reads them.
 4. Partitioned variables are merged whole (the legacy tool kept `part_N` in
-   slot names only when cut at `part_0`).
+   slot names only when cut at `part_0`); their slots (`w/part_0/Adam`...) are
+   converted like any others. Pieces of different dtypes, missing pieces and slots
+   that do not match their variable piece for piece are refused, never merged.
 
 `convert(src, dst, slots="v1-to-keras"|"keras-to-v1")` renames slots for
 Adam, Adagrad, Ftrl, RMSProp (with or without momentum, centered or not),
@@ -41,6 +43,7 @@ import numpy as np
 from tfport._common import outputs
 from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint import _plan, _slots
+from tfport.checkpoint._errors import CheckpointError
 from tfport.checkpoint._graph import GraphHyperparameters
 from tfport.checkpoint._layout import partition_layout, write_split
 from tfport.checkpoint._reader import CheckpointReader
@@ -230,6 +233,14 @@ def write_plan(
                 continue
             entries = [reader.entry(n) for n in step.sources]
             first = entries[0]
+            if len({e.dtype.name for e in entries}) > 1:  # plans refuse this; never merge bits
+                raise CheckpointError(
+                    message(
+                        f"{step.out}: its pieces have different dtypes",
+                        "Convert a checkpoint whose pieces share one dtype",
+                        pieces=step.sources,
+                    )
+                )
             if first.dtype.name == "string" or any(e.slices for e in entries):
                 writer.add(step.out, _whole(reader, step))
                 continue

@@ -80,9 +80,16 @@ def _classify_one(name: str, known: set[str]) -> VarInfo:
             return VarInfo(name, "optimizer_slots", match["opt"], slot, var, "keras")
         return VarInfo(name, "bookkeeping", match["opt"], naming="keras")
     match = _V1_SLOT.match(name)
-    if match and match["opt"] in V1_SLOTS and match["var"] in known:
+    if match and match["opt"] in V1_SLOTS and _v1_variable_known(match, known):
         return VarInfo(name, "optimizer_slots", match["opt"], match["slot"], match["var"], "tf1")
     return VarInfo(name, "model_weights")
+
+
+def _v1_variable_known(match: re.Match, known: set[str]) -> bool:
+    """The slot's variable is stored whole (`w`) or, for a slot of a piece (`w/part_0/Adam`),
+    as that piece (`w/part_0`)."""
+    var, part = match["var"], match["part"]
+    return var in known or bool(part and var + part in known)
 
 
 def _partition_groups(names: list[str], shapes: dict) -> dict[str, list[str]]:

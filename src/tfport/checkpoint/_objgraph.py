@@ -11,22 +11,28 @@ from __future__ import annotations
 
 from collections import deque
 
+MAX_PATH_PARTS = 64  # deeper paths keep their last parts: memory stays linear in the graph
+
 
 def describe(graph) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
-    """({checkpoint key: object path}, {slot key: (variable key, slot name)})."""
+    """({checkpoint key: object path}, {slot key: (variable key, slot name)}).
+
+    A path deeper than `MAX_PATH_PARTS` objects is shown as `.../<last parts>` (with the
+    depth), so a long chain of objects costs memory linear in its length.
+    """
     if graph is None or not graph.nodes:
         return {}, {}
-    node_path = {0: ""}
+    parent: dict[int, tuple[int, str]] = {0: (-1, "")}
+    depth = {0: 0}
     queue = deque([0])
     while queue:
         node_id = queue.popleft()
         for child in graph.nodes[node_id].children:
-            if child.node_id not in node_path and 0 <= child.node_id < len(graph.nodes):
-                base = node_path[node_id]
-                node_path[child.node_id] = (
-                    f"{base}/{child.local_name}" if base else child.local_name
-                )
+            if child.node_id not in parent and 0 <= child.node_id < len(graph.nodes):
+                parent[child.node_id] = (node_id, child.local_name)
+                depth[child.node_id] = depth[node_id] + 1
                 queue.append(child.node_id)
+    node_path = _Paths(parent, depth)
     keys: dict[int, str] = {}
     paths: dict[str, str] = {}
     for node_id, node in enumerate(graph.nodes):
@@ -43,3 +49,23 @@ def describe(graph) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
                     ref.slot_name,
                 )
     return paths, slots
+
+
+class _Paths:
+    """Object paths built on demand from parent links, at most MAX_PATH_PARTS parts each."""
+
+    def __init__(self, parent: dict[int, tuple[int, str]], depth: dict[int, int]) -> None:
+        self.parent, self.depth = parent, depth
+
+    def __contains__(self, node_id: int) -> bool:
+        return node_id in self.parent
+
+    def __getitem__(self, node_id: int) -> str:
+        parts = []
+        while node_id > 0 and len(parts) < MAX_PATH_PARTS:
+            node_id, name = self.parent[node_id]
+            parts.append(name)
+        path = "/".join(reversed(parts))
+        if node_id > 0:
+            return f".../(depth {self.depth[node_id]})/{path}"
+        return path

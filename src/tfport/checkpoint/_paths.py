@@ -16,6 +16,22 @@ from tfport.checkpoint._errors import CheckpointNotFoundError
 _STATE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"', re.M)
 
 
+def state_path(quoted: str) -> str:
+    """A path as the `checkpoint` state file quotes it, read as TensorFlow reads it: text
+    proto escapes (octal `\\303\\250`, `\\"`...) unescaped to bytes, decoded as UTF-8.
+
+    Example:
+        >>> state_path("mod\\\\303\\\\250le.ckpt-12")
+        'modèle.ckpt-12'
+    """
+    from google.protobuf import text_encoding
+
+    try:
+        return text_encoding.CUnescape(quoted).decode("utf-8")
+    except (UnicodeDecodeError, ValueError):
+        return text_encoding.CUnescape(quoted).decode("utf-8", "surrogateescape")
+
+
 def data_path(prefix: str, shard: int, num_shards: int) -> str:
     """The path of data shard `shard` of `num_shards` for `prefix`."""
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
@@ -76,7 +92,7 @@ def _from_state(state_file: str, given: str) -> str:
                 path=given,
             )
         )
-    prefix = match.group(1).encode().decode("unicode_escape")
+    prefix = state_path(match.group(1))
     if not os.path.isabs(prefix):
         prefix = os.path.join(folder, prefix)
     if not os.path.isfile(prefix + ".index"):

@@ -67,26 +67,106 @@ class Plan:
 def _step_of(reader: CheckpointReader) -> int:
     for name in ("global_step", "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE"):
         if name in reader.entries:
-            return int(np.asarray(reader.read(name)).reshape(-1)[0])
+            return int(_scalar(reader, name, integer=True))
     raise CheckpointError(
         message(
             f"Checkpoint {reader.prefix} has Adam slots but no global_step",
             "Adam's beta powers need the step count; add global_step or convert without Adam",
+            checkpoint=reader.prefix,
         )
     )
 
 
-def _ordered_pieces(reader: CheckpointReader, names: list[tuple[int, str]], full: tuple):
-    names = [n for _, n in sorted(names)]
-    shapes = [reader.entry(n).shape for n in names]
-    if len(names) == 1 and shapes[0] == full:
-        return names
-    if all(s[1:] == full[1:] for s in shapes) and sum(s[0] for s in shapes if s) == full[0]:
-        return names
+def _scalar(reader: CheckpointReader, name: str, integer: bool = False) -> np.generic:
+    """The one value of a bookkeeping tensor (global_step, beta powers...), checked: one
+    element, a number of the right kind, finite."""
+    entry = reader.entry(name)
+    kind = "an integer" if integer else "a float"
+    bad = None
+    if int(np.prod(entry.shape, dtype=np.int64)) != 1:
+        bad = f"has shape {list(entry.shape)}, not one value"
+    elif entry.dtype.name == "string" or entry.dtype.to_numpy().kind not in (
+        "iu" if integer else "f"
+    ):
+        bad = f"is {entry.dtype.name}, not {kind}"
+    if bad is None:
+        value = np.asarray(reader.read(name)).reshape(-1)[0]
+        if not integer and not np.isfinite(value):
+            bad = f"is {value}, not a finite number"
+        elif integer and value < 0:
+            bad = f"is {value}, a negative step count"
+        else:
+            return value
     raise CheckpointError(
         message(
-            f"Partitions {names} do not tile their variable's shape {list(full)} along axis 0",
-            "Merge them with TensorFlow first",
+            f"{name} in {reader.prefix} {bad}",
+            "The checkpoint is damaged or not a TF1 training checkpoint; fix that tensor",
+            name=name,
+            dtype=entry.dtype.name,
+            shape=list(entry.shape),
+        )
+    )
+
+
+def _parts(reader: CheckpointReader, pieces: list[tuple[int, str]], what: str) -> list[str]:
+    """The names of `pieces` in order, refused unless numbered 0..n-1 with one dtype."""
+    pieces = sorted(pieces)
+    numbers = [n for n, _ in pieces]
+    names = [n for _, n in pieces]
+    if numbers != list(range(len(numbers))) and not (len(numbers) == 1 and "part_" not in names[0]):
+        raise CheckpointError(
+            message(
+                f"The pieces of {what} are numbered {numbers}: some are missing",
+                "Convert a complete checkpoint (every part_N from 0 on)",
+                pieces=names,
+            )
+        )
+    dtypes = sorted({reader.entry(n).dtype.name for n in names})
+    if len(dtypes) > 1:
+        raise CheckpointError(
+            message(
+                f"The pieces of {what} have different dtypes {dtypes}: they cannot be merged",
+                "Convert a checkpoint whose pieces share one dtype",
+                pieces={n: reader.entry(n).dtype.name for n in names},
+            )
+        )
+    return names
+
+
+def _variable_parts(reader: CheckpointReader, var: str) -> list[str] | None:
+    """`var/part_0`, `var/part_1`... when `var` is stored in pieces, else None."""
+    pieces = [
+        (int(m["n"]), n)
+        for n in reader.entries
+        if (m := _PART.match(n)) is not None and m["base"] == var
+    ]
+    return _parts(reader, pieces, f"variable {var!r}") if pieces else None
+
+
+def _ordered_pieces(
+    reader: CheckpointReader,
+    names: list[tuple[int, str]],
+    full: tuple,
+    var_parts: list[str] | None = None,
+    what: str = "a slot",
+):
+    names = _parts(reader, names, what)
+    shapes = [reader.entry(n).shape for n in names]
+    if var_parts is not None and len(names) == len(var_parts):
+        wanted = [reader.entry(n).shape for n in var_parts]
+        if shapes == wanted:
+            return names
+    elif len(names) == 1 and shapes[0] == full:
+        return names
+    elif all(s[1:] == full[1:] for s in shapes) and sum(s[0] for s in shapes if s) == full[0]:
+        if var_parts is None:
+            return names
+    raise CheckpointError(
+        message(
+            f"The pieces {names} of {what} do not tile their variable"
+            + (f" (pieces {[list(reader.entry(n).shape) for n in var_parts]})" if var_parts else "")
+            + f" of shape {list(full)}",
+            "Convert a checkpoint whose slots match their variables piece for piece",
             shapes=[list(s) for s in shapes],
         )
     )
@@ -121,14 +201,32 @@ def plan_v1_to_keras(reader: CheckpointReader, hyper: Callable | None = None) ->
         slot = _slots.keras_slot_for_v1(v1_opt, index, count)
         keras_opt = _slots.V1_TO_KERAS[v1_opt]
         used_opts.setdefault(keras_opt, var)
-        full = reader.entry(var).shape
-        sources = _ordered_pieces(reader, pieces, full)
+        var_parts = None if var in reader.entries else _variable_parts(reader, var)
+        full = _full_shape(reader, var, var_parts)
+        what = f"slot {_slots.v1_slot_name(var, v1_opt, index)!r}"
+        sources = _ordered_pieces(reader, pieces, full, var_parts, what)
         plan.add(Step(f"training/{keras_opt}/{var}/{slot}", sources))
     if not slot_pieces:
         plan.warnings.append("no TF1 optimizer slots found; tensors copied unchanged")
     _plain_v1_names(reader, infos, plan, used_opts)
     _keras_hyper(reader, plan, used_opts, hyper)
     return plan
+
+
+def _full_shape(reader: CheckpointReader, var: str, parts: list[str] | None) -> tuple:
+    if parts is None:
+        return reader.entry(var).shape
+    shapes = [reader.entry(n).shape for n in parts]
+    if not all(shapes) or len({s[1:] for s in shapes}) != 1:
+        raise CheckpointError(
+            message(
+                f"The pieces of variable {var!r} do not stack along axis 0, so their slots "
+                "cannot be merged either",
+                "Merge the variable with TensorFlow first",
+                shapes=[list(s) for s in shapes],
+            )
+        )
+    return (sum(s[0] for s in shapes),) + tuple(shapes[0][1:])
 
 
 def _plain_v1_names(reader, infos, plan: Plan, used_opts: dict) -> None:
@@ -144,7 +242,7 @@ def _plain_v1_names(reader, infos, plan: Plan, used_opts: dict) -> None:
             continue
         plan.add(Step(name, [name]))
     for base, pieces in merged.items():
-        names = [n for _, n in sorted(pieces)]
+        names = _parts(reader, pieces, f"variable {base!r}")
         if len(names) > 1:
             tails = {reader.entry(n).shape[1:] for n in names}
             if len(tails) != 1 or not reader.entry(names[0]).shape:
@@ -161,7 +259,7 @@ def _keras_hyper(reader, plan: Plan, used_opts: dict, hyper: Callable | None) ->
         for power, beta in (("beta1_power", "beta_1"), ("beta2_power", "beta_2")):
             if power not in reader.entries:
                 continue
-            value, exact = _slots.beta_from_power(reader.read(power), step)
+            value, exact = _slots.beta_from_power(_scalar(reader, power), step)
             plan.add(Step(f"training/Adam/{beta}", value=np.float32(value), note=power))
             plan.hyperparameters[f"training/Adam/{beta}"] = "checkpoint"
             if not exact:
@@ -219,7 +317,7 @@ def _keras_bookkeeping(reader, name: str, info, plan: Plan) -> None:
     hyper = name.rpartition("/")[2]
     if info.optimizer == "Adam" and hyper in ("beta_1", "beta_2"):
         step = _step_of(reader)
-        power = _slots.beta_power(np.float32(reader.read(name)), step)
+        power = _slots.beta_power(np.float32(_scalar(reader, name)), step)
         plan.add(Step(f"beta{hyper[-1]}_power", value=np.float32(power), note=name))
         return
     plan.dropped[name] = "TF1 optimizers keep hyperparameters in the graph, not the checkpoint"

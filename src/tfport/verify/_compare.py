@@ -182,12 +182,7 @@ def verify(
                 )
             )
         return _checkpoints(a, b, atol)
-    from tfport import graph
-
-    limits = graph.Limits(max_const_bytes=max_const_bytes)
-    for path, kind in zip((a, b), kinds, strict=True):
-        if kind in ("saved_model", "frozen_graph"):
-            graph.check_runnable(path, trust=trust, allow_ops=allow_ops, limits=limits)
+    limits = scan_artifacts([a, b], trust, allow_ops, max_const_bytes)
     _check_inputs(inputs)
     job = {
         "a": a,
@@ -206,6 +201,24 @@ def verify(
         "limits": limits,
     }
     return run_in_child("tfport.verify._compare", "run_artifacts", job, timeout, "verify")
+
+
+def scan_artifacts(
+    paths: Sequence[str], trust: bool, allow_ops: Sequence[str], max_const_bytes: int
+) -> Any:
+    """Scans the SavedModels and frozen graphs among `paths` (`tfport.graph.check_runnable`);
+    returns the graph limits to run them under.
+
+    Example:
+        >>> scan_artifacts(["model.pb"], False, (), 1 << 30)  # doctest: +SKIP
+    """
+    from tfport import graph
+
+    limits = graph.Limits(max_const_bytes=max_const_bytes)
+    for path in paths:
+        if kind_of(path) in ("saved_model", "frozen_graph"):
+            graph.check_runnable(path, trust=trust, allow_ops=allow_ops, limits=limits)
+    return limits
 
 
 def _check_inputs(inputs: str | None) -> None:

@@ -1,0 +1,152 @@
+"""Hostile and damaged artifacts, built by the tests themselves (with TensorFlow) in tmp folders.
+
+Each builder writes its artifact and returns its path; where the artifact acts on files it
+is pointed at `target` paths inside the test's own tmp folder, so that a test can prove
+that nothing was written or deleted outside the output.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+from graph_helpers import build_v1_saved_model
+
+from tfport._common.tfenv import import_tf
+
+
+def snapshot(root: pathlib.Path) -> dict[str, tuple[int, int]]:
+    """Every file and folder under `root`: relative path -> (size, mtime ns)."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            st = os.lstat(path)
+            found[os.path.relpath(path, root)] = (st.st_size if name in files else 0, st.st_mtime_ns)
+    return found
+
+
+def tf2_saved_model(path: pathlib.Path, action: str, target: pathlib.Path) -> pathlib.Path:
+    """A TF2 SavedModel whose serving function writes `target`, reads it and lists its
+    folder, or calls Python (`action`: "write", "read", "pyfunc" or "none")."""
+    tf = import_tf()
+
+    class Model(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.v = tf.Variable([1.0, 2.0])
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32, name="x")])
+        def serve(self, x):
+            y = x * self.v
+            if action == "write":
+                with tf.control_dependencies([tf.io.write_file(str(target), "pwned")]):
+                    y = tf.identity(y)
+            elif action == "read":
+                size = tf.strings.length(tf.io.read_file(str(target)))
+                listed = tf.size(tf.io.matching_files(str(target.parent / "*")))
+                y = y + tf.cast(size + listed, tf.float32) * 0.0
+            elif action == "pyfunc":
+                y = tf.py_function(lambda t: t * 2.0, [y], tf.float32)
+            return {"y": y}
+
+    model = Model()
+    tf.saved_model.save(model, str(path), signatures={"serving_default": model.serve})
+    return path
+
+
+def tf1_saved_model_main_op(path: pathlib.Path, marker: pathlib.Path) -> pathlib.Path:
+    """A TF1 SavedModel whose main_op writes `marker` (TensorFlow's loader runs it)."""
+    build_v1_saved_model(path, marker)
+    return path
+
+
+def tf1_saved_model_evil_saver(
+    path: pathlib.Path, written: pathlib.Path, victim: pathlib.Path
+) -> pathlib.Path:
+    """A TF1 SavedModel whose restore op also saves a checkpoint at `written` and merges
+    away (deleting its folder) the checkpoint `victim` (a prefix it creates now)."""
+    tf = import_tf()
+    build_v1_saved_model(path)
+    victim.parent.mkdir(parents=True, exist_ok=True)
+    tf.raw_ops.SaveV2(
+        prefix=str(victim), tensor_names=["keep"], shape_and_slices=[""], tensors=[[1.0]]
+    )
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    model = saved_model_pb2.SavedModel.FromString((path / "saved_model.pb").read_bytes())
+    meta = model.meta_graphs[0]
+    graph = tf.Graph()
+    with graph.as_default():
+        value = tf.constant([3.0], name="evil/value")
+        save = tf.raw_ops.SaveV2(
+            prefix=tf.constant(str(written)),
+            tensor_names=tf.constant(["x"]),
+            shape_and_slices=tf.constant([""]),
+            tensors=[value],
+            name="evil/save",
+        )
+        with tf.control_dependencies([save]):
+            tf.raw_ops.MergeV2Checkpoints(
+                checkpoint_prefixes=tf.constant([str(victim)]),
+                destination_prefix=tf.constant(str(written) + "_merged"),
+                delete_old_dirs=True,
+                name="evil/merge",
+            )
+    meta.graph_def.node.extend(graph.as_graph_def().node)
+    restore = meta.saver_def.restore_op_name
+    node = next(n for n in meta.graph_def.node if n.name == restore)
+    node.input.append("^evil/merge")
+    (path / "saved_model.pb").write_bytes(model.SerializeToString())
+    return path
+
+
+def endless_loop_graph(path: pathlib.Path, v2: bool) -> pathlib.Path:
+    """A frozen graph whose output needs a while loop that never ends (v1 or v2 control
+    flow)."""
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2], name="x")
+        if not v2:
+            v1.disable_control_flow_v2()
+        try:
+            _, total = tf.while_loop(
+                lambda i, acc: i >= 0, lambda i, acc: (i + 1, acc + 1.0), [0, tf.constant(0.0)]
+            )
+        finally:
+            v1.enable_control_flow_v2()
+        tf.identity(x + total, name="y")
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    return path
+
+
+def graph_with(path: pathlib.Path, edit: str) -> pathlib.Path:
+    """A small frozen graph, `x` [2] -> `y`, damaged or stretched by `edit`:
+    "broadcast" (a Const of 2**29 floats from one float_val), "short" (a Const whose
+    tensor_content is too short), "unknown_rank" (a Placeholder of unknown rank)."""
+    tf = import_tf()
+    graph_def = tf.compat.v1.GraphDef()
+    x = graph_def.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = 1
+    if edit != "unknown_rank":
+        x.attr["shape"].shape.dim.add(size=2)
+    else:
+        x.attr["shape"].shape.unknown_rank = True
+    c = graph_def.node.add(name="c", op="Const")
+    c.attr["dtype"].type = 1
+    tensor = c.attr["value"].tensor
+    tensor.dtype = 1
+    if edit == "broadcast":
+        tensor.tensor_shape.dim.add(size=2**29)
+        tensor.float_val.append(1.0)
+    elif edit == "short":
+        tensor.tensor_shape.dim.add(size=4)
+        tensor.tensor_content = b"\x00" * 6
+    else:
+        tensor.float_val.append(2.0)
+    y = graph_def.node.add(name="y", op="Mul", input=["x", "c"])
+    y.attr["T"].type = 1
+    path.write_bytes(graph_def.SerializeToString())
+    return path
