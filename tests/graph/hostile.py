@@ -22,7 +22,8 @@ def snapshot(root: pathlib.Path) -> dict[str, tuple[int, int]]:
         for name in dirs + files:
             path = os.path.join(folder, name)
             st = os.lstat(path)
-            found[os.path.relpath(path, root)] = (st.st_size if name in files else 0, st.st_mtime_ns)
+            size = st.st_size if name in files else 0
+            found[os.path.relpath(path, root)] = (size, st.st_mtime_ns)
     return found
 
 
