@@ -74,13 +74,28 @@ PATHS: dict[str, tuple[str, ...]] = {
     "api._v2.estimator": (_V2,),
     "api._v1": (),
     "api._v1.estimator": (_V1,),
+    # the families only private modules reach (SavedModelEstimator, time series)
+    "canned.saved_model_estimator": ("tfport.estimator._canned.saved_model_estimator",),
+    "canned.timeseries": (),
+    **{
+        f"canned.timeseries.{name}": (f"tfport.estimator._canned.timeseries.{name}",)
+        for name in (
+            "ar_model",
+            "estimators",
+            "feature_keys",
+            "head",
+            "math_utils",
+            "model",
+            "model_utils",
+            "saved_model_utils",
+            "state_management",
+        )
+    },
 }
 # legacy path -> why it cannot exist here and what to use (importing it raises this)
 GONE = {
     "inputs.queues": "queue-based feeding is gone from TF 2.21 (tfport's input functions "
     "use tf.data); use tf.estimator.inputs.numpy_input_fn / pandas_input_fn or tf.data",
-    "canned.timeseries": "the time-series estimators were never public API and are not "
-    "provided; build the model with a custom model_fn",
     "gc": "export garbage collection is internal; exporters keep `exports_to_keep`",
     "estimator_export": "the API-export decorator is TensorFlow-internal; no replacement "
     "is needed (tfport already exports the public names)",

@@ -214,9 +214,14 @@ def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
     return features, labels, hooks
 
 
+def _is_nested(tf: Any, value: Any) -> bool:
+    """A tuple/list of features inside a features dict (a time-series `start_tuple`)."""
+    return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
+
+
 def _is_features(tf: Any, features: Any) -> bool:
     if isinstance(features, dict):
-        return all(_is_features(tf, v) for v in features.values())
+        return all(_is_features(tf, v) or _is_nested(tf, v) for v in features.values())
     return isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)) or (
         hasattr(features, "dtype") and hasattr(features, "shape") and hasattr(features, "op")
     )

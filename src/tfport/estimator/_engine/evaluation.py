@@ -169,9 +169,18 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
     for key, value in results.items():
         if key == GLOBAL_STEP_KEY:
             continue
+        if not isinstance(value, (np.ndarray, np.generic, int, float)):
+            console.info(
+                "Skipping summary for %s, must be a float, np.float32, np.int64, "
+                "np.int32 or int or a serialized string of Summary.",
+                key,
+            )
+            continue
         arr = np.asarray(value)
         if arr.size == 1 and np.issubdtype(arr.dtype, np.number):
             summary.value.add(tag=key, simple_value=float(arr))
+        elif isinstance(value, np.ndarray):  # legacy wrote other arrays as tensor summaries
+            summary.value.add(tag=key, node_name=key, tensor=tf.make_tensor_proto(value))
     with tf.Graph().as_default():
         writer = v1.summary.FileWriterCache.get(folder)
     writer.add_summary(summary, step)
