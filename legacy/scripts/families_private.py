@@ -22,11 +22,12 @@ imported the legacy way, from ``tensorflow_estimator.python.estimator.canned``.
   ``predict_continuation`` in a session.
 - ``private_ts_lstm``: ``timeseries.estimators.LSTMAutoRegressor`` (1 feature,
   periodicity 10, input window 5, output window 3, 8 units, squared loss); evaluated on
-  the whole series, predicts 4 steps after it, exported with
+  the whole series, predicts 4 steps after the series' last input window, exported with
   ``build_one_shot_parsing_serving_input_receiver_fn(filtering_length=20,
   prediction_length=4)`` and served on two ``tf.Example``s.
 - ``private_saved_model``: a ``DNNRegressor`` trained 40 steps, exported with
-  ``experimental_export_all_saved_models`` (TRAIN, EVAL and PREDICT receivers), then a
+  ``experimental_export_all_saved_models`` (raw supervised TRAIN and EVAL receivers, a
+  parsing PREDICT receiver: the regression ``serving_default`` reads tf.Examples), then a
   ``saved_model_estimator.SavedModelEstimator`` over that export predicts and
   evaluates (from the export's variables), trains 10 more steps in its own folder and
   evaluates again.
@@ -35,7 +36,9 @@ imported the legacy way, from ``tensorflow_estimator.python.estimator.canned``.
 import functools
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 import numpy as np
 
@@ -150,9 +153,11 @@ def private_ts_lstm(model_dir):
     )
     _, metrics = _ts_run(tf, est, times, values, window=8, batch=8)
     future = np.arange(LENGTH, LENGTH + 4, dtype="int64")[None]
+    # its evaluation returns no start_tuple: the state is the series' last input window
+    state = (times[None, -5:], values[None, -5:], np.zeros([1, 5, 0], "float32"))
 
     def predict_input_fn():
-        features = {"times": future, "start_tuple": metrics["start_tuple"]}
+        features = {"times": future, "values": values[None, -5:], "start_tuple": state}
         return tf.data.Dataset.from_tensors(features)
 
     predictions = list(est.predict(predict_input_fn))
@@ -162,7 +167,6 @@ def private_ts_lstm(model_dir):
     )
     path = est.export_saved_model(export_base, receiver)
     served = _serve_lstm(tf, path, times, values)
-    metrics = {k: v for k, v in metrics.items() if k != "start_tuple"}
     return {
         "eval_metrics": metrics,
         "predictions": [{k: v for k, v in p.items()} for p in predictions],
@@ -212,29 +216,39 @@ def private_saved_model(model_dir):
         return ds.repeat().batch(16) if train else ds.batch(32)
 
     est.train(lambda: input_fn(True), max_steps=STEPS)
-    spec = {"x": tf.io.FixedLenFeature([3], tf.float32)}
     supervised = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
-        {"x": tf.compat.v1.placeholder(tf.float32, [None, 3])},
-        tf.compat.v1.placeholder(tf.float32, [None, 1]),
+        {"x": tf.zeros([1, 3])}, tf.zeros([1, 1])
     )
     receivers = {
         tf.estimator.ModeKeys.TRAIN: supervised,
         tf.estimator.ModeKeys.EVAL: supervised,
-        tf.estimator.ModeKeys.PREDICT: tf.estimator.export.build_raw_serving_input_receiver_fn(
-            {"x": tf.compat.v1.placeholder(tf.float32, [None, 3])}
+        tf.estimator.ModeKeys.PREDICT: tf.estimator.export.build_parsing_serving_input_receiver_fn(
+            {"x": tf.io.FixedLenFeature([3], tf.float32)}
         ),
     }
-    del spec
     export_base = os.path.join(os.path.dirname(model_dir), "export")
     path = est.experimental_export_all_saved_models(export_base, receivers)
     path = path.decode() if isinstance(path, bytes) else path
-    sme_dir = os.path.join(os.path.dirname(model_dir), "saved_model_estimator")
+    sme_dir = tempfile.mkdtemp()  # its checkpoint state file holds absolute paths
     sme = saved_model_estimator.SavedModelEstimator(path, model_dir=sme_dir)
-    predictions = [p["predictions"].tolist() for p in sme.predict(lambda: input_fn(False))]
+    # serving_default (a RegressionOutput) reads serialized tf.Examples under "inputs"
+    examples = [
+        tf.train.Example(
+            features=tf.train.Features(
+                feature={"x": tf.train.Feature(float_list=tf.train.FloatList(value=row))}
+            )
+        ).SerializeToString()
+        for row in x.tolist()
+    ]
+
+    def predict_input_fn():
+        return tf.data.Dataset.from_tensor_slices({"inputs": examples}).batch(32)
+
+    predictions = [p["outputs"].tolist() for p in sme.predict(predict_input_fn)]
     metrics = sme.evaluate(lambda: input_fn(False))
     sme.train(lambda: input_fn(True), steps=10)
     after = sme.evaluate(lambda: input_fn(False))
-    return {
+    result = {
         "eval_metrics": est.evaluate(lambda: input_fn(False)),
         "predictions": predictions,
         "saved_model_eval": metrics,
@@ -246,6 +260,8 @@ def private_saved_model(model_dir):
         },
         "export_dir": os.path.basename(path),
     }
+    shutil.rmtree(sme_dir)
+    return result
 
 
 def _plain(value):

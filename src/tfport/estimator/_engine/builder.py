@@ -68,6 +68,8 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
             result = step(ctx, features, labels, deferred)
         spec = _finish(tf, ctx, result, deferred)
         global_step = tf.compat.v1.train.get_global_step(graph)
+        if ctx.model_creates_global_step:
+            tf.compat.v1.train.assert_global_step(global_step)
         if ctx.mode == ModeKeys.TRAIN and spec.train_op is not None:
             _register_step_after_train(tf, spec.train_op, global_step, ctx.strategy)
     metric_ops = result.metric_ops
@@ -96,7 +98,8 @@ def _placement(graph: Any, ctx: ModeContext) -> Any:
 def _start(tf: Any, graph: Any, ctx: ModeContext) -> None:
     if ctx.config.tf_random_seed is not None:
         tf.compat.v1.set_random_seed(ctx.config.tf_random_seed)
-    tf.compat.v1.train.create_global_step(graph)
+    if not ctx.model_creates_global_step:
+        tf.compat.v1.train.create_global_step(graph)
 
 
 def _register_global_step_read(tf: Any, graph: Any, strategy: Any) -> None:

@@ -32,6 +32,9 @@ class ModeContext:
         strategy: the distribution strategy of this mode, or None for one device.
         iterations: training steps per `session.run` (1 outside TRAIN).
         warm_start: WarmStartSettings applied when training starts, or None.
+        model_creates_global_step: the model_fn brings the global step itself (a
+            SavedModelEstimator imports it with the SavedModel's graph), so the builder
+            does not create one first.
 
     Example:
         >>> ctx = ModeContext.create("eval", RunConfig(model_dir="/tmp/m"), fn, {})
@@ -46,6 +49,7 @@ class ModeContext:
     strategy: Any = None
     iterations: int = 1
     warm_start: WarmStartSettings | None = None
+    model_creates_global_step: bool = False
 
     @classmethod
     def create(

@@ -132,6 +132,14 @@ def _evaluate_once(
     final_hook = v1.train.FinalOpsHook(eval_dict)
     all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold
+    if scaffold.local_init_op is not None:
+        # the metrics and eval step are local variables the model's own op does not cover
+        scaffold = v1.train.Scaffold(
+            local_init_op=tf.group(
+                scaffold.local_init_op, v1.train.Scaffold.default_local_init_op()
+            ),
+            copy_from_scaffold=scaffold,
+        )
     creator = v1.train.ChiefSessionCreator(
         scaffold=scaffold,
         master=master,
