@@ -123,12 +123,29 @@ def max_abs_diff(a: object, b: object) -> float:
         if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
             return float("inf")
         return max([max_abs_diff(a[k], b[k]) for k in a] or [0.0])
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and _nested(a, b):
+        if len(a) != len(b):
+            return float("inf")
+        return max([max_abs_diff(x, y) for x, y in zip(a, b)] or [0.0])
     x, y = np.asarray(a), np.asarray(b)
     if x.shape != y.shape:
         return float("inf")
     if x.dtype.kind not in "fiub" or y.dtype.kind not in "fiub":
         return 0.0 if np.array_equal(x, y) else float("inf")
     return float(np.max(np.abs(x.astype(float) - y.astype(float)), initial=0.0))
+
+
+def _nested(a: list | tuple, b: list | tuple) -> bool:
+    """Whether a or b holds dicts or ragged lists (not one numeric array)."""
+    import numpy as np
+
+    for value in (a, b):
+        try:
+            if np.asarray(value).dtype.kind == "O":
+                return True
+        except ValueError:  # ragged
+            return True
+    return False
 
 
 def checkpoint_diff(a_prefix: str, b_prefix: str) -> float:

@@ -113,9 +113,20 @@ def max_abs_diff(a: object, b: object) -> float:
     if isinstance(a, dict):
         assert set(a) == set(b), (sorted(a), sorted(b))
         return max([max_abs_diff(a[k], b[k]) for k in a] or [0.0])
+    if isinstance(a, (list, tuple)) and _nested(a):  # dicts or ragged lists inside
+        assert isinstance(b, (list, tuple)) and len(a) == len(b), (len(a), b)
+        return max([max_abs_diff(x, y) for x, y in zip(a, b)] or [0.0])
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     assert x.shape == y.shape, (x.shape, y.shape)
     return float(np.max(np.abs(x - y))) if x.size else 0.0
+
+
+def _nested(value: list | tuple) -> bool:
+    """Whether a list holds dicts or ragged lists (not one numeric array)."""
+    try:
+        return np.asarray(value).dtype.kind == "O"
+    except ValueError:  # ragged
+        return True
 
 
 def assert_checkpoints_match(got: str, want: str, atol: float) -> None:
