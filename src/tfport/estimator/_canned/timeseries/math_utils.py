@@ -31,6 +31,37 @@ _Auxiliary = collections.namedtuple(
 )
 
 
+class _AdaptiveInputAuxiliaryStatistics(_Auxiliary):
+    """The running sums behind the statistics, as variables (created in the current scope)."""
+
+    def __new__(cls, num_features: int, dtype: Any) -> _AdaptiveInputAuxiliaryStatistics:
+        tf = import_tf()
+        v1 = tf.compat.v1
+        zeros = v1.initializers.zeros()
+
+        def var(name: str, **kwargs: Any) -> Any:
+            return v1.get_variable(name=name, trainable=False, **kwargs)
+
+        return super().__new__(
+            cls,
+            max_time_seen=var("max_time_seen", initializer=tf.int64.min, dtype=tf.int64),
+            chunk_count=var("chunk_count", initializer=zeros, shape=[], dtype=tf.int64),
+            inter_observation_duration_sum=var(
+                "inter_observation_duration_sum", initializer=zeros, shape=[], dtype=dtype
+            ),
+            example_count=var("example_count", shape=[], dtype=tf.int64),
+            overall_feature_sum=var(
+                "overall_feature_sum", shape=[num_features], dtype=dtype, initializer=zeros
+            ),
+            overall_feature_sum_of_squares=var(
+                "overall_feature_sum_of_squares",
+                shape=[num_features],
+                dtype=dtype,
+                initializer=zeros,
+            ),
+        )
+
+
 def replicate_state(start_state: Any, batch_size: Any) -> Any:
     """Tiles every part of a (nested) state along a new leading batch dimension.
 
@@ -64,6 +95,8 @@ class InputStatisticsFromMiniBatch:
         >>> statistics = stats.initialize_graph(features)  # doctest: +SKIP
     """
 
+    _AdaptiveInputAuxiliaryStatistics = _AdaptiveInputAuxiliaryStatistics
+
     def __init__(self, num_features: int, dtype: Any, starting_variance_window_size: int = 16):
         self._starting_variance_window_size = starting_variance_window_size
         self._num_features = num_features
@@ -80,7 +113,9 @@ class InputStatisticsFromMiniBatch:
         with v1.variable_scope("input_statistics", use_resource=True):
             statistics = self._create_variable_statistics_object()
         with v1.variable_scope("input_statistics_auxiliary", use_resource=True):
-            auxiliary = self._auxiliary_variables(tf)
+            auxiliary = self._AdaptiveInputAuxiliaryStatistics(
+                num_features=self._num_features, dtype=self._dtype
+            )
         if not update_statistics or times is None:
             return statistics
         update = self._update_statistics_from_mini_batch(statistics, auxiliary, times, values)
@@ -90,34 +125,6 @@ class InputStatisticsFromMiniBatch:
             )
             min_time = tf.cast(tf.math.reduce_min(times), tf.int64)
             return current._replace(start_time=tf.math.minimum(current.start_time, min_time))
-
-    def _auxiliary_variables(self, tf: Any) -> _Auxiliary:
-        v1 = tf.compat.v1
-        zeros = v1.initializers.zeros()
-
-        def var(name: str, **kwargs: Any) -> Any:
-            return v1.get_variable(name=name, trainable=False, **kwargs)
-
-        return _Auxiliary(
-            max_time_seen=var("max_time_seen", initializer=tf.int64.min, dtype=tf.int64),
-            chunk_count=var("chunk_count", initializer=zeros, shape=[], dtype=tf.int64),
-            inter_observation_duration_sum=var(
-                "inter_observation_duration_sum", initializer=zeros, shape=[], dtype=self._dtype
-            ),
-            example_count=var("example_count", shape=[], dtype=tf.int64),
-            overall_feature_sum=var(
-                "overall_feature_sum",
-                shape=[self._num_features],
-                dtype=self._dtype,
-                initializer=zeros,
-            ),
-            overall_feature_sum_of_squares=var(
-                "overall_feature_sum_of_squares",
-                shape=[self._num_features],
-                dtype=self._dtype,
-                initializer=zeros,
-            ),
-        )
 
     def _update_statistics_from_mini_batch(
         self, statistics: InputStatistics, auxiliary_variables: Any, times: Any, values: Any
