@@ -3,6 +3,7 @@
 Usage (the CI run is tests/fuzz/test_fuzz.py; this is the long local mode):
 
     python tests/fuzz/campaign.py --ckpt 20000 --graph 5000 --goldens legacy/goldens
+    python tests/fuzz/campaign.py --ckpt 0 --graph 0 --shards 5000 --verify 500  # issue 32
     python tests/fuzz/campaign.py --ckpt 2000 --tf-anchor     # TensorFlow's reader too
 
 Each worker runs cases in order and prints one JSON line per case; a worker that
@@ -25,6 +26,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASE_SECONDS = 30
+OK_CLASSES = ("refused", "equal", "changed")
 MEMORY_BYTES = 6 << 30
 
 
@@ -38,10 +40,28 @@ def _alarm(signum, frame):
 
 def worker(kind: str, start: int, stop: int, goldens: str, workdir: str) -> None:
     """Runs cases [start, stop) of `kind`, printing {"i", "mutation", "class"} per case."""
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
+    if kind != "verify":  # TensorFlow reserves more address space than it uses
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
     signal.signal(signal.SIGALRM, _alarm)
     sys.path.insert(0, HERE)
-    if kind == "ckpt":
+    if kind in ("shards", "verify"):
+        import fuzz_run as mod
+
+        if kind == "shards":
+            base = os.path.join(workdir, "bases", "shards", "model.ckpt-7")
+            os.makedirs(os.path.dirname(base), exist_ok=True)
+            mod.write_sharded(base, mod.shards_truth())
+
+            def one(i: int):
+                return mod.shards_case(workdir, base, i)
+        else:
+            folder = os.path.join(workdir, "bases", "verify")
+            os.makedirs(folder, exist_ok=True)
+            saved = mod.build_saved_models(folder)
+
+            def one(i: int):
+                return mod.verify_case(workdir, saved, i)
+    elif kind == "ckpt":
         import fuzz_ckpt as mod
 
         bases = {}
@@ -82,7 +102,8 @@ def worker(kind: str, start: int, stop: int, goldens: str, workdir: str) -> None
 
 
 def campaign(kind: str, count: int, goldens: str, seed: int = 0) -> dict:
-    """Runs `count` cases of `kind` ("ckpt" or "graph") from `seed`; returns the summary."""
+    """Runs `count` cases of `kind` ("ckpt", "graph", "shards" or "verify") from `seed`;
+    returns the summary."""
     classes: collections.Counter = collections.Counter()
     failures: list[dict] = []
     i, stop = seed, seed + count
@@ -99,7 +120,7 @@ def campaign(kind: str, count: int, goldens: str, seed: int = 0) -> dict:
                     continue
                 cls = record["class"].split(":")[0]
                 classes[cls] += 1
-                if cls not in ("refused", "equal", "changed"):
+                if cls not in OK_CLASSES:
                     failures.append(record)
                 i = record["i"] + 1
             code = proc.wait(timeout=CASE_SECONDS * 2)
@@ -183,12 +204,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ckpt", type=int, default=20000)
     parser.add_argument("--graph", type=int, default=5000)
+    parser.add_argument("--shards", type=int, default=5000)
+    parser.add_argument("--verify", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--goldens", default=os.path.join(HERE, "..", "..", "legacy", "goldens"))
     parser.add_argument("--tf-anchor", action="store_true")
     args = parser.parse_args()
     results = []
-    for kind, count in (("ckpt", args.ckpt), ("graph", args.graph)):
+    kinds = (("ckpt", args.ckpt), ("graph", args.graph), ("shards", args.shards),
+             ("verify", args.verify))  # fmt: skip
+    for kind, count in kinds:
         if count:
             t = time.time()
             results.append(campaign(kind, count, args.goldens, args.seed))

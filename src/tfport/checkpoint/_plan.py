@@ -181,6 +181,7 @@ def plan_v1_to_keras(reader: CheckpointReader, hyper: Callable | None = None) ->
             hyperparameters to write for the optimizer updating `variable`.
     """
     plan = Plan()
+    _refuse_orphan_slot_pieces(reader)
     infos = classify(reader.names())
     slot_pieces: dict[str, list[tuple[int, str]]] = {}
     slot_meta: dict[str, tuple[str, str, int, str]] = {}
@@ -211,6 +212,26 @@ def plan_v1_to_keras(reader: CheckpointReader, hyper: Callable | None = None) ->
     _plain_v1_names(reader, infos, plan, used_opts)
     _keras_hyper(reader, plan, used_opts, hyper)
     return plan
+
+
+def _refuse_orphan_slot_pieces(reader: CheckpointReader) -> None:
+    """A slot of `w/part_N` whose piece `w/part_N` is missing while other pieces of `w`
+    are there: a part is missing (converting the rest would give a shorter variable)."""
+    bases = {m["base"] for n in reader.entries if (m := _PART.match(n))}
+    for name in reader.entries:
+        piece = _PIECE.match(name)
+        if not piece or name.split("/")[-2].startswith("t_"):
+            continue
+        opt = piece["slot"].rpartition("_")[0] if piece["slot"][-1].isdigit() else piece["slot"]
+        own = f"{piece['var']}/part_{piece['n']}"
+        if opt in _slots.V1_SLOTS and own not in reader.entries and piece["var"] in bases:
+            raise CheckpointError(
+                message(
+                    f"Slot {name!r} has no variable piece {own!r}: a part is missing",
+                    "Convert a complete checkpoint (every part_N of every variable)",
+                    slot=name,
+                )
+            )
 
 
 def _full_shape(reader: CheckpointReader, var: str, parts: list[str] | None) -> tuple:
