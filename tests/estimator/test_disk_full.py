@@ -30,13 +30,13 @@ PAGE = 4096
 
 
 @contextlib.contextmanager
-def _tmpfs(path: pathlib.Path, size: int):
+def _tmpfs(path: pathlib.Path, size: int, options: str = ""):
     path.mkdir()
     if os.environ.get("TFPORT_TEST_NO_TMPFS") == "1":  # to exercise the fallback
         yield None
         return
     proc = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+        ["mount", "-t", "tmpfs", "-o", f"size={size}{options}", "tmpfs", str(path)],
         capture_output=True,
         check=False,
     )
@@ -205,3 +205,18 @@ def _injected(tmp_path: pathlib.Path, monkeypatch) -> None:
         _fail_and_check(model_dir, [], ["injected"])
         monkeypatch.setattr(saver, name, {"save": save, "export_meta_graph": export}[name])
         _resume(model_dir)
+
+
+def test_a_read_only_model_dir_is_an_environment_error_exit_1(tmp_path):
+    with _tmpfs(tmp_path / "ro", 1 << 20, ",ro") as fs:
+        folder = fs if fs is not None else tmp_path / "ro"
+        if fs is None:
+            folder.chmod(0o555)  # not root: permissions hold
+        try:
+            with pytest.raises(TfportOperationError) as info:
+                models.estimator(folder).train(models.input_fn(), max_steps=2)
+        finally:
+            folder.chmod(0o755) if fs is None else None
+    text = str(info.value)
+    assert info.value.exit_code == 1 and "not writable" in text and "\n" not in text
+    assert text.rpartition("Received: ")[2].strip()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from typing import Any
 
-from tfport._common.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
 # Graph collection of training graphs: the global step read once the step's train op has
@@ -44,11 +45,16 @@ def ensure_writable_dir(model_dir: str) -> None:
         with tempfile.NamedTemporaryFile(dir=model_dir, prefix=".tfport-probe-"):
             pass
     except OSError as err:
-        raise TfportInputError(
+        # A wrong path is bad input (2); a read-only, full or forbidden one is the
+        # environment's (1), as the contract says.
+        bad_path = err.errno in (errno.ENOENT, errno.ENOTDIR, errno.EEXIST, errno.ENAMETOOLONG)
+        error = TfportInputError if bad_path else TfportOperationError
+        raise error(
             message(
                 f"model_dir {model_dir} is not writable ({err.strerror})",
                 "Pass a model_dir you can write to (RunConfig(model_dir=...))",
                 model_dir=model_dir,
+                errno=errno.errorcode.get(err.errno or 0, err.errno),
             )
         ) from None
 
