@@ -17,37 +17,33 @@ VERIFY_CASES = 60  # issue 32: intact, damaged and hostile SavedModels through v
 OK = {"refused", "equal", "changed"}
 
 
+def _campaign(kind: str, cases: int, goldens) -> dict:
+    result = campaign(kind, cases, str(goldens))
+    print(result)
+    assert sum(result["classes"].values()) == cases
+    assert set(result["classes"]) <= OK, result["failures"]
+    return result["classes"]
+
+
 @pytest.mark.slow
 def test_checkpoint_fuzz(goldens):
-    result = campaign("ckpt", CKPT_CASES, str(goldens))
-    print(result)
-    assert sum(result["classes"].values()) == CKPT_CASES
-    assert set(result["classes"]) <= OK, result["failures"]
-    assert result["classes"].get("refused", 0) > CKPT_CASES // 2  # mutations do bite
+    classes = _campaign("ckpt", CKPT_CASES, goldens)
+    assert classes.get("refused", 0) > CKPT_CASES // 2  # mutations do bite
 
 
 @pytest.mark.slow
 def test_graph_fuzz(goldens):
-    result = campaign("graph", GRAPH_CASES, str(goldens))
-    print(result)
-    assert sum(result["classes"].values()) == GRAPH_CASES
-    assert set(result["classes"]) <= OK, result["failures"]
-    assert result["classes"].get("equal", 0) > 0 and result["classes"].get("refused", 0) > 0
+    classes = _campaign("graph", GRAPH_CASES, goldens)
+    assert classes.get("equal", 0) > 0 and classes.get("refused", 0) > 0
 
 
 @pytest.mark.slow
 def test_multi_shard_checkpoints_through_convert(goldens):
-    result = campaign("shards", SHARDS_CASES, str(goldens))
-    print(result)
-    assert sum(result["classes"].values()) == SHARDS_CASES
-    assert set(result["classes"]) <= OK, result["failures"]
-    assert result["classes"].get("refused", 0) > SHARDS_CASES // 4  # mutations do bite
+    classes = _campaign("shards", SHARDS_CASES, goldens)  # a silent merge fails it
+    assert classes.get("refused", 0) > SHARDS_CASES // 4 and classes.get("equal", 0) > 0
 
 
 @pytest.mark.slow
 def test_saved_models_through_verify(goldens):
-    result = campaign("verify", VERIFY_CASES, str(goldens))
-    print(result)
-    assert sum(result["classes"].values()) == VERIFY_CASES
-    assert set(result["classes"]) <= OK, result["failures"]  # never "executed"
-    assert result["classes"].get("equal", 0) > 0 and result["classes"].get("refused", 0) > 0
+    classes = _campaign("verify", VERIFY_CASES, goldens)  # "executed" fails it
+    assert classes.get("equal", 0) > 0 and classes.get("refused", 0) > 0
