@@ -146,13 +146,12 @@ def test_broadcast_constant_passes_a_raised_limit_scan_only(tmp_path):
 
 
 def _mutants(sm: pathlib.Path, tmp_path: pathlib.Path) -> list[pathlib.Path]:
-    """Truncated saved_model.pb, flipped bytes in the variables' index, truncated data."""
+    """A truncated saved_model.pb, truncated variables (the fuzz run tries many more)."""
     rng = np.random.default_rng(32)
     found = []
     data_file = next((sm / "variables").glob("variables.data-*")).name
     for i, (name, how) in enumerate(
-        [("saved_model.pb", "trunc"), ("variables/variables.index", "flip"),
-         (f"variables/{data_file}", "trunc")]
+        [("saved_model.pb", "trunc"), (f"variables/{data_file}", "trunc")]
     ):  # fmt: skip
         dest = tmp_path / f"mutant{i}"
         shutil.copytree(sm, dest)
