@@ -2,11 +2,25 @@
 #   make demo   - the main job: a Keras model turned into an Estimator, trained on
 #                 2 replicas (mirrored:2), evaluated and exported, on built-in data
 #   make test   - lint and the whole test suite (slow tests included)
+# CI (.ci/run) also checks the rest of the supported TensorFlow range, each in a fresh venv
+# made from the registry (docs/tensorflow-versions.md):
+#   make test-oldest   - tensorflow==$(TF_OLDEST) installed first; `pip install .` keeps it
+#   make test-nightly  - tf-nightly + tf-keras-nightly; nightly's own failures only warn
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
 
-.PHONY: demo test test-fast lint docs bench
+TF_OLDEST ?= 2.16.2
+# The range jobs' tests: packaging, golden cases on one device and mirrored:2, CLI smoke.
+GOLDEN_ACC := tests/estimator/test_accelerators.py
+RANGE_TESTS ?= tests/test_packaging.py tests/test_cli.py tests/keras/test_golden.py \
+	tests/estimator/test_golden_custom.py \
+	tests/canned/test_canned_goldens.py::test_resume_from_step0_reproduces_step40 \
+	$(GOLDEN_ACC)::test_golden_tpu_estimator_on_cpu \
+	$(GOLDEN_ACC)::test_custom_v1_adam_on_mirrored_2_matches_single_device_golden \
+	$(GOLDEN_ACC)::test_canned_legacy_checkpoint_resumes_on_mirrored_2_with_single_device_names[canned_dnn]
+
+.PHONY: demo test test-fast test-oldest test-nightly lint docs bench
 
 $(STAMP): pyproject.toml
 	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21 and the project (a few minutes)"
@@ -29,6 +43,12 @@ test: lint
 
 test-fast: lint
 	$(PY) -m pytest -q -m "not slow" -x $(PYTEST_ARGS)
+
+test-oldest:
+	TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest
+
+test-nightly:
+	RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh nightly
 
 bench: $(STAMP)
 	$(PY) bench/train_throughput.py

@@ -54,7 +54,7 @@ def _run(args: list, cwd: pathlib.Path, timeout: float = 600) -> subprocess.Comp
 def _build_wheel(tmp: pathlib.Path) -> pathlib.Path:
     source = tmp / "source"  # a clean copy: the build leaves nothing in the checkout
     shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "LICENSE", "docs/index.md"):
+    for name in ("pyproject.toml", "setup.py", "LICENSE", "docs/index.md"):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, source / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# One job of the supported TensorFlow range (`make test-oldest`, `make test-nightly`): a fresh
+# venv made from the registry, tfport installed into it the way docs/tensorflow-versions.md
+# says, then the range tests ($RANGE_TESTS: the packaging checks, golden cases on one device
+# and mirrored:2, the CLI smoke tests).
+#
+#   .ci/tf_job.sh oldest    tensorflow==$TF_OLDEST, then `pip install '.[test]'`, which must
+#                           keep that TensorFlow and add the tf_keras of its minor version
+#   .ci/tf_job.sh nightly   tf-nightly + tf-keras-nightly, then `pip install '.[test]'`,
+#                           which must add no `tensorflow` distribution beside tf-nightly
+#
+# Every failure of the oldest job fails. The nightly job fails only for what is tfport's: its
+# install next to tf-nightly. What is nightly's is reported as a warning naming the nightly
+# version, and the job succeeds: tf-nightly not installable from the registry, or tests that
+# fail there (the same tests passed on the newest stable TensorFlow in `make test`, which
+# .ci/run runs first, with the same tfport code).
+set -uo pipefail
+kind="${1:?usage: .ci/tf_job.sh oldest|nightly}"
+venv="${TF_JOB_VENV:-build/venv-tf-$kind}"
+tests="${RANGE_TESTS:?RANGE_TESTS (the test files of the range jobs) must be set}"
+start=$SECONDS
+
+say() { echo "tfport CI [$kind]: $*"; }
+fail() { say "FAILED: $*"; exit 1; }
+warn() { say "WARNING (tf-nightly's, not tfport's; CI goes on): $*"; exit 0; }
+versions() {
+  "$venv/bin/python" - <<'EOF'
+import importlib.metadata as md
+names = ("tensorflow", "tf_keras", "tf-nightly", "tf-keras-nightly", "keras", "keras-nightly")
+found = []
+for name in names:
+    try:
+        found.append(f"{name} {md.version(name)}")
+    except md.PackageNotFoundError:
+        pass
+print(", ".join(found))
+EOF
+}
+
+python="$(command -v python3.11 || command -v python3)"
+rm -rf "$venv"
+"$python" -m venv "$venv" || fail "could not create the venv $venv with $python"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check -q --progress-bar off)
+"${pip[@]}" install --upgrade pip || fail "could not upgrade pip in $venv"
+case "$kind" in
+  oldest)
+    "${pip[@]}" install "tensorflow==${TF_OLDEST:?}" || fail "tensorflow==$TF_OLDEST did not install"
+    ;;
+  nightly)
+    "${pip[@]}" install tf-nightly tf-keras-nightly || warn "tf-nightly did not install from the registry"
+    ;;
+  *) fail "unknown job '$kind' (oldest or nightly)" ;;
+esac
+before="$(versions)"
+"${pip[@]}" install '.[test]' || fail "tfport did not install next to: $before"
+after="$(versions)"
+case "$kind" in  # pip kept the TensorFlow the venv held, and added the matching Keras 2
+  oldest) want="tensorflow $TF_OLDEST, tf_keras ${TF_OLDEST%.*}." ;;
+  nightly) want="${before%%, keras*}" ;;
+esac
+[[ "$after" == "$want"* ]] || fail "installing tfport changed TensorFlow: before: $before; after: $after"
+install_s=$((SECONDS - start))
+say "installed in ${install_s}s: $after"
+
+log="$venv/pytest.log"
+set -f  # RANGE_TESTS: test ids, some with [params]: split on spaces, never globbed
+# shellcheck disable=SC2086
+"$venv/bin/python" -m pytest -q -p no:cacheprovider $tests 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+say "tests ran in $((SECONDS - start - install_s))s (exit $rc), job ${SECONDS}s in all: $after"
+[ "$kind" = oldest ] && exit "$rc"
+case "$rc" in
+  0) exit 0 ;;
+  1 | 2)
+    failing="$(grep -E '^(FAILED|ERROR) ' "$log" | cut -d' ' -f2 | tr '\n' ' ')"
+    warn "on $after these fail (they pass on the newest stable TensorFlow): $failing"
+    ;;
+  *) fail "pytest exit $rc (usage error, internal error or no tests: not nightly's)" ;;
+esac
