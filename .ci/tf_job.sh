@@ -40,7 +40,7 @@ EOF
 python="$(command -v python3.11 || command -v python3)"
 rm -rf "$venv"
 "$python" -m venv "$venv" || fail "could not create the venv $venv with $python"
-pip=("$venv/bin/python" -m pip --disable-pip-version-check -q --progress-bar off)
+pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install --upgrade pip || fail "could not upgrade pip in $venv"
 case "$kind" in
   oldest)
