@@ -33,9 +33,9 @@ demo: $(STAMP)
 	$(VENV)/bin/tfport demo $(DEMO_ARGS)
 
 lint: $(STAMP)
-	$(PY) -m ruff check src tests bench legacy
-	$(PY) -m ruff format --check src tests bench legacy
-	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy
+	$(PY) -m ruff check src tests bench legacy setup.py
+	$(PY) -m ruff format --check src tests bench legacy setup.py
+	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy setup.py
 	$(VENV)/bin/mkdocs build --strict -q
 
 test: lint

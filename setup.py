@@ -76,7 +76,7 @@ def requirements(declared: list[str], present: dict[str, str]) -> list[str]:
 def declared() -> list[str]:
     """The dependencies pyproject.toml declares (`[tool.tfport] dependencies`)."""
     if sys.version_info >= (3, 11):
-        import tomllib
+        import tomllib  # novm (guarded: Python 3.11+)
     else:  # build-system requires tomli there
         import tomli as tomllib
     with open(HERE / "pyproject.toml", "rb") as f:
