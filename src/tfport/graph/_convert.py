@@ -99,10 +99,27 @@ def convert(
     with _outputs.build_aside(
         out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND
     ) as tmp:
-        report["signatures"] = save(plan, tmp)
-        if feeds is not None:
-            report["verify"] = _verify.verify(plan, tmp, feeds, atol, replan, timeout)
+        if feeds is None:
+            report["signatures"] = save(plan, tmp)
+        else:
+            report["signatures"], report["verify"] = _verify.save_and_verify(
+                plan, tmp, feeds, atol, replan, timeout
+            )
     return report
+
+
+def save_and_outputs(
+    replan: dict[str, Any], out_dir: str, feeds: _verify.Feeds
+) -> tuple[dict[str, Any], dict, dict]:
+    """`convert --verify`'s child: plan again, save into `out_dir`, run both models.
+
+    Returns:
+        (signatures, original graph's outputs, converted SavedModel's outputs).
+    """
+    plan = _verify.make_plan(**replan)
+    signatures = save(plan, out_dir)
+    reference, converted = _verify.outputs(plan, out_dir, feeds)
+    return signatures, reference, converted
 
 
 def is_saved_model(path: str) -> bool:

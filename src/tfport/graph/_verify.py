@@ -114,35 +114,40 @@ def _random(rng: np.random.Generator, t: _plan.Tensor) -> np.ndarray:
     )
 
 
-def verify(
+def save_and_verify(
     plan: _plan.Plan,
-    saved_dir: str,
+    out_dir: str,
     feeds: Feeds,
     atol: float,
     replan: dict[str, Any],
     timeout: float = DEFAULT_TIMEOUT,
-) -> dict[str, Any]:
-    """Runs both models on `feeds` in a child process; returns {signature: {output: diff}}.
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Converts into `out_dir` and runs both models on `feeds`, all in a child process
+    (the only process that imports TensorFlow); returns (signatures, verify report).
 
     Args:
         plan: the conversion plan (for messages).
-        saved_dir: the converted SavedModel.
+        out_dir: where the converted SavedModel is written (a temporary folder).
         feeds: the inputs per signature.
         atol: the largest absolute difference accepted.
-        replan: the arguments of :func:`outputs_in_child`'s plan (path, inputs, ...).
+        replan: the arguments of :func:`make_plan` (the child plans again, TF-free).
         timeout: seconds before the child is stopped.
 
     Raises:
-        TfportInputError: the models ran over `timeout`.
+        TfportInputError: the conversion and verification ran over `timeout`.
         TfportOperationError: a difference is over `atol`, or a model failed to run.
     """
-    reference, converted = run_in_child(
-        "tfport.graph._verify",
-        "outputs_in_child",
-        {"replan": replan, "saved_dir": saved_dir, "feeds": feeds},
+    signatures, reference, converted = run_in_child(
+        "tfport.graph._convert",
+        "save_and_outputs",
+        {"replan": replan, "out_dir": out_dir, "feeds": feeds},
         timeout,
-        f"Verifying {plan.source}",
+        f"Converting and verifying {plan.source}",
     )
+    return signatures, _compare(reference, converted, atol)
+
+
+def _compare(reference: dict, converted: dict, atol: float) -> dict[str, Any]:
     diffs = {
         key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
         for key in reference
@@ -184,10 +189,10 @@ def make_plan(
     return _plan.plan_saved_model(art, tags, allow_ops, trust)
 
 
-def outputs_in_child(replan: dict[str, Any], saved_dir: str, feeds: Feeds) -> tuple[dict, dict]:
-    """The child's work: the original graph's and the converted SavedModel's outputs."""
+def outputs(plan: _plan.Plan, saved_dir: str, feeds: Feeds) -> tuple[dict, dict]:
+    """The original graph's and the converted SavedModel's outputs (TensorFlow errors as
+    one line)."""
     tf = import_tf()
-    plan = make_plan(**replan)
     try:
         return session_outputs(plan, feeds), saved_model_outputs(saved_dir, feeds)
     except (tf.errors.OpError, ValueError, TypeError, KeyError) as err:
