@@ -1,0 +1,239 @@
+"""The legacy module tree: which tfport objects each legacy private module path offers.
+
+`PATHS[suffix]` lists the sources a module under `tensorflow_estimator.python.estimator.`
+(and `tensorflow.python.estimator.`) searches, first match wins: `"module"` or
+`"module:attr.path"`. `NAMES[suffix]` maps single names to `"module:attr"` (renames such as
+`DNNClassifierV2`, and the small names of `tfport.estimator._legacy.names`).
+"""
+
+from __future__ import annotations
+
+_V2 = "tfport.estimator"
+_V1 = "tfport.estimator.v1"
+_EXP = "tfport.estimator.experimental"
+_EXP1 = "tfport.estimator.experimental_v1"
+_EXPORT = "tfport.estimator.export"
+_TPU = "tfport.estimator.tpu"
+_INPUTS = "tfport.estimator.inputs"
+_L = "tfport.estimator._legacy."
+_N = _L + "names"
+_TPUI = _L + "tpu_internals"
+_TS = "tfport.estimator._canned.timeseries"
+_RECEIVERS = "tfport.estimator._engine.receivers"
+
+PATHS: dict[str, tuple[str, ...]] = {
+    "": (_V2,),
+    "api": (),
+    "api._v1": (),
+    "api._v1.estimator": (_V1,),
+    "api._v1.estimator.experimental": (_V1 + ":experimental",),
+    "api._v1.estimator.export": (_V1 + ":export",),
+    "api._v1.estimator.inputs": (_V1 + ":inputs",),
+    "api._v1.estimator.tpu": (_V1 + ":tpu",),
+    "api._v1.estimator.tpu.experimental": (_V1 + ":tpu.experimental",),
+    "api._v1.v1": (),
+    "api._v2": (),
+    "api._v2.estimator": (_V2,),
+    "api._v2.estimator.experimental": (_EXP,),
+    "api._v2.estimator.export": (_EXPORT,),
+    "api._v2.estimator.inputs": (),
+    "api._v2.v2": (),
+    "canned": (),
+    "canned.baseline": (_V1,),
+    "canned.dnn": (_V1, _EXP1),
+    "canned.dnn_linear_combined": (_V1,),
+    "canned.head": (_L + "canned_head",),
+    "canned.kmeans": ("tfport.estimator._canned.kmeans",),
+    "canned.linear": (_V1, _EXP1, _EXP),
+    "canned.linear_optimizer": (),
+    "canned.linear_optimizer.python": (),
+    "canned.linear_optimizer.python.utils": (),
+    "canned.linear_optimizer.python.utils.sdca_ops": (),
+    "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable": (),
+    "canned.metric_keys": (_L + "keys",),
+    "canned.optimizers": (_L + "canned_optimizers",),
+    "canned.parsing_utils": (_V2,),
+    "canned.prediction_keys": (_L + "keys",),
+    "canned.rnn": (_EXP, "tfport.estimator._canned.rnn"),
+    "canned.saved_model_estimator": ("tfport.estimator._canned.saved_model_estimator",),
+    "canned.timeseries": (_TS,),
+    "canned.timeseries.ar_model": (_TS + ".ar_model",),
+    "canned.timeseries.estimators": (_TS + ".estimators",),
+    "canned.timeseries.feature_keys": (_TS + ".feature_keys",),
+    "canned.timeseries.head": (_TS + ".head",),
+    "canned.timeseries.math_utils": (_TS + ".math_utils",),
+    "canned.timeseries.model": (_TS + ".model",),
+    "canned.timeseries.model_utils": (_TS + ".model_utils",),
+    "canned.timeseries.saved_model_utils": (_TS + ".saved_model_utils",),
+    "canned.timeseries.state_management": (_TS + ".state_management",),
+    "canned.v1": (),
+    "early_stopping": (_EXP, "tfport.estimator._engine.hooks"),
+    "estimator": (_V2,),
+    "estimator_export": (_N,),
+    "estimator_lib": (_V1, _EXP1, _EXP, "tfport.estimator._engine.hooks"),
+    "export": (),
+    "export.export": (_EXPORT, _RECEIVERS),
+    "export.export_lib": (_EXPORT, _RECEIVERS),
+    "export.export_output": (_EXPORT,),
+    "export.function": (),
+    "exporter": (_V2,),
+    "extenders": (_V2,),
+    "gc": (_L + "gc",),
+    "head": (),
+    "head.base_head": (_V2,),
+    "head.binary_class_head": (_V2,),
+    "head.head_utils": (),
+    "head.multi_class_head": (_V2,),
+    "head.multi_head": (_V2,),
+    "head.multi_label_head": (_V2,),
+    "head.regression_head": (_V2,),
+    "head.sequential_head": ("tfport.estimator._heads.sequential",),
+    "hooks": (_V2, _EXP),
+    "hooks.basic_session_run_hooks": (),
+    "hooks.fake_summary_writer": (),
+    "hooks.hooks": (_EXP,),
+    "hooks.session_run_hook": (),
+    "inputs": (_INPUTS,),
+    "inputs.inputs": (_INPUTS,),
+    "inputs.numpy_io": (_INPUTS,),
+    "inputs.pandas_io": (_INPUTS,),
+    "inputs.queues": (),
+    "inputs.queues.feeding_functions": (),
+    "inputs.queues.feeding_queue_runner": (),
+    "keras_lib": (),
+    "mode_keys": (_V2,),
+    "model_fn": (_V2,),
+    "run_config": (_V2, "tfport.estimator._engine.run_config"),
+    "tools": (),
+    "tools.analytics": (),
+    "tools.checkpoint_converter": (_L + "checkpoint_converter",),
+    "tpu": (_TPU,),
+    "tpu._tpu_estimator_embedding": (_TPU, _TPUI),
+    "tpu.error_handling": (_TPUI,),
+    "tpu.iteration_count_estimator": (_TPUI,),
+    "tpu.tpu_config": (_TPU,),
+    "tpu.tpu_context": (_TPUI,),
+    "tpu.tpu_estimator": (_TPU, "tfport.estimator._tpu.tpu_estimator", _TPUI),
+    "tpu.util": (_TPUI, _L + "util"),
+    "training": (_V2,),
+    "util": (_L + "util",),
+}
+
+_EXPORT_DECORATED = (
+    "canned.baseline canned.dnn canned.dnn_linear_combined canned.kmeans canned.linear "
+    "canned.parsing_utils canned.rnn early_stopping estimator exporter export.export "
+    "export.export_output extenders head.base_head head.binary_class_head "
+    "head.multi_class_head head.multi_head head.multi_label_head head.regression_head "
+    "hooks.basic_session_run_hooks hooks.hooks hooks.session_run_hook inputs.numpy_io "
+    "inputs.pandas_io mode_keys model_fn run_config tpu._tpu_estimator_embedding "
+    "tpu.tpu_config tpu.tpu_estimator training estimator_lib"
+).split()
+
+
+def _v2_renames(*names: str) -> dict[str, str]:
+    return {f"{n}V2": f"{_V2}:{n}" for n in names}
+
+
+def _names(*names: str) -> dict[str, str]:
+    return {n: f"{_N}:{n}" for n in names}
+
+
+NAMES: dict[str, dict[str, str]] = {suffix: {} for suffix in PATHS}
+for _suffix in _EXPORT_DECORATED:
+    NAMES[_suffix]["estimator_export"] = f"{_N}:estimator_export"
+NAMES["canned.baseline"].update(
+    _v2_renames("BaselineClassifier", "BaselineEstimator", "BaselineRegressor")
+)
+NAMES["canned.dnn"].update(_v2_renames("DNNClassifier", "DNNEstimator", "DNNRegressor"))
+NAMES["canned.dnn_linear_combined"].update(
+    _v2_renames(
+        "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor"
+    )
+)
+NAMES["canned.linear"].update(_v2_renames("LinearClassifier", "LinearEstimator", "LinearRegressor"))
+NAMES["canned.parsing_utils"].update(
+    {
+        "classifier_parse_example_spec_v2": f"{_V2}:classifier_parse_example_spec",
+        "regressor_parse_example_spec_v2": f"{_V2}:regressor_parse_example_spec",
+    }
+)
+NAMES["canned.rnn"]["USE_DEFAULT"] = f"{_N}:USE_DEFAULT"
+NAMES["estimator"].update(
+    {"EstimatorV2": f"{_V2}:Estimator"}
+    | _names(
+        "create_per_replica_ready_for_local_init_op", "maybe_overwrite_model_dir_and_session_config"
+    )
+)
+NAMES["estimator_lib"].update(
+    {
+        "TPUEstimator": f"{_TPU}:TPUEstimator",
+        "KMeansClustering": "tfport.estimator._canned.kmeans:KMeansClustering",
+        "model_to_estimator": f"{_N}:model_to_estimator",
+    }
+)
+for _suffix in ("export.export", "export.export_lib"):
+    NAMES[_suffix].update(
+        {"UnsupervisedInputReceiver": f"{_EXPORT}:ServingInputReceiver"}
+        | _names(
+            "SINGLE_FEATURE_DEFAULT_NAME",
+            "SINGLE_LABEL_DEFAULT_NAME",
+            "SINGLE_RECEIVER_DEFAULT_NAME",
+            "build_supervised_input_receiver_fn_from_input_fn",
+            "wrap_and_check_input_tensors",
+        )
+    )
+NAMES["export.export_lib"].update(_names("EXPORT_TAG_MAP", "SIGNATURE_KEY_MAP"))
+NAMES["head.base_head"].update(
+    {
+        "DEFAULT_SERVING_KEY": f"{_L}canned_head:_DEFAULT_SERVING_KEY",
+        "CLASSIFY_SERVING_KEY": f"{_L}canned_head:_CLASSIFY_SERVING_KEY",
+        "REGRESS_SERVING_KEY": f"{_L}canned_head:_REGRESS_SERVING_KEY",
+        "PREDICT_SERVING_KEY": f"{_L}canned_head:_PREDICT_SERVING_KEY",
+        "all_class_ids": f"{_L}canned_head:_all_class_ids",
+        "all_classes": f"{_L}canned_head:_all_classes",
+        "check_logits_final_dim": f"{_L}canned_head:_check_logits_final_dim",
+        "classification_output": f"{_L}canned_head:_classification_output",
+    }
+)
+NAMES["head.head_utils"].update(_names("binary_or_multi_class_head"))
+NAMES["inputs.numpy_io"].update(_names("string_types"))
+NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
+NAMES["inputs.queues.feeding_functions"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
+NAMES["keras_lib"].update(
+    _names("FormattedKeyError", "standardize_sample_weights", "model_to_estimator")
+)
+NAMES["model_fn"].update(
+    _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY", "call_logit_fn", "verify_model_fn_args")
+)
+NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
+NAMES["estimator_export"]["T"] = f"{_N}:T"
+NAMES["export.function"].update(_names("ModelFunction", "EstimatorSpecFunction"))
+NAMES["hooks.fake_summary_writer"].update(_names("FakeSummaryWriter"))
+NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
+for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
+    NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
+NAMES["tools.analytics"].update(_names("track_usage", "track_numerical_issues"))
+NAMES["canned.rnn"]["RNNModel"] = "tfport.estimator._canned.rnn:_model_class()"
+NAMES["canned.dnn"].update(
+    {"dnn_logit_fn_builder": "tfport.estimator._canned.logit_fns:dnn_logit_fn_builder"}
+)
+NAMES["canned.linear"].update(
+    {"linear_logit_fn_builder": "tfport.estimator._canned.logit_fns:linear_logit_fn_builder"}
+)
+NAMES["estimator_lib"].update(
+    {
+        "dnn_logit_fn_builder": "tfport.estimator._canned.logit_fns:dnn_logit_fn_builder",
+        "linear_logit_fn_builder": "tfport.estimator._canned.logit_fns:linear_logit_fn_builder",
+    }
+)
+
+# legacy path -> why a name it lacks here is missing and what to use (the error says it)
+WHY = {
+    "canned.head": "only the v1 head classes, their factories and helpers are provided; the "
+    "public heads are tf.estimator.MultiClassHead / BinaryClassHead / RegressionHead / "
+    "MultiLabelHead",
+    "inputs.queues": "queue-based feeding is gone from TF 2.21 (tfport's input functions use "
+    "tf.data); use tf.estimator.inputs.numpy_input_fn / pandas_input_fn or tf.data",
+    "export.function": "the TF2 function-based export was experimental and is not provided; "
+    "use Estimator.export_saved_model",
+}

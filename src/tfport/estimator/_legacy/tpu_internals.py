@@ -1,0 +1,154 @@
+"""Names of the legacy TPU private modules (`tpu.util`, `tpu.error_handling`,
+`tpu.iteration_count_estimator`, `tpu.tpu_estimator`'s infeed internals).
+
+The small utilities behave as legacy; the infeed/outfeed machinery of a real TPU host
+cannot exist here (tfport runs TPU programs on CPU/GPU replicas) and raises when called.
+
+Example:
+    >>> parse_iterations_per_loop(20)
+    IterationsPerLoopCounter(value=20, unit='count')
+"""
+
+# ruff: noqa: E501 - the legacy signatures, one per line
+
+from __future__ import annotations
+
+import collections
+import re
+import sys
+import threading
+from typing import Any
+
+from tfport.estimator._legacy.names import unavailable, unavailable_class
+
+IterationsPerLoopCounter = collections.namedtuple("IterationsPerLoopCounter", ["value", "unit"])
+RuntimeCounter = collections.namedtuple(
+    "RuntimeCounter", ["runtime_secs", "steps", "step_time_secs"]
+)
+_WHY = "TPU host infeed/outfeed internals do not exist on TF 2.21; TPUEstimator runs its program on CPU/GPU replicas"
+
+
+def check_positive_integer(value: Any, name: str) -> None:
+    """Raises ValueError unless `value` is a positive int.
+
+    Example:
+        >>> check_positive_integer(3, "steps")
+    """
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{name} should be positive integer. Given {value}")
+
+
+def parse_iterations_per_loop(iterations_per_loop: Any) -> IterationsPerLoopCounter:
+    """`iterations_per_loop` (an int or a duration like '30s', '5m', '1h') as a counter.
+
+    Example:
+        >>> parse_iterations_per_loop("30s")
+        IterationsPerLoopCounter(value=30, unit='seconds')
+    """
+    if isinstance(iterations_per_loop, int):
+        check_positive_integer(iterations_per_loop, "iterations_per_loop")
+        return IterationsPerLoopCounter(value=iterations_per_loop, unit="count")
+    match = re.fullmatch(r"([1-9]\d*)([smh])", str(iterations_per_loop))
+    if not match:
+        raise ValueError(
+            "Invalid TPUConfig `iterations_per_loop` value. Value must be positive integer "
+            f"value or time-based value `<N>s`, `<N>m` or `<N>h`. Given {iterations_per_loop}"
+        )
+    scale = {"s": 1, "m": 60, "h": 3600}[match.group(2)]
+    return IterationsPerLoopCounter(value=int(match.group(1)) * scale, unit="seconds")
+
+
+class ErrorRendezvous:
+    """Collects errors from `num_sources` threads and re-raises the first (legacy TPU)."""
+
+    def __init__(self, num_sources: int) -> None:
+        self._num_sources = num_sources
+        self._errors: dict = {}
+        self._done = 0
+        self._lock = threading.Lock()
+
+    def record_error(self, source: Any, exc_info: Any, session: Any = None) -> None:
+        """Records `exc_info` raised by `source`."""
+        del session
+        with self._lock:
+            self._errors.setdefault(source, exc_info)
+
+    def record_done(self, source: Any) -> None:
+        """Marks `source` finished."""
+        del source
+        with self._lock:
+            self._done += 1
+
+    def catch_errors(self, source: Any, session: Any = None) -> Any:
+        """A context manager recording any error raised inside it as `source`'s."""
+        return _Catch(self, source, session)
+
+    def raise_errors(self, timeout_sec: float = 0) -> None:
+        """Re-raises the first recorded error, if any."""
+        del timeout_sec
+        with self._lock:
+            errors = list(self._errors.values())
+        if errors:
+            raise errors[0][1].with_traceback(errors[0][2])
+
+
+class _Catch:
+    def __init__(self, rendezvous: ErrorRendezvous, source: Any, session: Any) -> None:
+        self._r, self._source, self._session = rendezvous, source, session
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        if value is not None:
+            self._r.record_error(self._source, (kind, value, tb), self._session)
+        return False
+
+
+class IterationCountEstimator:
+    """Estimates how many steps fit in a time budget from recent step times."""
+
+    def __init__(self, capacity: int = 20) -> None:
+        self._buffer: collections.deque = collections.deque(maxlen=capacity)
+
+    def update(self, runtime_secs: float, count: int) -> None:
+        """Records that `count` steps took `runtime_secs`."""
+        if runtime_secs > 0 and count > 0:
+            self._buffer.append(RuntimeCounter(runtime_secs, count, runtime_secs / count))
+
+    def get(self, total_secs: float) -> int:
+        """Steps expected to fit in `total_secs` (1 before any update)."""
+        if not self._buffer:
+            return 1
+        step_time = sum(r.step_time_secs for r in self._buffer) / len(self._buffer)
+        return max(1, int(total_secs / step_time))
+
+
+_FUNCTIONS = {
+    "generate_per_core_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, host_device, host_id",
+    "generate_per_host_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, batch_axis, device, host_id",
+    "generate_per_host_v2_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, device, host_id, invocation_index",
+    "generate_broadcast_enqueue_ops_fn": "ctx, input_fn, inputs_structure_recorder, num_hosts",
+    "call_computation": "computation_inputs, computation, batch_config=None",
+    "inference_on_tpu": "computation, inputs_to_tpu, num_batch_threads, max_batch_size, batch_timeout_micros, allowed_batch_sizes=None, max_enqueued_batches=100",
+    "model_fn_inference_on_tpu": "model_fn, features, labels=None, config=None, params=None, batch_config=None",
+    "get_full_variable_names": "graph, table_to_config_dict, optimization_parameters=None",
+    "split_inputs": "ctx, features, labels, num_cores_per_batch=1",
+    "get_configs_from_feature_columns": "feature_columns",
+    "get_tpu_embedding_columns": "feature_columns",
+}
+_CLASSES = {
+    "TPUInfeedOutfeedSessionHook": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, run_infeed_loop_on_coordinator=True, rendezvous=None, master=None, session_config=None, tpu_init_ops=None, outfeed_every_n_steps=1",
+    "TPUInfeedOutfeedSessionHookForPrediction": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, rendezvous=None, master=None, session_config=None",
+    "TensorPacker": "small_feature_dim_size, minimum_num_small_features_to_group",
+    "InstallSignalHandlerHook": "",
+    "CatchInvalidHostcallFunctions": "",
+    "PeriodicLogger": "seconds",
+    "EmbeddingConfig": "embedding_config_spec, train_batch_size, eval_batch_size, num_hosts, num_cores, run_config",
+    "TPUContext": "internal_ctx, input_device=None, invocation_index=None, call_from_input_fn=True, host_id=None",
+}
+_module = sys.modules[__name__]
+for _name, _sig in _FUNCTIONS.items():
+    setattr(_module, _name, unavailable(_name, _WHY, _sig))
+for _name, _sig in _CLASSES.items():
+    setattr(_module, _name, unavailable_class(_name, _WHY, _sig))
