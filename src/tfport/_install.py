@@ -1,6 +1,7 @@
 """`tfport.install()`: make `tf.estimator` & co. resolve to tfport in this process.
 
-After it, `tf.estimator`, `tf.compat.v1.estimator`, `tf.compat.v2.estimator`,
+After it, `tf.estimator`, `tf.compat.v1.estimator`, `tf.compat.v2.estimator` (and the
+nested `tf.compat.vX.compat.vY.estimator`),
 `tf.keras.estimator.model_to_estimator` (tf_keras) and `import tensorflow_estimator`
 all reach tfport, and `tf.compat.v1.layers` works (it needs tf_keras on TF 2.21).
 """
@@ -93,6 +94,7 @@ def install() -> Installation:
     handle.set(tf, "estimator", estimator)
     handle.set(tf.compat.v2, "estimator", estimator)
     handle.set(tf.compat.v1, "estimator", estimator_v1)
+    _add_nested_compat_aliases(handle, tf, estimator, estimator_v1)
     handle.add_module("tensorflow.estimator", estimator)
     package = _estimator_package(estimator, estimator_v1)
     handle.add_module("tensorflow_estimator", package)
@@ -121,6 +123,16 @@ def uninstall() -> bool:
         return False
     _current.pop().restore()
     return True
+
+
+def _add_nested_compat_aliases(handle: Installation, tf: Any, v2: Any, v1: Any) -> None:
+    """`tf.compat.vX.compat.vY.estimator` for X, Y in (1, 2), as TF's own tree has them."""
+    for outer in (tf.compat.v1, tf.compat.v2):
+        compat = getattr(outer, "compat", None)
+        for version, target in (("v1", v1), ("v2", v2)):
+            inner = getattr(compat, version, None)
+            if inner is not None:
+                handle.set(inner, "estimator", target)
 
 
 def _set(module: Any, name: str, value: Any) -> None:

@@ -235,24 +235,24 @@ class KerasEstimator(Estimator):
         try:
             return super().train(*args, **kwargs)
         finally:
-            self.model_fn.after_graph()
+            self._model_fn.after_graph()
 
     def evaluate(self, *args: Any, **kwargs: Any) -> dict:
         try:
             return super().evaluate(*args, **kwargs)
         finally:
-            self.model_fn.after_graph()
+            self._model_fn.after_graph()
 
     def predict(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
         try:
             yield from super().predict(*args, **kwargs)
         finally:
-            self.model_fn.after_graph()
+            self._model_fn.after_graph()
 
     def export_saved_model(self, *args: Any, **kwargs: Any) -> bytes:
         try:
             return super().export_saved_model(*args, **kwargs)
         finally:
-            self.model_fn.after_graph()
+            self._model_fn.after_graph()
 
     export_savedmodel = export_saved_model

@@ -206,12 +206,25 @@ def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
         raise TfportInputError(
             message(
                 "input_fn must return a tf.data.Dataset, a (features, labels) pair or features "
-                "(a tensor or a dict of tensors)",
+                "(a tensor, numpy array or Python list, or a dict of them)",
                 "Return tf.data.Dataset.from_tensor_slices(...).batch(...) or tensors",
-                received=type(result).__name__,
+                received=describe(result),
             )
         )
     return features, labels, hooks
+
+
+def describe(value: Any, limit: int = 160) -> str:
+    """A short description of what an input_fn returned: its type and a cut repr.
+
+    Example:
+        >>> describe({"x": object})
+        "dict {'x': <class 'object'>}"
+    """
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
 
 
 def _is_nested(tf: Any, value: Any) -> bool:
@@ -220,8 +233,12 @@ def _is_nested(tf: Any, value: Any) -> bool:
 
 
 def _is_features(tf: Any, features: Any) -> bool:
+    """Tensors, numpy arrays, Python lists/numbers (converted by the model_fn's ops, as legacy
+    passed them through), or a dict of them."""
     if isinstance(features, dict):
         return all(_is_features(tf, v) or _is_nested(tf, v) for v in features.values())
+    if isinstance(features, (list, int, float, bool, str, bytes)):
+        return True
     return isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)) or (
-        hasattr(features, "dtype") and hasattr(features, "shape") and hasattr(features, "op")
+        hasattr(features, "dtype") and hasattr(features, "shape")
     )

@@ -12,7 +12,15 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
-from tfport.estimator._engine import calls, console, evaluation, exporting, prediction, training
+from tfport.estimator._engine import (
+    calls,
+    console,
+    evaluation,
+    exporting,
+    internals,
+    prediction,
+    training,
+)
 from tfport.estimator._engine.context import ModeContext, strategy_for
 from tfport.estimator._engine.run_config import RunConfig
 from tfport.estimator._engine.spec import ModeKeys
@@ -76,13 +84,32 @@ class Estimator:
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = to_settings(warm_start_from)
+        internals.set_legacy_attributes(self)
+        self._assert_members_are_not_overridden()
         console.using_config(self._config)
 
     model_dir = property(lambda self: self._model_dir)
     config = property(lambda self: copy.deepcopy(self._config))
     params = property(lambda self: copy.deepcopy(self._params))
-    model_fn = property(lambda self: self._model_fn)
+
+    @property
+    def model_fn(self) -> Any:
+        """Legacy's wrapper `model_fn(features, labels, mode, config)` (calls `_call_model_fn`)."""
+        return internals.public_model_fn(self)
+
     warm_start_settings: WarmStartSettings | None = property(lambda self: self._warm_start_settings)
+
+    # -- legacy internals that subclasses and libraries call (see internals.py) ----------
+    _assert_members_are_not_overridden = internals.assert_members_are_not_overridden
+    _call_model_fn = internals.call_model_fn
+    _call_input_fn = internals.call_input_fn
+    _create_global_step = internals.create_global_step
+    _create_and_assert_global_step = internals.create_and_assert_global_step
+    _get_features_and_labels_from_input_fn = internals.get_features_and_labels_from_input_fn
+    _get_features_from_input_fn = internals.get_features_from_input_fn
+    _validate_features_in_predict_input = internals.validate_features_in_predict_input
+    _extract_keys = internals.extract_keys
+    _extract_batch_length = internals.extract_batch_length
 
     def _params_for_input(self, mode: str) -> dict:
         """The params an input_fn of `mode` receives (TPUEstimator adds `batch_size`)."""

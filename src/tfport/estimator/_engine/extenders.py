@@ -51,7 +51,7 @@ def add_metrics(estimator: Any, metric_fn: Any) -> Any:
             )
         )
     args = _check_metric_fn(metric_fn)
-    model_fn, params = estimator.model_fn, estimator.params
+    model_fn, params = estimator._model_fn, estimator.params
     old_config = estimator.config
 
     def new_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:

@@ -63,21 +63,29 @@ def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
     return dict(sorted(results.items()))
 
 
-def _stop_var(tf: Any) -> Any:
+STOP_NAME = "signal_early_stopping/STOP"
+
+
+def _stop_var(tf: Any, model_dir: Any = None) -> Any:
     """The `signal_early_stopping/STOP` flag of the legacy hooks.
 
-    Legacy made it a global (checkpointed) variable, so adding an early-stopping hook to
-    a run resumed from an older checkpoint failed with "Key signal_early_stopping/STOP
-    not found in checkpoint"; here it is a local variable (same name, not checkpointed).
+    A global variable, saved in checkpoints as legacy saved it. Legacy failed to resume
+    from a checkpoint written without early stopping ("Key signal_early_stopping/STOP not
+    found in checkpoint"); when `model_dir`'s latest checkpoint lacks the key, the flag is
+    a local variable of the same name instead (not restored, not saved).
     """
     v1 = tf.compat.v1
+    kind = v1.GraphKeys.GLOBAL_VARIABLES
+    latest = tf.train.latest_checkpoint(model_dir) if model_dir else None
+    if latest and STOP_NAME not in dict(tf.train.list_variables(latest)):
+        kind = v1.GraphKeys.LOCAL_VARIABLES
     with v1.variable_scope("signal_early_stopping", values=[], reuse=v1.AUTO_REUSE):
         return v1.get_variable(
             "STOP",
             shape=[],
             dtype=tf.bool,
             initializer=v1.initializers.constant(False),
-            collections=[v1.GraphKeys.LOCAL_VARIABLES],
+            collections=[kind],
             trainable=False,
         )
 
@@ -136,7 +144,7 @@ def make_early_stopping_hook(
             after = v1.get_collection(STEP_AFTER_TRAIN_KEY)
             self._after = after[0] if after else None
             self._global_step = v1.train.get_global_step()
-            self._stop_op = v1.assign(_stop_var(tf), True)
+            self._stop_op = v1.assign(_stop_var(tf, estimator.model_dir), True)
 
         def before_run(self, run_context: Any) -> Any:
             return None if self._after is None else v1.train.SessionRunArgs(self._after)
@@ -155,7 +163,7 @@ def make_early_stopping_hook(
 
     class _CheckForStoppingHook(v1.train.SessionRunHook):
         def begin(self) -> None:
-            self._stop = _stop_var(tf)
+            self._stop = _stop_var(tf, estimator.model_dir)
 
         def before_run(self, run_context: Any) -> Any:
             return v1.train.SessionRunArgs(self._stop)

@@ -60,6 +60,8 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
     tf = import_tf()
     strategy = ctx.strategy
     dataset = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
+    if not isinstance(dataset, tf.data.Dataset) and not is_multi_worker(strategy):
+        return _split_tensors(tf, dataset, strategy, ctx.mode)
     _check_dataset(tf, dataset, strategy, ctx.mode)
     with quiet_tf_warnings():  # TF's v1 input pipeline reads dataset.options() in graph mode
         if is_multi_worker(strategy):
@@ -75,6 +77,49 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
         return result, None
 
     return Batches(next_batch, hooks)
+
+
+def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
+    """Features/labels that are not a Dataset (tensors, iterator outputs, numpy, lists):
+    each step's global batch is cut into one consecutive minibatch per replica."""
+    features, labels, hooks = calls.parse_input_result(result, mode)
+    features, labels = tf.nest.map_structure(_to_tensor, (features, labels))
+    replicas = strategy.num_replicas_in_sync
+    batch = tf.nest.flatten(features)[0].shape[0] if tf.nest.flatten(features) else None
+    if batch is not None and batch % replicas:
+        raise TfportInputError(
+            message(
+                f"The batch of {batch} examples input_fn returned is not divisible by the "
+                f"{replicas} replicas",
+                f"Return a batch whose size is a multiple of {replicas} (it is split across "
+                "replicas)",
+                global_batch=batch,
+                replicas=replicas,
+            )
+        )
+
+    def next_batch() -> tuple[Any, Any]:
+        def mine(context: Any) -> Any:
+            i, n = context.replica_id_in_sync_group, context.num_replicas_in_sync
+            return tf.nest.map_structure(lambda t: _slice(tf, t, i, n), (features, labels))
+
+        return strategy.experimental_distribute_values_from_function(mine)
+
+    return Batches(next_batch, hooks)
+
+
+def _to_tensor(value: Any) -> Any:
+    tf = import_tf()
+    if isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
+        return value
+    return tf.convert_to_tensor(value)
+
+
+def _slice(tf: Any, t: Any, i: int, n: int) -> Any:
+    size = tf.shape(t, out_type=tf.int64)[0] // n
+    if isinstance(t, tf.SparseTensor):
+        return tf.sparse.slice(t, [i * size] + [0] * (t.shape.rank - 1), t.dense_shape)
+    return t[i * size : (i + 1) * size]
 
 
 def is_multi_worker(strategy: Any) -> bool:

@@ -33,9 +33,9 @@ def canned_spec(estimator: Any) -> tuple[str, dict]:
     """(family, model_fn keyword arguments) of a canned estimator, or a one-line refusal.
 
     The canned classes bind `head`, feature columns, hidden units, ... into the model_fn
-    they hand to `Estimator`; they are read back from that closure (`estimator.model_fn`).
+    they hand to `Estimator`; they are read back from that closure (`estimator._model_fn`).
     """
-    fn = getattr(estimator, "model_fn", None)
+    fn = getattr(estimator, "_model_fn", None)
     found = None
     if callable(fn):
         try:
