@@ -10,7 +10,7 @@ predicts 24 rows.
 - ``private_head_subclass``: a CTR-library head subclassing ``canned.head._Head``
   (``create_loss`` returning ``LossSpec``, ``create_estimator_spec``, ``_eval_metric_ops``
   keyed with ``_summary_key``, export outputs from ``_classification_output``), trained
-  with ``canned.optimizers.get_optimizer_instance("SGD", learning_rate=0.02)``.
+  with ``canned.optimizers.get_optimizer_instance("SGD", learning_rate=0.3)``.
 - ``private_head_factory``: ``_binary_logistic_head_with_sigmoid_cross_entropy_loss(
   thresholds=[0.3])`` over a hidden layer, optimizer ``get_optimizer_instance(AdamOptimizer)``
   (an instance).
@@ -127,7 +127,7 @@ def _ctr_head_class(tf):
         def create_loss(self, features, mode, logits, labels):
             labels = tf.cast(labels, tf.float32)
             unreduced = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
-            return LossSpec(tf.reduce_sum(unreduced), unreduced, 1.0, labels)
+            return LossSpec(tf.reduce_mean(unreduced), unreduced, 1.0, labels)
 
         def _eval_metric_ops(self, labels, logits, predictions, unweighted_loss, weights=None):
             keys = metric_keys.MetricKeys
@@ -223,7 +223,7 @@ def head_subclass(model_dir, out_json):
 
     d = _data()
     head = _ctr_head_class(tf)(name="ctr")
-    fn = _head_model_fn(tf, head, lambda: get_optimizer_instance("SGD", learning_rate=0.02))
+    fn = _head_model_fn(tf, head, lambda: get_optimizer_instance("SGD", learning_rate=0.3))
     _run_head_case(tf, fn, {"x": d["x"]}, d["binary"], model_dir, out_json)
 
 

@@ -71,7 +71,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "estimator": (_V2,),
     "estimator_export": (_N,),
     "estimator_lib": (_V1, _EXP1, _EXP, "tfport.estimator._engine.hooks"),
-    "export": (),
+    "export": (_EXPORT, _RECEIVERS),  # TF 1.x code imported names from the package
     "export.export": (_EXPORT, _RECEIVERS),
     "export.export_lib": (_EXPORT, _RECEIVERS),
     "export.export_output": (_EXPORT,),
@@ -100,6 +100,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "inputs.queues": (),
     "inputs.queues.feeding_functions": (),
     "inputs.queues.feeding_queue_runner": (),
+    "keras": ("tfport.keras",),  # the TF 1.x path tensorflow.python.estimator.keras
     "keras_lib": (),
     "mode_keys": (_V2,),
     "model_fn": (_V2,),
@@ -212,6 +213,7 @@ NAMES["hooks.fake_summary_writer"].update(_names("FakeSummaryWriter"))
 NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
 for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
     NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
+NAMES["util"]["fn_args"] = "tfport.estimator._engine.calls:fn_args"  # TF 1.x util
 NAMES["tools.analytics"].update(_names("track_usage", "track_numerical_issues"))
 NAMES["canned.rnn"]["RNNModel"] = "tfport.estimator._canned.rnn:_model_class()"
 NAMES["canned.dnn"].update(

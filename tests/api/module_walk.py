@@ -208,6 +208,9 @@ def main(argv: list[str]) -> int:
         for line in report.problems:
             if "tensorflow.python.estimator" not in line.split(":")[0] or "--all" in argv:
                 print(line)
+    if "--json" in argv:
+        out = {"counts": report.counts(), "problems": report.problems}
+        pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(out))
     print(json.dumps(report.counts()))
     return 0
 

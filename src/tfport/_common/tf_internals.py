@@ -41,3 +41,20 @@ def saved_model_asset_tensors(export_dir: str, meta_graph_def: Any) -> dict:
     """`{asset tensor: asset file path}` of an imported meta graph:
     `loader_impl.get_asset_tensors` (TF >= 1.12)."""
     return _loader_impl().get_asset_tensors(export_dir, meta_graph_def, import_scope=None)
+
+
+def distribute_values_from_function(strategy: Any, value_fn: Any) -> Any:
+    """Per-replica values made by `value_fn(value_context)` on each replica of `strategy`.
+
+    Relies on `tf.distribute.Strategy.experimental_distribute_values_from_function` (v2
+    strategies) or, for the v1 strategies the Estimator engine uses (which lack the public
+    method), the private `StrategyExtended._experimental_distribute_values_from_function`.
+
+    Example:
+        >>> distribute_values_from_function(strategy, lambda ctx: x[ctx.replica_id_in_sync_group])
+        ... # doctest: +SKIP
+    """
+    public = getattr(strategy, "experimental_distribute_values_from_function", None)
+    if public is not None:
+        return public(value_fn)
+    return strategy.extended._experimental_distribute_values_from_function(value_fn)

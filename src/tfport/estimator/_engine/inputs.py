@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf, quiet_tf_warnings
 from tfport.estimator._engine import calls
@@ -83,7 +84,7 @@ def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
     """Features/labels that are not a Dataset (tensors, iterator outputs, numpy, lists):
     each step's global batch is cut into one consecutive minibatch per replica."""
     features, labels, hooks = calls.parse_input_result(result, mode)
-    features, labels = tf.nest.map_structure(_to_tensor, (features, labels))
+    features, labels = _to_tensors(features), _to_tensors(labels)
     replicas = strategy.num_replicas_in_sync
     batch = tf.nest.flatten(features)[0].shape[0] if tf.nest.flatten(features) else None
     if batch is not None and batch % replicas:
@@ -103,15 +104,18 @@ def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
             i, n = context.replica_id_in_sync_group, context.num_replicas_in_sync
             return tf.nest.map_structure(lambda t: _slice(tf, t, i, n), (features, labels))
 
-        return strategy.experimental_distribute_values_from_function(mine)
+        return tf_internals.distribute_values_from_function(strategy, mine)
 
     return Batches(next_batch, hooks)
 
 
-def _to_tensor(value: Any) -> Any:
+def _to_tensors(value: Any) -> Any:
+    """Tensors from tensors, numpy arrays or Python lists (a list is one value), or a dict."""
     tf = import_tf()
-    if isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
+    if value is None or isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
         return value
+    if isinstance(value, dict):
+        return {k: _to_tensors(v) for k, v in value.items()}
     return tf.convert_to_tensor(value)
 
 
