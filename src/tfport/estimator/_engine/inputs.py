@@ -116,6 +116,8 @@ def _to_tensors(value: Any) -> Any:
         return value
     if isinstance(value, dict):
         return {k: _to_tensors(v) for k, v in value.items()}
+    if isinstance(value, tuple):  # a tuple of features (a time-series start_tuple)
+        return tuple(_to_tensors(v) for v in value)
     return tf.convert_to_tensor(value)
 
 

@@ -18,6 +18,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import calls
 
 log = logging.getLogger("tfport")
+_ESTIMATOR_MODULE = "tfport.estimator._engine.estimator"
 
 # members a subclass may override (legacy's list), and legacy's private members
 ALLOWED_OVERRIDES = frozenset(
@@ -86,9 +87,8 @@ def _assert_members_are_not_overridden(cls: type, obj: Any) -> None:
 
 def assert_members_are_not_overridden(self: Any) -> None:
     """`Estimator._assert_members_are_not_overridden()` (called by `__init__`)."""
-    from tfport.estimator._engine.estimator import Estimator
-
-    _assert_members_are_not_overridden(Estimator, self)
+    base = next(c for c in type(self).__mro__ if c.__module__ == _ESTIMATOR_MODULE)
+    _assert_members_are_not_overridden(base, self)
 
 
 def public_model_fn(est: Any) -> Any:

@@ -217,7 +217,7 @@ def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_a
         >>> fn = build_supervised_input_receiver_fn_from_input_fn(train_input_fn)
         ... # doctest: +SKIP
     """
-    from tfport.estimator import experimental
+    from tfport.estimator._engine import receivers
 
     tf = import_tf()
     with tf.Graph().as_default():
@@ -226,7 +226,7 @@ def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_a
             result = tf.compat.v1.data.make_one_shot_iterator(result).get_next()
         features, labels = result if isinstance(result, (list, tuple)) else (result, None)
         specs = tf.nest.map_structure(_spec, (features, labels))
-    return experimental.build_raw_supervised_input_receiver_fn(
+    return receivers.build_raw_supervised_input_receiver_fn(
         tf.nest.map_structure(_placeholder_maker, specs[0]),
         tf.nest.map_structure(_placeholder_maker, specs[1]),
     )
@@ -315,7 +315,7 @@ def binary_or_multi_class_head(
     Example:
         >>> binary_or_multi_class_head(3, None, None, "sum_over_batch_size")  # doctest: +SKIP
     """
-    from tfport.estimator import BinaryClassHead, MultiClassHead
+    from tfport.estimator._heads.head_api import BinaryClassHead, MultiClassHead
 
     if n_classes == 2:
         return BinaryClassHead(
