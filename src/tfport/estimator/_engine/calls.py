@@ -232,12 +232,12 @@ def _is_nested(tf: Any, value: Any) -> bool:
     return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
 
 
-def _is_features(tf: Any, features: Any) -> bool:
-    """Tensors, numpy arrays, Python lists/numbers (converted by the model_fn's ops, as legacy
-    passed them through), or a dict of them."""
+def _is_features(tf: Any, features: Any, in_dict: bool = False) -> bool:
+    """Tensors, numpy arrays, Python lists (converted by the model_fn's ops, as legacy passed
+    them through), or a dict of them (whose values may also be Python scalars)."""
     if isinstance(features, dict):
-        return all(_is_features(tf, v) or _is_nested(tf, v) for v in features.values())
-    if isinstance(features, (list, int, float, bool, str, bytes)):
+        return all(_is_features(tf, v, True) or _is_nested(tf, v) for v in features.values())
+    if isinstance(features, list) or (in_dict and isinstance(features, (int, float, str, bytes))):
         return True
     return isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)) or (
         hasattr(features, "dtype") and hasattr(features, "shape")
