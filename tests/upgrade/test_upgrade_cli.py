@@ -49,7 +49,7 @@ def test_out_json_report_exit_1_on_a_failed_file(tree, tmp_path) -> None:
     assert status == {
         "broken.py": "failed",
         "legacy.py": "needs manual work",
-        "modern.py": "unchanged",
+        "modern.py": "runs as is under tfport",
     }
     assert doc["summary"]["failed"] == 1 and doc["summary"]["needs_manual"] == 1
     assert doc["wrote"] is True
@@ -71,7 +71,7 @@ def test_out_json_report_exit_1_on_a_failed_file(tree, tmp_path) -> None:
 
     again = run_cli("up", "--in-place", cwd=tmp_path)
     assert again.returncode == 1, again.stderr  # still a tf.contrib reference: never "0 failed"
-    assert "0 changed, 1 unchanged, 1 needs manual work, 0 failed" in again.stderr
+    assert "0 changed, 1 runs as is under tfport, 1 needs manual work, 0 failed" in again.stderr
     assert (tmp_path / "up" / "legacy.py").read_text() == upgraded
 
 

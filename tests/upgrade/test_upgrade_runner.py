@@ -146,4 +146,4 @@ def test_report_lists_file_line_col_level_message(tree, tmp_path) -> None:
     assert f"{legacy}:5:14: INFO: TensorShape: dropped '.value'" in text
     assert f"{legacy}:6:11: INFO: Renamed 'tf.estimator.EstimatorSpec'" in text
     assert f"{tree / 'pkg' / 'c_broken.py'}:1:0: ERROR: failed: Syntax error" in text
-    assert "1 changed, 1 unchanged, 0 need manual work, 1 failed" in text
+    assert "1 changed, 1 runs as is under tfport, 0 need manual work, 1 failed" in text

@@ -2,7 +2,7 @@
 [--check-imports]`.
 
 Exit codes: 0 every file was upgraded and resolves on TF 2.21 (changed or
-unchanged), 1 at least one file failed or needs manual work (the others are still
+runs as is), 1 at least one file failed or needs manual work (the others are still
 upgraded), 2 bad usage. Output: with `--json` one JSON document on stdout;
 otherwise WARNING/ERROR report lines (and diffs with `--diff`) on stdout,
 progress and the summary on stderr.
@@ -24,14 +24,23 @@ if TYPE_CHECKING:
     from tfport.upgrade import FileResult
 
 _EPILOG = """\
-Runs TensorFlow's tf_upgrade_v2 logic, then tfport's rewrites: tf.estimator and
+Code that runs is left alone: a file whose every name resolves on the installed
+TensorFlow + tfport (tensorflow.compat.v1 under any alias, tf.estimator,
+tensorflow.core / tensorflow.python modules) is reported "runs as is under tfport"
+and copied as it is (--rewrite-all rewrites it too, to run with plain python).
+
+For the rest, runs TensorFlow's tf_upgrade_v2 logic with tfport's rule table (every
+rewrite keeps TF 1.x's numbers: a rule that would change them becomes the
+tf.compat.v1 symbol; see docs/upgrade-rules.md), then tfport's rewrites: tf.estimator and
 tf.contrib.tpu -> tfport.estimator, tf.keras.estimator.model_to_estimator ->
 tfport.keras, tf.layers -> tf.compat.v1.layers (with `import tfport;
 tfport.install()` added before the TensorFlow import), TensorShape `.value`,
 colocate_with blocks, ConfigProto device settings -> tf.config, tf.flags ->
 tf.compat.v1.flags, and the tf.contrib names public TF1 code uses most ->
-tf.compat.v1 / tf.data / tfport.compat.contrib (same variable names). The
-upgraded code runs with plain `python` on TF 2.21.
+tf.compat.v1 / tf.data / tfport.compat.contrib (same variable names). A
+rewritten file runs with plain `python` on TF 2.21; one left as is runs under
+`tfport run` (or after --rewrite-all). The report has one line per cause, with
+the lines it covers.
 
 Each upgraded file is then checked, without running it, for names that do not
 resolve on the installed TensorFlow (tf.contrib.*, tf.flags, removed tf.* names):
@@ -80,6 +89,12 @@ def add_parser(subparsers: argparse._SubParsersAction, parents: list) -> None:
     p.add_argument("--report", metavar="FILE", help="write the full report (all levels) to FILE")
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     p.add_argument(
+        "--rewrite-all",
+        action="store_true",
+        help="also rewrite files that run under tfport as they are (tf.estimator -> "
+        "tfport.estimator, `import tfport; tfport.install()`), to run with plain python",
+    )
+    p.add_argument(
         "--check-imports",
         action="store_true",
         help="import each upgraded module in a subprocess (after tfport.install())",
@@ -106,7 +121,13 @@ def run(args: argparse.Namespace) -> int:
                 counter.note(_status_line(result))
             counter.advance()
 
-        results = upgrade_paths(args.paths, overwrite=args.overwrite, progress=progress, **where)
+        results = upgrade_paths(
+            args.paths,
+            overwrite=args.overwrite,
+            rewrite_all=args.rewrite_all,
+            progress=progress,
+            **where,
+        )
     if args.check_imports:
         with spinner(f"importing {plural(len(results), 'upgraded module')}"):
             results = check_imports(results)

@@ -4,13 +4,18 @@ Every reference spelled from TensorFlow (``tf.x.y``, ``v1.x``, ``import
 tensorflow.x``, ``from tensorflow.x import y``) and from tfport is resolved:
 `tf.contrib.*` and `tf.flags` / `tf.app.flags` statically; with `resolve`,
 every other name against the installed TensorFlow API (attribute by attribute
-while the object is a module; a class or a value ends the check) and tfport.
+while the object is a module; a class or a value ends the check; names the `tf` API
+does not export, such as ``tensorflow.core.protobuf.*_pb2`` or ``tensorflow.python.ops.*``,
+in the module of that path) and tfport. A call of a resolved function with a keyword
+it does not take (TF 1.x's ``keep_dims=``) does not run either.
 A file with any unresolved name needs manual work.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import inspect
 import types
 
 import libcst as cst
@@ -59,15 +64,28 @@ class _Resolver:
             return self.tf is None or provided(found[1])
         if self.tf is None:
             return True
-        obj = self.tf
-        for part in canonical.split(".")[1:]:
-            if not isinstance(obj, types.ModuleType):
-                return True
-            try:
-                obj = getattr(obj, part)
-            except Exception:  # noqa: BLE001 - lazy loaders fail in many ways
-                return False
-        return True
+        return self.obj(canonical) is not _MISSING
+
+    def obj(self, canonical: str) -> object:
+        """The object `canonical` names (walking modules; a class or value ends the walk).
+
+        A name the `tf` API does not export (``tf.core.protobuf.x_pb2.Y``,
+        ``tf.python.ops.array_ops.x``) is looked up in the module of that path, imported by
+        name as the user's code would import it.
+        """
+        if self.tf is None:
+            return _MISSING
+        parts = canonical.split(".")[1:]
+        found = _walk(self.tf, parts)
+        for cut in range(len(parts), 0, -1) if found is _MISSING else ():
+            name = "tensorflow." + ".".join(parts[:cut])
+            if self.module(name):
+                try:
+                    module = importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - a module that fails does not resolve
+                    return _MISSING
+                return _walk(module, parts[cut:])
+        return found
 
     def module(self, name: str) -> bool:
         if self.tf is None:
@@ -76,6 +94,34 @@ class _Resolver:
             return importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):
             return False
+
+
+_MISSING = object()
+
+
+def _walk(obj: object, parts: list[str]) -> object:
+    for part in parts:
+        if not isinstance(obj, types.ModuleType):
+            return obj
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - lazy loaders fail in many ways
+            return _MISSING
+    return obj
+
+
+def _bad_keywords(obj: object, call: cst.Call) -> list[str]:
+    """The keywords of `call` that the function `obj` does not take."""
+    if not inspect.isfunction(obj):
+        return []
+    try:
+        params = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        return []
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return []
+    names = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+    return [name for name in names if name not in params]
 
 
 class _Checker(cst.CSTVisitor):
@@ -89,10 +135,11 @@ class _Checker(cst.CSTVisitor):
         self.items: list[ReportItem] = []
         self._skip: set[int] = set()  # names that are not references (attributes, keywords)
 
-    def _add(self, node: cst.CSTNode, name: str, fix: str | None = None) -> None:
+    def _add(self, node: cst.CSTNode, name: str, fix: str | None = None, what: str = "") -> None:
         start = self.get_metadata(PositionProvider, node).start
         fix = fix or _static_fix(name) or "it was removed; use its tf.compat.v1 or TF 2 form"
-        text = f"'{name}' does not resolve on TensorFlow {self.resolver.version()}: {fix}"
+        verb = "call does not run" if what == "call" else "does not resolve"
+        text = f"'{name}' {verb} on TensorFlow {self.resolver.version()}: {fix}"
         self.items.append(ReportItem(start.line, start.column, ERROR, text))
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -140,6 +187,17 @@ class _Checker(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         self._skip.add(id(node.attr))
         return self._check_ref(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        canonical = self.aliases.canonical(node.func)
+        if canonical is None or self.resolver.tf is None or estimator_match(canonical):
+            return
+        bad = _bad_keywords(self.resolver.obj(canonical), node)
+        if bad:
+            v1 = "tf.compat.v1." + canonical[len("tf.") :]
+            fix = f"use {v1} (TF 1.x's arguments)" if self.resolver.api(v1) else "rename it"
+            keywords = ", ".join(f"{name}=" for name in bad)
+            self._add(node, canonical, f"it takes no {keywords} here; {fix}", what="call")
 
     def visit_Name(self, node: cst.Name) -> None:
         if id(node) not in self._skip:

@@ -1,13 +1,16 @@
 """The upgrade of one source text: tfport's libcst passes around `tf_upgrade_v2`.
 
-Order:
+A text whose every name resolves on the installed TensorFlow + tfport is returned as
+it is (`runs_as_is`): code that runs is left alone. Otherwise, in order:
 
 1. :class:`EstimatorPass` and :class:`ContribRewritePass` (`tf.contrib`, `tf.flags`)
    on the original text (they need the original imports: `tf_upgrade_v2` turns
    ``import tensorflow.compat.v1 as tf`` into ``import tensorflow as tf``, which
    would change what ``tf.estimator.X`` means, and rewrites some `tf.contrib`
    names to targets that do not exist on TF 2.21);
-2. `tf_upgrade_v2` (TF 2.21's own logic, default mode);
+2. `tf_upgrade_v2` (TF 2.21's own logic, default mode, its rules replaced by
+   tfport's rule table :mod:`._rules`: every rewrite keeps TF 1.x's numbers, or each
+   use is a WARNING); skipped where ``tf`` is `tf.compat.v1` (any alias form);
 3. Estimator names again, layers, TensorShape, colocate_with, ConfigProto,
    the tf.contrib report, and the prelude (tfport imports + ``tfport.install()``);
 4. the check of the result for names TF 2.21 cannot resolve (:mod:`._check`).
@@ -32,9 +35,11 @@ from tfport.upgrade._colocate import ColocatePass
 from tfport.upgrade._configproto import ConfigProtoPass
 from tfport.upgrade._contrib import ContribPass, ContribRewritePass
 from tfport.upgrade._estimator import CHECK_TARGETS, EstimatorPass
+from tfport.upgrade._exactness import InexactPass, drop_superseded
 from tfport.upgrade._layers import LayersPass
+from tfport.upgrade._names import collect_aliases
 from tfport.upgrade._prelude import PreludePass
-from tfport.upgrade._report import ReportItem, SourceResult
+from tfport.upgrade._report import ReportItem, SourceResult, group_items
 from tfport.upgrade._tensorshape import TensorShapePass
 
 AFTER_TF_UPGRADE = (
@@ -75,13 +80,17 @@ def check_syntax(code: str, path: str = "<string>") -> None:
         ) from None
 
 
-def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True) -> SourceResult:
+def upgrade_source(
+    code: str, path: str = "<string>", *, tf_upgrade: bool = True, rewrite_all: bool = False
+) -> SourceResult:
     """Upgrades one Python source text to run on TF 2.21 (with tfport).
 
     Args:
         code: the Python source.
         path: its file name, for messages.
         tf_upgrade: also run TF's `tf_upgrade_v2` logic (imports TensorFlow on first use).
+        rewrite_all: also rewrite a text that runs under tfport as it is (`tf.estimator`
+            -> `tfport.estimator` and the prelude), so that it runs with plain `python`.
 
     Returns:
         A :class:`SourceResult` with the new code and the report items.
@@ -101,12 +110,20 @@ def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True
     """
     check_syntax(code, path)
     module = cst.parse_module(code)
+    if tf_upgrade and not rewrite_all and runs_as_is(module, code):
+        return SourceResult(code, (), runs_as_is=True)  # it runs: leave it alone
     lines = _LineMap(code)
     items: list[ReportItem] = []
+    # tf_upgrade_v2 reads `tf.x` as TF 1.x's `tf`; where `tf` is tf.compat.v1 (any alias
+    # form) or not TensorFlow at all, its rules do not apply.
+    run_tf_upgrade = tf_upgrade and collect_aliases(module).names.get("tf") == "tf"
+    if run_tf_upgrade:
+        module, inexact = run_pass(module, InexactPass, code)
+        items += inexact
     stages: list = [
         EstimatorPass,
         ContribRewritePass,
-        *(["tf_upgrade_v2"] if tf_upgrade else []),
+        *(["tf_upgrade_v2"] if run_tf_upgrade else []),
         *AFTER_TF_UPGRADE,
     ]
     token = CHECK_TARGETS.set(tf_upgrade)
@@ -116,14 +133,35 @@ def upgrade_source(code: str, path: str = "<string>", *, tf_upgrade: bool = True
                 new, more = _run_tf_upgrade(module, lines.code, path)
             else:
                 new, more = run_pass(module, stage, lines.code)
-            items += [lines.to_input(item) for item in more]
+            more = [lines.to_input(item) for item in more]
+            items += drop_superseded(more, items) if stage == "tf_upgrade_v2" else more
             if new is not module:
                 module = new
                 lines.advance(module.code)
     finally:
         CHECK_TARGETS.reset(token)
     unresolved = unresolved_names(module.code, resolve=tf_upgrade)
-    return SourceResult(module.code, tuple(items), unresolved)
+    return SourceResult(module.code, group_items(items), group_items(unresolved))
+
+
+def runs_as_is(module: cst.Module, code: str) -> bool:
+    """True when every name of `code` resolves on the installed TF + tfport and nothing fails.
+
+    Besides names (:func:`unresolved_names`), TF 1.x's ``Dimension.value`` on a
+    `TensorShape` fails on TF 2 unless ``tf`` is `tf.compat.v1` (such code turns the v2
+    behaviour off itself).
+
+    Example:
+        >>> src = "import tensorflow as tf\nx = tf.constant(1.0)\n"
+        >>> runs_as_is(cst.parse_module(src), src)  # doctest: +SKIP
+        True
+    """
+    if unresolved_names(code):
+        return False
+    if collect_aliases(module).names.get("tf", "tf") != "tf":
+        return True
+    new, _ = run_pass(module, TensorShapePass, code)
+    return new is module or new.code == code
 
 
 def _run_tf_upgrade(

@@ -35,10 +35,14 @@ class ReportItem:
 
 
 class Status(str, enum.Enum):
-    """What happened to one file (a str, so it compares equal to its value)."""
+    """What happened to one file (a str, so it compares equal to its value).
+
+    `UNCHANGED`: every name of the file resolves on the installed TensorFlow + tfport, so
+    the file was left as it is (written as a copy under ``--out``).
+    """
 
     CHANGED = "changed"
-    UNCHANGED = "unchanged"
+    UNCHANGED = "runs as is under tfport"
     NEEDS_MANUAL = "needs manual work"
     FAILED = "failed"
 
@@ -47,12 +51,14 @@ class Status(str, enum.Enum):
 class SourceResult:
     """The upgrade of one source text: the new code, what was found, and what cannot resolve.
 
-    `unresolved` holds positions in the new code (see :mod:`tfport.upgrade._check`).
+    `unresolved` holds positions in the new code (see :mod:`tfport.upgrade._check`);
+    `runs_as_is`: every name resolved in the input, which was left as it is.
     """
 
     code: str
     items: tuple[ReportItem, ...]
     unresolved: tuple[ReportItem, ...] = ()
+    runs_as_is: bool = False
 
     def changed(self, original: str) -> bool:
         return self.code != original
@@ -113,6 +119,37 @@ class FileResult:
         }
 
 
+def group_items(items: Iterable[ReportItem]) -> tuple[ReportItem, ...]:
+    """One item per cause (level and message), at its first position, with the lines it covers.
+
+    Example:
+        >>> a = ReportItem(3, 0, "ERROR", "'tf.flags' does not resolve")
+        >>> group_items([a, ReportItem(5, 2, "ERROR", a.message)])[0].message
+        "'tf.flags' does not resolve (2 uses: lines 3, 5)"
+    """
+    groups: dict[tuple[str, str], list[ReportItem]] = {}
+    for item in sorted(items):
+        groups.setdefault((item.level, item.message), []).append(item)
+    out = []
+    for (level, text), found in groups.items():
+        lines = sorted({item.line for item in found})
+        if len(found) > 1:
+            text += f" ({len(found)} uses: {_lines_text(lines)})"
+        out.append(ReportItem(found[0].line, found[0].col, level, text))
+    return tuple(sorted(out))
+
+
+def _lines_text(lines: list[int]) -> str:
+    spans: list[list[int]] = []
+    for line in lines:
+        if spans and line == spans[-1][1] + 1:
+            spans[-1][1] = line
+        else:
+            spans.append([line, line])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+    return ("line " if len(lines) == 1 else "lines ") + text
+
+
 def summary(results: Sequence[FileResult]) -> dict[str, int]:
     """Counts files per status (and report items per level).
 
@@ -149,20 +186,23 @@ def report_text(results: Iterable[FileResult]) -> str:
         ),
         "-" * 80,
     ]
+    if results and counts["unchanged"] == len(results):
+        head.insert(-1, "Nothing to upgrade: every file runs as is under tfport")
     body = [line for result in results for line in result.lines()]
     return "\n".join(head + body) + "\n"
 
 
 def files_text(counts: dict[str, int]) -> str:
-    """`N files: C changed, U unchanged, M need(s) manual work, F failed` with correct plurals.
+    """`N files: C changed, U run(s) as is under tfport, M need(s) manual work, F failed`.
 
     Example:
         >>> files_text(summary([]))
-        '0 files: 0 changed, 0 unchanged, 0 need manual work, 0 failed'
+        '0 files: 0 changed, 0 run as is under tfport, 0 need manual work, 0 failed'
     """
     manual = counts["needs_manual"]
     return (
         f"{_n(counts['files'], 'file')}: {counts['changed']} changed, "
-        f"{counts['unchanged']} unchanged, "
+        f"{counts['unchanged']} {'runs' if counts['unchanged'] == 1 else 'run'} as is "
+        "under tfport, "
         f"{manual} {'needs' if manual == 1 else 'need'} manual work, {counts['failed']} failed"
     )

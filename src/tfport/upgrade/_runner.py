@@ -1,8 +1,8 @@
 """Upgrading files: one value per file, never an exception, atomic writes.
 
 Like LibCST's codemod runner, every file's outcome is a :class:`FileResult`
-(changed / unchanged / needs manual work / failed with the reason); one file's failure never stops
-the others. Usage errors (no such path, an existing output without
+(changed / runs as is under tfport / needs manual work / failed with the reason);
+one file's failure never stops the others. Usage errors (no such path, an existing output without
 ``overwrite``) are raised as :class:`TfportInputError` before anything is written.
 """
 
@@ -24,7 +24,12 @@ _SKIP_DIRS = ("__pycache__", "site-packages", "node_modules")
 
 
 def upgrade_file(
-    path: str, output: str | None = None, *, write: bool = True, tf_upgrade: bool = True
+    path: str,
+    output: str | None = None,
+    *,
+    write: bool = True,
+    tf_upgrade: bool = True,
+    rewrite_all: bool = False,
 ) -> FileResult:
     """Upgrades one file into `output` (default: in place). Never raises.
 
@@ -33,6 +38,7 @@ def upgrade_file(
         output: where to write the result; `path` itself (or None) means in place.
         write: False computes the result and the diff but writes nothing.
         tf_upgrade: also run TF's `tf_upgrade_v2` logic.
+        rewrite_all: also rewrite a file that runs under tfport as it is (for plain `python`).
 
     Returns:
         A :class:`FileResult`.
@@ -47,7 +53,7 @@ def upgrade_file(
             raw = f.read()
         encoding = tokenize.detect_encoding(io.BytesIO(raw).readline)[0]
         code = raw.decode(encoding)
-        result = upgrade_source(code, path, tf_upgrade=tf_upgrade)
+        result = upgrade_source(code, path, tf_upgrade=tf_upgrade, rewrite_all=rewrite_all)
         changed = result.changed(code)
         diff = _diff(code, result.code, path, output) if changed else ""
         in_place = os.path.abspath(output) == os.path.abspath(path)
@@ -72,6 +78,7 @@ def upgrade_paths(
     write: bool = True,
     overwrite: bool = False,
     tf_upgrade: bool = True,
+    rewrite_all: bool = False,
     progress: Callable[[FileResult], None] | None = None,
 ) -> list[FileResult]:
     """Upgrades every `.py` file under `paths` (files are taken as given).
@@ -84,6 +91,8 @@ def upgrade_paths(
         write: False writes nothing (a dry run for `--diff`).
         overwrite: allow replacing existing files under `out_dir`.
         tf_upgrade: also run TF's `tf_upgrade_v2` logic.
+        rewrite_all: also rewrite files that run under tfport as they are (`tf.estimator` ->
+            `tfport.estimator`, the tfport prelude), so that they run with plain `python`.
         progress: called with each file's result as soon as it is known.
 
     Returns:
@@ -108,7 +117,9 @@ def upgrade_paths(
             )
     results = []
     for src, out in plan:
-        results.append(upgrade_file(src, out, write=write, tf_upgrade=tf_upgrade))
+        results.append(
+            upgrade_file(src, out, write=write, tf_upgrade=tf_upgrade, rewrite_all=rewrite_all)
+        )
         if progress is not None:
             progress(results[-1])
     return results

@@ -1,9 +1,12 @@
 """Runs TensorFlow's own `tf_upgrade_v2` logic on a source text, as a library.
 
-TF 2.21 ships `tensorflow.tools.compatibility` (and its `google-pasta`
-dependency); importing it imports TensorFlow, so it is loaded on first use
-through :func:`tfport._common.tfenv.import_tf`. The upgrader prints each log line
-on stdout; that is captured so that `--json` output stays clean.
+Its rules are first replaced by tfport's rule table (:mod:`._rules`): a rule that
+would change numbers becomes the `tf.compat.v1` symbol, and a file that imports
+``tensorflow.compat.v1 as tf`` keeps that import. TF 2.21 ships
+`tensorflow.tools.compatibility` (and its `google-pasta` dependency); importing it
+imports TensorFlow, so it is loaded on first use through
+:func:`tfport._common.tfenv.import_tf`. The upgrader prints each log line on stdout;
+that is captured so that `--json` output stays clean.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import warnings
 from typing import Any
 
 from tfport.upgrade._report import WARNING, ReportItem
+from tfport.upgrade._rules import apply_rules, rule
 
+_RENAMED = re.compile(r"^Renamed '([\w.]+)' to '[\w.]+'$")
 _LOG = re.compile(r"^(\d+):(\d+): (INFO|WARNING|ERROR): (.*)$", re.DOTALL)
 # tf_upgrade_v2's generic advice for tf.contrib points at TensorFlow Addons (end of life);
 # tfport reports every remaining tf.contrib use itself, with the line.
@@ -38,8 +43,18 @@ def _upgrader() -> Any:
         raise TfUpgradeUnavailable(
             f"tf_upgrade_v2 is unavailable ({err}); install google-pasta"
         ) from err
-    spec = tf_upgrade_v2.TFAPIChangeSpec(import_rename=False, upgrade_compat_v1_import=True)
+    # upgrade_compat_v1_import=False: `import tensorflow.compat.v1 as tf` stays (the code
+    # runs as it is); the rule table replaces every rule that would change numbers.
+    spec = tf_upgrade_v2.TFAPIChangeSpec(import_rename=False, upgrade_compat_v1_import=False)
+    apply_rules(spec)
+    spec.clear_preprocessing = functools.partial(_reset, spec, type(spec))
     return ast_edits.ASTCodeUpgrader(spec)
+
+
+def _reset(spec: Any, spec_type: type) -> None:
+    """`TFAPIChangeSpec.clear_preprocessing` rebuilds the tables: apply the rules again."""
+    spec_type.__init__(spec, import_rename=False, upgrade_compat_v1_import=False)
+    apply_rules(spec)
 
 
 def tf_upgrade(code: str, filename: str = "<string>") -> tuple[str | None, list[ReportItem]]:
@@ -80,4 +95,8 @@ def _parse_log(text: str) -> ReportItem | None:
     line, col, level, message = found.groups()
     if _CONTRIB_ADVICE in message and "deprecated module tf.contrib." in message:
         return None
-    return ReportItem(int(line), int(col), level, "tf_upgrade_v2: " + " ".join(message.split()))
+    message = " ".join(message.split())
+    renamed = _RENAMED.match(message)
+    if renamed and (rule(renamed.group(1)) or {}).get("exact"):
+        message += " (exact: see the rule table)"
+    return ReportItem(int(line), int(col), level, "tf_upgrade_v2: " + message)
