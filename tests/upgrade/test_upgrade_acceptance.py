@@ -1,4 +1,4 @@
-"""Upgraded code runs with plain `python` on TF 2.21 (no `tfport run`) and keeps the numbers."""
+"""`--rewrite-all`: upgraded code runs with plain `python` on TF 2.21, same numbers."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def plain_env() -> dict[str, str]:
 
 def upgrade(path: pathlib.Path, out: pathlib.Path) -> pathlib.Path:
     proc = subprocess.run(
-        [sys.executable, "-m", "tfport", "upgrade", str(path), "--out", str(out)],
+        [sys.executable, "-m", "tfport", "upgrade", str(path), "--out", str(out), "--rewrite-all"],
         capture_output=True,
         text=True,
         timeout=300,

@@ -97,8 +97,13 @@ class Aliases:
 
 
 def _normalize(path: str) -> str:
-    """``tf.compat.v1.compat.v2.x`` -> ``tf.compat.v2.x`` (``tf`` may be compat.v1 itself)."""
+    """``tf.compat.v1.compat.v2.x`` -> ``tf.compat.v2.x`` (``tf`` may be compat.v1 itself).
+
+    ``tf.compat.v1.contrib.x`` (TF 1.x code under a compat.v1 alias) is ``tf.contrib.x``.
+    """
     while path.startswith(("tf.compat.v1.compat.", "tf.compat.v2.compat.")):
+        path = "tf." + path[len("tf.compat.v1.") :]
+    if path == "tf.compat.v1.contrib" or path.startswith("tf.compat.v1.contrib."):
         path = "tf." + path[len("tf.compat.v1.") :]
     return path
 
