@@ -116,3 +116,15 @@ def test_parsing_the_command_line_imports_no_tensorflow() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_tree_that_needs_nothing_says_so_and_is_copied_as_is(tmp_path) -> None:
+    root = tmp_path / "ok"
+    root.mkdir()
+    code = "import tensorflow.compat.v1 as tf\nflags = tf.flags\ntf.logging.info('x')\n"
+    (root / "a.py").write_text(code)
+    proc = run_cli("ok", "--out", "up", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing to upgrade, every file runs as is under tfport" in proc.stderr
+    assert "1 file: 0 changed, 1 runs as is under tfport, 0 need manual work" in proc.stderr
+    assert (tmp_path / "up" / "a.py").read_text() == code

@@ -140,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(doc, indent=1))
     else:
         _print_human(results, args.diff)
+    if counts["files"] and counts["unchanged"] == counts["files"]:
+        print(
+            "tfport upgrade: nothing to upgrade, every file runs as is under tfport",
+            file=sys.stderr,
+        )
     print(_summary_line(counts, args.diff), file=sys.stderr)
     return 1 if counts["failed"] or counts["needs_manual"] else 0
 

@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from tfport.upgrade._contrib_table import manual_fix
 from tfport.upgrade._estimator import match as estimator_match
 from tfport.upgrade._estimator import provided
-from tfport.upgrade._names import collect_aliases, dotted, module_path, tf_path
+from tfport.upgrade._names import References, collect_aliases, dotted, module_path, tf_path
 from tfport.upgrade._report import ERROR, ReportItem
 
 _REMOVED = {
@@ -124,7 +124,7 @@ def _bad_keywords(obj: object, call: cst.Call) -> list[str]:
     return [name for name in names if name not in params]
 
 
-class _Checker(cst.CSTVisitor):
+class _Checker(References, cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
     def __init__(self, aliases, resolver: _Resolver, tfport_names: dict[str, str]) -> None:
@@ -133,7 +133,6 @@ class _Checker(cst.CSTVisitor):
         self.resolver = resolver
         self.tfport_names = tfport_names
         self.items: list[ReportItem] = []
-        self._skip: set[int] = set()  # names that are not references (attributes, keywords)
 
     def _add(self, node: cst.CSTNode, name: str, fix: str | None = None, what: str = "") -> None:
         start = self.get_metadata(PositionProvider, node).start
@@ -184,10 +183,6 @@ class _Checker(cst.CSTVisitor):
         except Exception:  # noqa: BLE001 - a module that fails to import does not resolve
             return False
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self._skip.add(id(node.attr))
-        return self._check_ref(node)
-
     def visit_Call(self, node: cst.Call) -> None:
         canonical = self.aliases.canonical(node.func)
         if canonical is None or self.resolver.tf is None or estimator_match(canonical):
@@ -199,27 +194,7 @@ class _Checker(cst.CSTVisitor):
             keywords = ", ".join(f"{name}=" for name in bad)
             self._add(node, canonical, f"it takes no {keywords} here; {fix}", what="call")
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._skip:
-            self._check_ref(node)
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._skip.add(id(node.target))
-
-    def _check_ref(self, node: cst.Attribute | cst.Name) -> bool:
+    def on_ref(self, node: cst.Attribute | cst.Name) -> bool:
         canonical = self.aliases.canonical(node)
         if canonical is not None:
             fix = _static_fix(canonical)

@@ -152,7 +152,7 @@ def runs_as_is(module: cst.Module, code: str) -> bool:
     behaviour off itself).
 
     Example:
-        >>> src = "import tensorflow as tf\nx = tf.constant(1.0)\n"
+        >>> src = "import tensorflow as tf\\nx = tf.constant(1.0)\\n"
         >>> runs_as_is(cst.parse_module(src), src)  # doctest: +SKIP
         True
     """

@@ -15,7 +15,7 @@ import libcst as cst
 
 from tfport.upgrade._base import Pass
 from tfport.upgrade._contrib_table import lookup, manual_fix
-from tfport.upgrade._names import build, dotted, module_path, name_counts, tf_path
+from tfport.upgrade._names import References, build, dotted, module_path, name_counts, tf_path
 from tfport.upgrade._report import ERROR, INFO
 
 PREFIX = "tf.contrib"
@@ -29,7 +29,7 @@ def _message(canonical: str) -> str:
     return f"'{canonical}' does not exist on TF 2.21 and has no rewrite: {manual_fix(canonical)}"
 
 
-class ContribRewritePass(Pass):
+class ContribRewritePass(References, Pass):
     """Rewrites `tf.contrib.*` / `tf.flags` names that have a TF 2.21 or tfport equivalent."""
 
     TRIGGERS = ("contrib", "flags")
@@ -37,7 +37,6 @@ class ContribRewritePass(Pass):
     def __init__(self, aliases) -> None:
         super().__init__(aliases)
         self._targets: dict[cst.CSTNode, tuple[str, str]] = {}
-        self._skip: set[int] = set()
         self._assigned: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -53,31 +52,7 @@ class ContribRewritePass(Pass):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
 
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._skip.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._skip.add(id(node.name))
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._skip.add(id(node.target))
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        self._skip.add(id(node.attr))
-        return self._visit_ref(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self._skip:
-            self._visit_ref(node)
-
-    def _visit_ref(self, node: cst.Attribute | cst.Name) -> bool:
+    def on_ref(self, node: cst.Attribute | cst.Name) -> bool:
         canonical = self.aliases.canonical(node)
         if canonical is None:
             return True

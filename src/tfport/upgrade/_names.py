@@ -184,6 +184,63 @@ def _add_assignment(aliases: Aliases, stmt: cst.CSTNode) -> None:
         aliases.names[target.value] = path
 
 
+class References:
+    """Mixin for a libcst visitor or transformer: `on_ref` sees each TF-able reference.
+
+    A reference is a Name/Attribute chain used as a value: attribute names, keywords,
+    parameters and the names a ``def``/``class``/assignment binds are not references.
+    `on_ref(node)` is called for the outermost chain first; it returns whether to visit the
+    chain's parts too. The one place this rule lives: :mod:`._check` and :mod:`._contrib`
+    use it.
+
+    Example:
+        >>> class Seen(References, cst.CSTVisitor):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.seen = []
+        ...     def on_ref(self, node):
+        ...         self.seen.append(dotted(node))
+        ...         return False
+        >>> finder = Seen()
+        >>> _ = cst.parse_module("def f(a=tf.x):\\n    return g(k=tf.y.z)\\n").visit(finder)
+        >>> finder.seen
+        ['tf.x', 'g', 'tf.y.z']
+    """
+
+    def on_ref(self, node: cst.Attribute | cst.Name) -> bool:
+        """Called for each reference; returns whether to visit its parts."""
+        raise NotImplementedError
+
+    def _not_refs(self) -> set[int]:
+        if "_ref_skip" not in self.__dict__:
+            self._ref_skip: set[int] = set()
+        return self._ref_skip
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_refs().add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._not_refs().add(id(node.name))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._not_refs().add(id(node.name))
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._not_refs().add(id(node.name))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._not_refs().add(id(node.target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self._not_refs().add(id(node.attr))
+        return self.on_ref(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self._not_refs():
+            self.on_ref(node)
+
+
 class _NameCounter(cst.CSTVisitor):
     """Counts names used as values (not attribute names, keywords or imports)."""
 
