@@ -158,8 +158,11 @@ def test_inexact_rules_are_warnings_with_the_reason() -> None:
 
 
 @pytest.mark.slow
-def test_the_table_is_what_the_installed_tensorflow_gives() -> None:
+def test_the_table_is_what_the_installed_tensorflow_gives(tf) -> None:
     from tfport.upgrade._rules_build import build_rules
+
+    if not tf.__version__.startswith("2.21."):
+        pytest.skip(f"the committed table is built on TF 2.21; this is {tf.__version__}")
 
     def key(rule: dict) -> tuple:
         return rule["name"], rule["action"], rule["target"], rule["exact"]
