@@ -257,7 +257,9 @@ class ARModel(model.TimeSeriesModel):
             loss = tf.math.reduce_sum(tf.math.square(prediction - targets))
         else:
             raise ValueError(f"Unknown ARModel loss. Received: loss={self.loss!r}")
-        return loss / tf.cast(tf.math.reduce_prod(tf.compat.v1.shape(targets)), loss.dtype)
+        count = tf.cast(tf.math.reduce_prod(tf.compat.v1.shape(targets)), loss.dtype)
+        # 0, not NaN, on a replica given no examples (a batch smaller than the replicas)
+        return tf.math.divide_no_nan(loss, count)
 
     def _process_exogenous_features(self, times: Any, features: dict) -> Any:
         embedded = super()._process_exogenous_features(times=times, features=features)

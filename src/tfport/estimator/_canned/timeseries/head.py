@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
 from tfport.estimator import export as _export
 from tfport.estimator._canned.timeseries import feature_keys
@@ -112,7 +113,9 @@ class TimeSeriesRegressionHead:
         times_key, state_key = feature_keys.FilteringResults.TIMES, feature_keys.State.STATE_TUPLE
         metrics[times_key] = _identity_metric_single(times_key, outputs.prediction_times)
         metrics[state_key] = _identity_metric_nested(state_key, outputs.end_state)
-        metrics[_LOSS_MEAN] = tf.compat.v1.metrics.mean(outputs.loss, name="average_loss")
+        metrics[_LOSS_MEAN] = tf.compat.v1.metrics.mean(
+            outputs.loss, weights=_replica_weight(tf), name="average_loss"
+        )
         return EstimatorSpec(
             loss=outputs.loss,
             mode=ModeKeys.EVAL,
@@ -266,6 +269,15 @@ class OneShotPredictionHead(TimeSeriesRegressionHead):
         return EstimatorSpec(mode=ModeKeys.PREDICT, export_outputs=outputs, predictions={})
 
 
+def _replica_weight(tf: Any) -> Any:
+    """None on one device; on replicas, this replica's share of the global batch (the loss
+    is a per-example mean, so the shares weight the replicas' losses into the global one)."""
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return None
+    return replica_share.mean_scale()
+
+
 def _require(features: dict, key: str, what: str) -> None:
     if key not in features:
         raise ValueError(f"Expected a '{key}' feature for {what}.")
@@ -340,10 +352,16 @@ def _identity_metric_single(name: str, input_tensor: Any) -> tuple[Any, Any]:
         initial_value=tf.zeros([], dtype=input_tensor.dtype),
         collections=[v1.GraphKeys.LOCAL_VARIABLES],
         validate_shape=False,
+        shape=tf.TensorShape(None),  # resource variables too take any assigned shape
+        # under a strategy: each replica keeps its own; reading gives the first replica's
+        synchronization=tf.VariableSynchronization.ON_READ,
+        aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA,
     )
     update = v1.assign(variable, input_tensor, validate_shape=False)
-    variable.set_shape(input_tensor.get_shape())
-    return variable.value(), update
+    value = variable.value()
+    if tf.is_tensor(value):
+        value.set_shape(input_tensor.get_shape())
+    return value, update
 
 
 def _identity_metric_nested(name: str, input_tensors: Any) -> tuple[Any, Any]:

@@ -40,7 +40,12 @@ class _AdaptiveInputAuxiliaryStatistics(_Auxiliary):
         zeros = v1.initializers.zeros()
 
         def var(name: str, **kwargs: Any) -> Any:
-            return v1.get_variable(name=name, trainable=False, **kwargs)
+            return v1.get_variable(
+                name=name,
+                trainable=False,
+                **_per_replica(tf),
+                **kwargs,
+            )
 
         return super().__new__(
             cls,
@@ -60,6 +65,33 @@ class _AdaptiveInputAuxiliaryStatistics(_Auxiliary):
                 initializer=zeros,
             ),
         )
+
+
+def _per_replica(tf: Any) -> dict:
+    """Variable arguments: on replicas each replica keeps its own copy of a statistic and
+    updates it from the global batch (so all copies agree; the first is saved). No
+    effect on one device."""
+    return {
+        "synchronization": tf.VariableSynchronization.ON_READ,
+        "aggregation": tf.VariableAggregation.ONLY_FIRST_REPLICA,
+    }
+
+
+def _global_batch(local: Any) -> Any:
+    """On replicas: every replica's part of the batch, concatenated (the global batch).
+
+    The statistics are updated from the global batch, identically on every replica (the
+    variables keep the first replica's update), as one device does.
+    """
+    tf = import_tf()
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return local
+
+    def merge(strategy: Any, value: Any) -> Any:
+        return tf.concat(strategy.experimental_local_results(value), axis=0)
+
+    return context.merge_call(merge, args=(local,))
 
 
 def replicate_state(start_state: Any, batch_size: Any) -> Any:
@@ -118,6 +150,7 @@ class InputStatisticsFromMiniBatch:
             )
         if not update_statistics or times is None:
             return statistics
+        times, values = _global_batch(times), _global_batch(values)
         update = self._update_statistics_from_mini_batch(statistics, auxiliary, times, values)
         with tf.control_dependencies([update]):
             current = tf.nest.pack_sequence_as(
@@ -206,6 +239,7 @@ class InputStatisticsFromMiniBatch:
                 dtype=dtype or self._dtype,
                 initializer=init,
                 trainable=False,
+                **_per_replica(tf),
             )
 
         n = [self._num_features]
