@@ -67,17 +67,18 @@ class SavedModelEstimator(Estimator):
         return dataclasses.replace(super()._context(mode), model_creates_global_step=True)
 
     def _extract_available_modes(self) -> list:
-        log.info("Checking available modes for SavedModelEstimator.")
+        tf_log = import_tf().compat.v1.logging  # legacy's lines, on the tensorflow logger
+        tf_log.info("Checking available modes for SavedModelEstimator.")
         available = []
         for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             try:
                 self._get_meta_graph_def_for_mode(mode)
             except RuntimeError:
-                log.warning("%s mode not found in SavedModel.", mode)
+                tf_log.warning("%s mode not found in SavedModel.", mode)
                 continue
             if self._get_signature_def_for_mode(mode) is not None:
                 available.append(mode)
-        log.info("Available modes for Estimator: %s", available)
+        tf_log.info("Available modes for Estimator: %s", available)
         return available
 
     def _validate_mode(self, mode: str) -> None:
@@ -94,7 +95,7 @@ class SavedModelEstimator(Estimator):
         meta_graph_def = self._get_meta_graph_def_for_mode(mode)
         key = "serving_default" if mode == ModeKeys.PREDICT else mode
         if key not in meta_graph_def.signature_def:
-            log.warning(
+            import_tf().compat.v1.logging.warning(
                 'Metagraph for mode %s was found, but SignatureDef with key "%s" is missing.',
                 mode,
                 key,
