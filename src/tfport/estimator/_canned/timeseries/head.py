@@ -15,7 +15,7 @@ from typing import Any
 from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
 from tfport.estimator import export as _export
-from tfport.estimator._canned.timeseries import feature_keys
+from tfport.estimator._canned.timeseries import feature_keys, math_utils
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 
 _LOSS, _LOSS_MEAN = "loss", "average_loss"
@@ -347,6 +347,7 @@ def _identity_metric_single(name: str, input_tensor: Any) -> tuple[Any, Any]:
     """A metric whose value is the last `input_tensor` it was updated with."""
     tf = import_tf()
     v1 = tf.compat.v1
+    input_tensor = math_utils.global_batch(input_tensor)  # on replicas: every replica's part
     variable = v1.Variable(
         name=f"{name}_identity_metric",
         initial_value=tf.zeros([], dtype=input_tensor.dtype),

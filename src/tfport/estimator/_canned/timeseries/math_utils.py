@@ -77,11 +77,15 @@ def _per_replica(tf: Any) -> dict:
     }
 
 
-def _global_batch(local: Any) -> Any:
+def global_batch(local: Any) -> Any:
     """On replicas: every replica's part of the batch, concatenated (the global batch).
 
     The statistics are updated from the global batch, identically on every replica (the
-    variables keep the first replica's update), as one device does.
+    variables keep the first replica's update), as one device does; the evaluation's
+    identity metrics hold the global batch's predictions.
+
+    Example:
+        >>> times = global_batch(features["times"])  # doctest: +SKIP
     """
     tf = import_tf()
     context = tf.distribute.get_replica_context()
@@ -150,7 +154,7 @@ class InputStatisticsFromMiniBatch:
             )
         if not update_statistics or times is None:
             return statistics
-        times, values = _global_batch(times), _global_batch(values)
+        times, values = global_batch(times), global_batch(values)
         update = self._update_statistics_from_mini_batch(statistics, auxiliary, times, values)
         with tf.control_dependencies([update]):
             current = tf.nest.pack_sequence_as(
