@@ -60,7 +60,7 @@ def _tf_root() -> str:
         raise TfportOperationError(
             message(
                 "The tensorflow package is not installed, its .proto definitions are needed",
-                "Install tensorflow==2.21.*",
+                "Install TensorFlow 2.16 to 2.21 (pip install 'tensorflow>=2.16,<2.22')",
             )
         )
     return list(spec.submodule_search_locations)[0]
