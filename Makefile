@@ -11,10 +11,19 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
 
 TF_OLDEST ?= 2.16.2
-# The range jobs' tests: packaging, golden cases on one device and mirrored:2, CLI smoke.
+# The range jobs' tests (RANGE_TESTS): packaging (pip's resolution included), golden cases on
+# one device and mirrored:2 (seed Keras model, custom model_fn, canned estimators,
+# TPUEstimator on CPU), CLI smoke tests. Chosen to fit CI's budget for both jobs (12 min).
 GOLDEN_ACC := tests/estimator/test_accelerators.py
-RANGE_TESTS ?= tests/test_packaging.py tests/test_cli.py tests/keras/test_golden.py \
-	tests/estimator/test_golden_custom.py \
+GOLDEN_CUSTOM := tests/estimator/test_golden_custom.py
+RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
+	tests/test_cli.py::test_help_does_not_import_tensorflow \
+	tests/test_cli.py::test_run_missing_script_is_exit_2_one_line \
+	tests/test_cli.py::test_run_passes_argv_and_returns_the_scripts_exit_code \
+	$(GOLDEN_CUSTOM)::test_resume_from_step0_reproduces_step40_variables \
+	$(GOLDEN_CUSTOM)::test_resume_reproduces_metrics_and_predictions \
+	$(GOLDEN_CUSTOM)::test_model_dir_layout_and_summary_tags \
+	$(GOLDEN_CUSTOM)::test_export_matches_golden_export \
 	tests/canned/test_canned_goldens.py::test_resume_from_step0_reproduces_step40 \
 	$(GOLDEN_ACC)::test_golden_tpu_estimator_on_cpu \
 	$(GOLDEN_ACC)::test_custom_v1_adam_on_mirrored_2_matches_single_device_golden \
