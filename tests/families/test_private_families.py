@@ -74,6 +74,9 @@ def _assert_matches(goldens, case, model_dir, out, atol):
 def test_case_reproduces_the_legacy_golden(case, goldens, one_device):
     model_dir, out = one_device[case]
     _assert_matches(goldens, case, model_dir, out, ATOL)
+    want = json.loads((goldens / case / "expected.json").read_text())
+    for folder, tags in want["summary_tags"].items():  # array metrics: tensor summaries
+        assert compare.summary_tags(model_dir, folder) == set(tags), folder
 
 
 @pytest.mark.parametrize("case", CASES)
