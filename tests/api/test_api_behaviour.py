@@ -97,7 +97,8 @@ def _checkpoint_diff(got: pathlib.Path, want: pathlib.Path) -> float:
     worst = 0.0
     for name in b:
         assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
-        worst = max(worst, float(np.max(np.abs(a[name] - b[name]).astype(float), initial=0.0)))
+        diff = np.abs(a[name].astype(float) - b[name].astype(float))  # bool: STOP flag
+        worst = max(worst, float(np.max(diff, initial=0.0)))
     return worst
 
 
