@@ -196,6 +196,17 @@ NAMES["head.base_head"].update(
         "classification_output": f"{_L}canned_head:_classification_output",
     }
 )
+NAMES["head.base_head"].update(
+    {
+        n: f"{_L}base_head:{n}"
+        for n in (
+            "validate_loss_reduction validate_n_classes validate_loss_fn_args "
+            "check_prediction_keys validate_trainable_variables validate_update_ops "
+            "validate_v2_optimizer create_eval_metrics_tuple update_metric_with_broadcast_weights "
+            "check_label_range call_loss_fn create_estimator_spec_summary"
+        ).split()
+    }
+)
 NAMES["head.head_utils"].update(_names("binary_or_multi_class_head"))
 NAMES["inputs.numpy_io"].update(_names("string_types"))
 NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"

@@ -304,3 +304,31 @@ def test_a_private_name_not_provided_gives_one_tfport_line(tf):
     assert "\n" not in text and text.rstrip().endswith("Received: name='_no_such_name'")
     with pytest.raises(AttributeError, match="not provided by tfport"):
         _module("estimator")._no_such_name  # noqa: B018
+
+
+def test_base_head_helpers_for_libraries_writing_v2_heads(tf):
+    base = _module("head.base_head", PREFIXES[1])
+    base.validate_loss_reduction("sum_over_batch_size")
+    with pytest.raises(ValueError, match="Invalid loss_reduction"):
+        base.validate_loss_reduction("none")
+    with pytest.raises(ValueError, match="unexpected args"):
+        base.validate_loss_fn_args(lambda labels, logits, extra: None)
+    with pytest.raises(ValueError, match="Prediction key"):
+        base.check_prediction_keys(["nope"], ["logits"])
+    with pytest.raises(ValueError, match="list or a tuple"):
+        base.validate_trainable_variables("w")
+    fn, tensors = base.create_eval_metrics_tuple(lambda a, b: a + b, {"a": 1.0, "b": tf.ones([])})
+    assert list(tensors) == ["b"] and fn(b=2.0) == 3.0
+    with tf.Graph().as_default():
+        labels = tf.constant([[0], [2]], tf.int64)
+        checked = base.check_label_range(labels, 3)
+        fed = tf.compat.v1.placeholder(tf.int64, [None, 1])
+        bad = base.check_label_range(fed, 3)
+        loss = base.call_loss_fn(
+            lambda labels, logits: tf.square(logits - labels), tf.ones([2, 1]), tf.zeros([2, 1]), {}
+        )
+        with tf.compat.v1.Session() as sess:
+            assert sess.run(checked).tolist() == [[0], [2]]
+            assert sess.run(loss).tolist() == [[1.0], [1.0]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="n_classes - 1"):
+                sess.run(bad, {fed: [[3]]})
