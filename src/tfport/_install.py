@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf, prepare_environment
 
 _MISSING = object()
@@ -140,13 +141,13 @@ def _set(module: Any, name: str, value: Any) -> None:
         setattr(module, name, value)
     except (AttributeError, TypeError):
         object.__setattr__(module, name, value)
-    wrapped = getattr(module, "_tfmw_wrapped_module", None)
+    wrapped = tf_internals.module_wrapper_target(module)
     if wrapped is not None:
         setattr(wrapped, name, value)
 
 
 def _delete(module: Any, name: str) -> None:
-    for target in (module, getattr(module, "_tfmw_wrapped_module", None)):
+    for target in (module, tf_internals.module_wrapper_target(module)):
         if target is None:
             continue
         try:
@@ -173,7 +174,8 @@ def _add_legacy_paths(handle: Installation, package: Any) -> None:
     for key, module in made.items():
         handle.add_module(key, module)
     handle.set(package, "python", sys.modules["tensorflow_estimator.python"])
-    tf_python = sys.modules.get("tensorflow.python")
+    tf_python = tf_internals.tf_python_package()
+
     if tf_python is not None:
         handle.set(tf_python, "estimator", sys.modules["tensorflow.python.estimator"])
     handle.set(sys, "meta_path", [_legacy_paths.GoneFinder(), *sys.meta_path])

@@ -1,24 +1,592 @@
-"""The one place tfport touches TensorFlow's internals (functions appended by each user).
+"""The one place tfport touches TensorFlow's internals.
+
+Every `tensorflow.python.*` import and every read or write of a private attribute of a
+TensorFlow object lives here, behind a named function saying what it relies on and since
+which TensorFlow version it has held (all of them hold on 2.16 - 2.21, the tested range).
+Everything else in tfport uses these functions or TensorFlow's public API
+(`tests/test_boundary.py` checks; `tests/test_tf_canary.py` touches every symbol listed in
+`SYMBOLS` and every private attribute read here, so a TensorFlow release that moves one
+breaks one test naming it).
 
 Importing this module does not import TensorFlow: each function imports what it needs.
 
 Example:
     >>> from tfport._common import tf_internals
-    >>> callable(tf_internals.saved_model_loader)
+    >>> ("training.evaluation", "_StopAfterNEvalsHook") in tf_internals.SYMBOLS
     True
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
+# (module under `tensorflow.python`, attribute): every internal symbol tfport uses.
+SYMBOLS: tuple[tuple[str, str], ...] = (
+    ("ops.lookup_ops", "index_table_from_file"),
+    ("ops.clustering_ops", "KMeans"),
+    ("saved_model.model_utils.export_output", "ExportOutput"),
+    ("saved_model.model_utils.export_utils", "get_timestamped_export_dir"),
+    ("feature_column.feature_column", "_NumericColumn"),
+    ("feature_column.feature_column_v2", "SharedEmbeddingColumn"),
+    ("tpu.feature_column", "_TPUEmbeddingColumn"),
+    ("tpu.feature_column_v2", "_TPUEmbeddingColumnV2"),
+    ("tpu.tpu_function", "get_tpu_context"),
+    ("tpu.tpu_optimizer", "CrossShardOptimizer"),
+    ("training.saving.saveable_object", "SaveableObject"),
+    ("training.saving.saveable_object", "SaveSpec"),
+    ("training.saving.saveable_object_util", "op_list_to_dict"),
+    ("training.saving.saveable_object_util", "saveable_objects_from_trackable"),
+    ("trackable.base", "VARIABLE_VALUE_KEY"),
+    ("trackable.autotrackable", "AutoTrackable"),
+    ("distribute.values", "DistributedValues"),
+    ("distribute.values", "PerReplica"),
+    ("distribute.mirrored_strategy", "MirroredExtended"),
+    ("distribute.cross_device_ops", "CollectiveAllReduce"),
+    ("distribute.cross_device_ops", "ReductionToOneDevice"),
+    ("distribute.distribute_utils", "get_loss_reduction"),
+    ("distribute.reduce_util", "ReduceOp"),
+    ("training.optimizer", "Optimizer"),
+    ("training.training_util", "GLOBAL_STEP_READ_KEY"),
+    ("training.evaluation", "_get_or_create_eval_step"),
+    ("training.evaluation", "_StopAfterNEvalsHook"),
+    ("training.checkpoint_utils", "_init_from_checkpoint"),
+    ("checkpoint.checkpoint", "frozen_saver"),
+    ("checkpoint.graph_view", "ObjectGraphView"),
+    ("eager.context", "context"),
+    ("eager.context", "eager_mode"),
+    ("saved_model.loader_impl", "SavedModelLoader"),
+    ("saved_model.loader_impl", "_get_main_op_tensor"),
+    ("saved_model.loader_impl", "get_asset_tensors"),
+)
 
-def _loader_impl() -> Any:
+# (module under `tensorflow.python`, class or None for the module, attribute): every
+# private attribute of a TensorFlow object read or written here. The class has it (a
+# method) or sets it on its instances (`self.<attribute> = ...` in its source).
+ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
+    ("ops.variables", "Variable", "_save_slice_info"),
+    ("ops.variables", "PartitionedVariable", "_get_variable_list"),
+    (
+        "distribute.collective_all_reduce_strategy",
+        "CollectiveAllReduceExtended",
+        "_in_multi_worker_mode",
+    ),
+    ("distribute.collective_all_reduce_strategy", "CollectiveAllReduceExtended", "_num_workers"),
+    ("distribute.collective_all_reduce_strategy", "CollectiveAllReduceExtended", "_id_in_cluster"),
+    ("distribute.mirrored_strategy", "MirroredExtended", "_cross_device_ops"),
+    ("distribute.cross_device_ops", "CollectiveAllReduce", "_launchers"),
+    ("distribute.cross_device_utils", "CollectiveReplicaLauncher", "_device"),
+    ("distribute.distribute_lib", "StrategyBase", "_scale_loss_for_estimator_enabled"),
+    ("training.optimizer", "Optimizer", "_scale_loss"),
+    ("framework.ops", "Graph", "_is_loss_scaled_by_optimizer"),
+    ("framework.ops", "Graph", "_last_loss_reduction"),
+    ("framework.ops", "Graph", "_distribution_strategy_stack"),
+    ("framework.ops", "Graph", "_variable_creator_stack"),
+    ("framework.ops", "Operation", "_get_control_flow_context"),
+    ("framework.ops", "Operation", "_update_input"),
+    ("saved_model.builder_impl", "SavedModelBuilder", "_add_train_op"),
+    ("training.evaluation", "_StopAfterNEvalsHook", "_set_evals_completed_tensor"),
+    ("training.checkpoint_utils", None, "_init_from_checkpoint"),
+    ("training.basic_session_run_hooks", "CheckpointSaverHook", "_listeners"),
+    ("training.basic_session_run_hooks", "CheckpointSaverHook", "_checkpoint_dir"),
+    ("training.basic_session_run_hooks", "CheckpointSaverHook", "_steps_per_run"),
+    ("training.basic_session_run_hooks", "StepCounterHook", "_summary_writer"),
+    ("training.basic_session_run_hooks", "StepCounterHook", "_steps_per_run"),
+    ("training.basic_session_run_hooks", "SummarySaverHook", "_next_step"),
+    ("training.monitored_session", "MonitoredSession", "_tf_sess"),
+    ("client.session", "BaseSession", "_closed"),
+    ("client.session", "BaseSession", "_do_call"),
+    ("tpu.feature_column_v2", "_TPUDeviceSpecificEmbeddingColumnV2", "_embedding_lookup_device"),
+    ("training.adam", "AdamOptimizer", "_beta1"),
+    ("training.adam", "AdamOptimizer", "_beta2"),
+    ("training.adam", "AdamOptimizer", "_epsilon"),
+    ("training.adam", "AdamOptimizer", "_lr"),
+    ("training.gradient_descent", "GradientDescentOptimizer", "_learning_rate"),
+    ("training.adagrad", "AdagradOptimizer", "_initial_accumulator_value"),
+    ("training.ftrl", "FtrlOptimizer", "_learning_rate_power"),
+    ("training.ftrl", "FtrlOptimizer", "_l1_regularization_strength"),
+    ("training.ftrl", "FtrlOptimizer", "_l2_regularization_strength"),
+    ("training.ftrl", "FtrlOptimizer", "_l2_shrinkage_regularization_strength"),
+    ("training.ftrl", "FtrlOptimizer", "_beta"),
+    ("util.module_wrapper", "TFModuleWrapper", "_tfmw_wrapped_module"),
+    ("trackable.base", "Trackable", "_track_trackable"),
+    (
+        "distribute.distribute_lib",
+        "StrategyExtendedV2",
+        "_experimental_distribute_values_from_function",
+    ),
+    ("training.saver", "Saver", "_object_restore_saver"),
+)
+
+
+def _tf(module: str, name: str) -> Any:
+    """`tensorflow.python.<module>.<name>` (TensorFlow imported the tfport way first)."""
     from tfport._common.tfenv import import_tf
 
     import_tf()
-    return importlib.import_module("tensorflow.python.saved_model.loader_impl")
+    return getattr(importlib.import_module(f"tensorflow.python.{module}"), name)
+
+
+def _module(module: str) -> Any:
+    from tfport._common.tfenv import import_tf
+
+    import_tf()
+    return importlib.import_module(f"tensorflow.python.{module}")
+
+
+# --- modules with no public path ------------------------------------------------------
+
+
+def lookup_ops() -> Any:
+    """`tensorflow.python.ops.lookup_ops` (contrib's index/string tables; TF >= 1.x).
+
+    Example:
+        >>> lookup_ops().index_table_from_file  # doctest: +SKIP
+    """
+    return _module("ops.lookup_ops")
+
+
+def clustering_ops() -> Any:
+    """`tensorflow.python.ops.clustering_ops` (the k-means graph `KMeans`; TF >= 1.x).
+
+    Example:
+        >>> clustering_ops().KMeans  # doctest: +SKIP
+    """
+    return _module("ops.clustering_ops")
+
+
+def export_output() -> Any:
+    """`tensorflow.python.saved_model.model_utils.export_output` (PredictOutput, ...).
+
+    The Estimator's export output classes; no public path since `tf.estimator` left
+    TensorFlow (2.16). Present since TF 2.1.
+
+    Example:
+        >>> export_output().PredictOutput  # doctest: +SKIP
+    """
+    return _module("saved_model.model_utils.export_output")
+
+
+def export_utils() -> Any:
+    """`tensorflow.python.saved_model.model_utils.export_utils` (TF >= 2.1).
+
+    Timestamped export directories and the signature defs of export outputs.
+
+    Example:
+        >>> export_utils().get_timestamped_export_dir  # doctest: +SKIP
+    """
+    return _module("saved_model.model_utils.export_utils")
+
+
+def feature_column_v1() -> Any:
+    """`tensorflow.python.feature_column.feature_column` (TF1 columns; TF >= 1.x)."""
+    return _module("feature_column.feature_column")
+
+
+def feature_column_v2() -> Any:
+    """`tensorflow.python.feature_column.feature_column_v2` (StateManager etc.; TF >= 2.0)."""
+    return _module("feature_column.feature_column_v2")
+
+
+def tpu_feature_columns() -> tuple[Any, Any] | None:
+    """TF's TPU embedding column modules `(feature_column, feature_column_v2)`, or None.
+
+    Present in CPU builds since TF 1.14; None where a build leaves them out.
+    """
+    try:
+        return _module("tpu.feature_column"), _module("tpu.feature_column_v2")
+    except ImportError:  # pragma: no cover - TensorFlow without its TPU columns
+        return None
+
+
+def tpu_shard_count() -> int | None:
+    """The shard count of the TPU function being built (`tpu_function`), None outside one."""
+    return _tf("tpu.tpu_function", "get_tpu_context")().number_of_shards
+
+
+def cross_shard_optimizer_class() -> Any:
+    """`tensorflow.python.tpu.tpu_optimizer.CrossShardOptimizer` (TF >= 1.x)."""
+    return _tf("tpu.tpu_optimizer", "CrossShardOptimizer")
+
+
+def auto_trackable() -> Any:
+    """A new `AutoTrackable` (the plain checkpoint node; `trackable.autotrackable`, TF >= 2.9)."""
+    return _tf("trackable.autotrackable", "AutoTrackable")()
+
+
+def eager_mode() -> Any:
+    """`context.eager_mode()`: a block run eagerly even inside a v1 graph (TF >= 2.0)."""
+    return _tf("eager.context", "eager_mode")()
+
+
+def eager_context_config() -> Any:
+    """The eager context's merged `ConfigProto` (`context.context().config`, TF >= 2.0)."""
+    return _tf("eager.context", "context")().config
+
+
+# --- variables, saveables, trackables -------------------------------------------------
+
+
+def save_slice_info(var: Any) -> Any:
+    """A partitioned variable part's `_save_slice_info` (full name, shape), else None.
+
+    Set on every part of a `PartitionedVariable` since TF 1.x.
+    """
+    return getattr(var, "_save_slice_info", None)
+
+
+def is_partitioned_variable(value: Any) -> bool:
+    """True for a v1 `PartitionedVariable` (it has `_get_variable_list` since TF 1.x)."""
+    return hasattr(value, "_get_variable_list")
+
+
+def saveable_object_class() -> Any:
+    """`saveable_object.SaveableObject` (a v1 Saver's unit of saving; TF >= 1.x)."""
+    return _tf("training.saving.saveable_object", "SaveableObject")
+
+
+def save_spec_class() -> Any:
+    """`saveable_object.SaveSpec` (one tensor of a SaveableObject; TF >= 1.x)."""
+    return _tf("training.saving.saveable_object", "SaveSpec")
+
+
+def saver_key(var: Any) -> str:
+    """The name a v1 Saver stores `var` under (`saveable_object_util.op_list_to_dict`)."""
+    util = _module("training.saving.saveable_object_util")
+    (name,) = util.op_list_to_dict([var]).keys()
+    return name
+
+
+def distributed_saveables(var: Any, name: str) -> dict:
+    """`{key: saveable}` saving every replica of a distributed `var` under `name`.
+
+    Uses `saveable_objects_from_trackable(tf1_saver=True)` (TF >= 2.11) and
+    `trackable.base.VARIABLE_VALUE_KEY`.
+    """
+    util = _module("training.saving.saveable_object_util")
+    value_key = _tf("trackable.base", "VARIABLE_VALUE_KEY")
+    out = {}
+    factories = util.saveable_objects_from_trackable(var, tf1_saver=True)
+    for attr, factory in factories.items():
+        full = name if attr == value_key else f"{name}_{attr}"
+        out[full] = factory(name=full) if callable(factory) else factory
+    return out
+
+
+def track_child(parent: Any, child: Any, name: str) -> None:
+    """Makes `child` a checkpoint dependency `name` of the trackable `parent`.
+
+    `Trackable._track_trackable(overwrite=True)`, TF >= 2.0.
+    """
+    parent._track_trackable(child, name, overwrite=True)
+
+
+def object_graph_view(root: Any) -> Any:
+    """`graph_view.ObjectGraphView(root)`: the object graph a checkpoint saves (TF >= 2.5)."""
+    return _tf("checkpoint.graph_view", "ObjectGraphView")(root)
+
+
+def object_based_saver(root: Any, sharded: bool = True) -> Any:
+    """A v1 Saver writing `root`'s object graph, restoring object-based checkpoints too.
+
+    Relies on `ObjectGraphView.frozen_saveable_objects`, `checkpoint.frozen_saver` and the
+    Saver's `_object_restore_saver` slot (TF >= 2.5).
+    """
+    import tensorflow as tf
+
+    var_list = object_graph_view(root).frozen_saveable_objects()
+    saver = tf.compat.v1.train.Saver(var_list=var_list, sharded=sharded)
+    saver._object_restore_saver = _tf("checkpoint.checkpoint", "frozen_saver")(root)
+    return saver
+
+
+# --- distribution ----------------------------------------------------------------------
+
+
+def is_distributed_values(value: Any) -> bool:
+    """True for a MirroredVariable, PerReplica, ... (`values.DistributedValues`, TF >= 2.0)."""
+    return isinstance(value, _tf("distribute.values", "DistributedValues"))
+
+
+def per_replica(values: tuple) -> Any:
+    """`values.PerReplica(values)`: one value per local replica (TF >= 2.0)."""
+    return _tf("distribute.values", "PerReplica")(values)
+
+
+def is_single_worker_mirrored(strategy: Any) -> bool:
+    """True when `strategy.extended` is exactly `MirroredExtended` (not multi-worker)."""
+    extended = getattr(strategy, "extended", None)
+    return type(extended) is _tf("distribute.mirrored_strategy", "MirroredExtended")
+
+
+def in_multi_worker_mode(strategy: Any) -> bool:
+    """`strategy.extended._in_multi_worker_mode()` (False where absent; TF >= 2.0)."""
+    check = getattr(strategy.extended, "_in_multi_worker_mode", None)
+    return bool(check and check())
+
+
+def worker_position(strategy: Any) -> tuple[int, int]:
+    """`(workers, this worker's index)` of a multi-worker strategy.
+
+    `extended._num_workers` and `extended._id_in_cluster` (CollectiveAllReduceExtended,
+    TF >= 2.0).
+    """
+    extended = strategy.extended
+    return int(extended._num_workers), int(extended._id_in_cluster)
+
+
+def collective_launchers(strategy: Any) -> tuple:
+    """The collective launchers of a multi-worker strategy's cross-device ops, else ().
+
+    `extended._cross_device_ops._launchers` (CollectiveAllReduce, TF >= 2.4).
+    """
+    extended = getattr(strategy, "extended", None)
+    return tuple(getattr(getattr(extended, "_cross_device_ops", None), "_launchers", ()))
+
+
+def launcher_device(launcher: Any) -> Any:
+    """The device a collective launcher runs on (`CollectiveReplicaLauncher._device`)."""
+    return launcher._device
+
+
+def reduce_to_one_device(strategy: Any) -> None:
+    """Replaces a single-worker MirroredStrategy's collective all-reduce (graph mode).
+
+    `extended._cross_device_ops`, `CollectiveAllReduce`, `ReductionToOneDevice` (TF >= 2.0).
+    """
+    extended = strategy.extended
+    if isinstance(
+        extended._cross_device_ops, _tf("distribute.cross_device_ops", "CollectiveAllReduce")
+    ):
+        extended._cross_device_ops = _tf("distribute.cross_device_ops", "ReductionToOneDevice")()
+
+
+def scale_loss_for_estimator(strategy: Any) -> Any:
+    """`strategy._scale_loss_for_estimator_enabled()`: v1 optimizers divide losses by N.
+
+    The context manager TF kept for the Estimator (TF >= 2.2).
+    """
+    return strategy._scale_loss_for_estimator_enabled()
+
+
+def loss_reduction_is_mean() -> bool:
+    """True when the current loss reduction is MEAN (`distribute_utils.get_loss_reduction`)."""
+    reduce_op = _tf("distribute.reduce_util", "ReduceOp")
+    return _tf("distribute.distribute_utils", "get_loss_reduction")() == reduce_op.MEAN
+
+
+@contextlib.contextmanager
+def v1_optimizer_loss_scaling(scale: Callable[[Any], Any]) -> Iterator[None]:
+    """v1 optimizers scale each replica's loss with `scale` in the block.
+
+    Replaces the static `training.optimizer.Optimizer._scale_loss` (TF >= 1.14).
+    """
+    optimizer = _tf("training.optimizer", "Optimizer")
+    original = optimizer.__dict__["_scale_loss"]
+    optimizer._scale_loss = staticmethod(scale)
+    try:
+        yield
+    finally:
+        optimizer._scale_loss = original
+
+
+def mark_loss_scaled(graph: Any, scaled: bool) -> None:
+    """Sets `graph._is_loss_scaled_by_optimizer` (read by v1 loss reductions; TF >= 2.0)."""
+    graph._is_loss_scaled_by_optimizer = scaled
+
+
+def loss_scaled_by_optimizer(graph: Any) -> bool:
+    """`graph._is_loss_scaled_by_optimizer` (False where unset; TF >= 2.0)."""
+    return bool(getattr(graph, "_is_loss_scaled_by_optimizer", False))
+
+
+def last_loss_reduction(graph: Any) -> Any:
+    """`graph._last_loss_reduction` (set by v1 `compute_weighted_loss`, TF >= 2.0), or None."""
+    return getattr(graph, "_last_loss_reduction", None)
+
+
+def set_last_loss_reduction(graph: Any, reduction: str) -> None:
+    """Sets `graph._last_loss_reduction` as v1 `compute_weighted_loss` does."""
+    graph._last_loss_reduction = reduction
+
+
+# --- graphs, sessions, hooks -----------------------------------------------------------
+
+
+def global_step_read_key() -> str:
+    """`training_util.GLOBAL_STEP_READ_KEY`: the collection of global-step reads."""
+    return _tf("training.training_util", "GLOBAL_STEP_READ_KEY")
+
+
+def control_flow_context(op: Any) -> Any:
+    """`op._get_control_flow_context()`: the v1 while/cond context of an op, or None."""
+    return op._get_control_flow_context()
+
+
+def update_op_input(op: Any, index: int, tensor: Any) -> None:
+    """Rewires input `index` of a graph op to `tensor` (`Operation._update_input`)."""
+    op._update_input(index, tensor)
+
+
+def add_train_op(builder: Any, train_op: Any) -> None:
+    """`SavedModelBuilder._add_train_op`: the legacy exporter's record of the train op."""
+    builder._add_train_op(train_op)
+
+
+def eval_step_and_stop_hook(steps: int | None) -> tuple[Any, Any, Callable[[Any], None]]:
+    """`(eval_step, StopAfterNEvalsHook, set_increment)` as `tf.compat.v1` evaluation uses.
+
+    `evaluation._get_or_create_eval_step`, `_StopAfterNEvalsHook` and its
+    `_set_evals_completed_tensor` (TF >= 1.x).
+    """
+    eval_step = _tf("training.evaluation", "_get_or_create_eval_step")()
+    hook = _tf("training.evaluation", "_StopAfterNEvalsHook")(steps, log_progress=True)
+    return eval_step, hook, hook._set_evals_completed_tensor
+
+
+@contextlib.contextmanager
+def init_from_checkpoint_in_init_scope() -> Iterator[None]:
+    """`init_from_checkpoint` called in a function body builds its assigns outside it.
+
+    Wraps `checkpoint_utils._init_from_checkpoint` (the function the public one calls in
+    each replica, TF >= 2.0) in `init_scope`.
+    """
+    import tensorflow as tf
+
+    utils = _module("training.checkpoint_utils")
+    original = utils._init_from_checkpoint
+
+    def lifted(ckpt_dir_or_file: Any, assignment_map: Any) -> Any:
+        with tf.init_scope():
+            return original(ckpt_dir_or_file, assignment_map)
+
+    utils._init_from_checkpoint = lifted
+    try:
+        yield
+    finally:
+        utils._init_from_checkpoint = original
+
+
+def set_hook_run_length(hook: Any, steps: int, end: int) -> None:
+    """Tells a hook that one `session.run` now makes `steps` steps, ending at step `end`.
+
+    Sets `_steps_per_run` where a hook has it (StepCounterHook, CheckpointSaverHook and
+    tfport's logging hooks; TF >= 1.13) and moves a `SummarySaverHook`'s `_next_step`
+    (which assumes one step per run) to `end`.
+    """
+    import tensorflow as tf
+
+    if hasattr(hook, "_steps_per_run"):
+        hook._steps_per_run = steps
+    if isinstance(hook, tf.compat.v1.train.SummarySaverHook) and hook._next_step is not None:
+        hook._next_step = end
+
+
+def saver_hook_listeners(hook: Any) -> list:
+    """A `CheckpointSaverHook`'s listener list (`_listeners`, TF >= 1.x), to extend."""
+    return hook._listeners
+
+
+def saver_hook_directory(hook: Any) -> str:
+    """A `CheckpointSaverHook`'s checkpoint directory (`_checkpoint_dir`, TF >= 1.x)."""
+    return hook._checkpoint_dir
+
+
+def hook_summary_writer(hook: Any) -> Any:
+    """A `StepCounterHook`'s summary writer (`_summary_writer`, None without one)."""
+    return hook._summary_writer
+
+
+def raw_session(monitored: Any) -> Any:
+    """The `tf.compat.v1.Session` under a MonitoredSession (`_tf_sess()`), else None."""
+    get = getattr(monitored, "_tf_sess", None)
+    return get() if get is not None else None
+
+
+def session_closed(session: Any) -> bool:
+    """`Session._closed` (TF >= 1.x)."""
+    return bool(session._closed)
+
+
+def call_callable(session: Any, callable_fn: Any, options: Any, run_metadata: Any) -> Any:
+    """Runs a `make_callable` result with options (`BaseSession._do_call`, TF >= 1.x)."""
+    return session._do_call(callable_fn, options, run_metadata)
+
+
+def embedding_lookup_device(column: Any) -> Any:
+    """A TPU embedding column's `_embedding_lookup_device` (TF >= 2.4), None elsewhere."""
+    return getattr(column, "_embedding_lookup_device", None)
+
+
+def v1_optimizer_hyperparameters(opt: Any) -> dict[str, Any]:
+    """The constructor arguments a `tf.compat.v1.train` optimizer keeps as private fields.
+
+    `_learning_rate` (`_lr` before TF 1.x's rename), `_initial_accumulator_value`,
+    `_beta1`, `_beta2`, `_epsilon`, `_learning_rate_power`, `_l1/_l2_regularization_strength`,
+    `_l2_shrinkage_regularization_strength`, `_beta` (each present on its optimizer).
+    """
+    names = (
+        "initial_accumulator_value",
+        "beta1",
+        "beta2",
+        "epsilon",
+        "learning_rate_power",
+        "l1_regularization_strength",
+        "l2_regularization_strength",
+        "l2_shrinkage_regularization_strength",
+        "beta",
+    )
+    out = {name: getattr(opt, "_" + name) for name in names if hasattr(opt, "_" + name)}
+    out["learning_rate"] = getattr(opt, "_learning_rate", getattr(opt, "_lr", None))
+    return out
+
+
+def module_wrapper_target(module: Any) -> Any:
+    """The module a `TFModuleWrapper` (TF's lazy API modules) wraps, else None.
+
+    `_tfmw_wrapped_module`, TF >= 2.0.
+    """
+    return getattr(module, "_tfmw_wrapped_module", None)
+
+
+def tf_python_package() -> Any:
+    """`tensorflow.python` if TensorFlow was imported, else None (never imports it)."""
+    return sys.modules.get("tensorflow.python")
+
+
+@contextlib.contextmanager
+def outer_graph_shares_replica_stacks() -> Iterator[None]:
+    """In a function graph built by a replica thread, the outer graph gets its stacks.
+
+    The outer graph's `_distribution_strategy_stack` and `_variable_creator_stack` are
+    the inner (function) graph's for the block, so `init_scope` creates variables as the
+    replica would (per-graph, per-thread stacks of `ops.Graph`, TF >= 2.0). Does nothing
+    outside a function graph or when the outer context is eager.
+    """
+    import tensorflow as tf
+
+    inner = tf.compat.v1.get_default_graph()
+    if not getattr(inner, "building_function", False):
+        yield
+        return
+    with tf.init_scope():
+        outer = tf.compat.v1.get_default_graph()
+    if outer is inner or getattr(outer, "building_function", False):
+        yield  # eager outer context (tf.function): nothing to lift into
+        return
+    saved = (outer._distribution_strategy_stack, outer._variable_creator_stack)
+    outer._distribution_strategy_stack = list(inner._distribution_strategy_stack)
+    outer._variable_creator_stack = inner._variable_creator_stack
+    try:
+        yield
+    finally:
+        outer._distribution_strategy_stack, outer._variable_creator_stack = saved
+
+
+# --- TF1 SavedModel loading (SavedModelEstimator) --------------------------------------
 
 
 def saved_model_loader(export_dir: str) -> Any:
@@ -28,19 +596,20 @@ def saved_model_loader(export_dir: str) -> Any:
     (`get_meta_graph_def_from_tags`) and `load_graph(graph, tags, input_map,
     return_elements)` without a session (TF >= 1.11, unchanged to 2.21).
     """
-    return _loader_impl().SavedModelLoader(export_dir)
+    return _tf("saved_model.loader_impl", "SavedModelLoader")(export_dir)
 
 
 def saved_model_main_op(meta_graph_def: Any) -> Any:
     """The main op (`saved_model_main_op` collection) of a meta graph imported into the
     default graph, or None: `loader_impl._get_main_op_tensor` (TF >= 1.12)."""
-    return _loader_impl()._get_main_op_tensor(meta_graph_def)
+    return _tf("saved_model.loader_impl", "_get_main_op_tensor")(meta_graph_def)
 
 
 def saved_model_asset_tensors(export_dir: str, meta_graph_def: Any) -> dict:
     """`{asset tensor: asset file path}` of an imported meta graph:
     `loader_impl.get_asset_tensors` (TF >= 1.12)."""
-    return _loader_impl().get_asset_tensors(export_dir, meta_graph_def, import_scope=None)
+    get = _tf("saved_model.loader_impl", "get_asset_tensors")
+    return get(export_dir, meta_graph_def, import_scope=None)
 
 
 def distribute_values_from_function(strategy: Any, value_fn: Any) -> Any:

@@ -13,7 +13,6 @@ import os
 import re
 import sys
 import tempfile
-import threading
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
@@ -175,55 +174,6 @@ def _configure_logging_once() -> None:
         return
     _logging_configured.append(True)
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
-
-
-# Seed holders of the graphs being built now (oldest first), and the holder they replaced.
-_SEEDED: list = []
-_UNSEEDED: list = []
-_SEEDED_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def keras_seeded(seed: int | None) -> Iterator[None]:
-    """Unseeded Keras initializers draw their seeds from `random.Random(seed)` inside.
-
-    Keras 2 initializers without a seed (`tf.keras.layers`, `tf.compat.v1.layers`) take a
-    fresh seed from Python's global `random` for each variable, so a graph-level seed
-    does not fix them. Inside this context (when `seed` is not None) they take it from a
-    private generator seeded with `seed`, so a graph built twice draws the same initial
-    values. Keras keeps that generator per thread; here it is shared by every thread,
-    because a strategy's replicas build the model in threads of their own (replica 0
-    creates the variables, so `mirrored:N` and parameter-server tasks draw one device's
-    initial values). The user's global `random` and numpy generators are not touched;
-    the previous holder is restored on exit.
-
-    Example:
-        >>> with keras_seeded(42):
-        ...     pass
-    """
-    if seed is None:
-        yield
-        return
-    import random
-    import types
-
-    try:
-        from tf_keras.src import backend
-    except ImportError:  # pragma: no cover - tf_keras is a dependency
-        yield
-        return
-    holder = types.SimpleNamespace(generator=random.Random(seed))
-    with _SEEDED_LOCK:
-        if not _SEEDED:
-            _UNSEEDED[:] = [backend._SEED_GENERATOR]
-        _SEEDED.append(holder)
-        backend._SEED_GENERATOR = holder
-    try:
-        yield
-    finally:
-        with _SEEDED_LOCK:
-            _SEEDED.remove(holder)
-            backend._SEED_GENERATOR = _SEEDED[-1] if _SEEDED else _UNSEEDED.pop()
 
 
 def filter_stderr_noise() -> None:

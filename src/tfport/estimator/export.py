@@ -32,12 +32,10 @@ _OUTPUTS = (
 
 def __getattr__(name: str) -> _typing.Any:
     if name in _OUTPUTS:
-        from tfport._common.tfenv import import_tf
+        from tfport._common import tf_internals
 
-        import_tf()
-        from tensorflow.python.saved_model.model_utils import export_output
+        return getattr(tf_internals.export_output(), name)
 
-        return getattr(export_output, name)
     raise AttributeError(f"module 'tfport.estimator.export' has no attribute {name!r}")
 
 

@@ -18,7 +18,7 @@ import os
 import re
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator import EstimatorSpec, ModeKeys, WarmStartSettings
@@ -50,11 +50,11 @@ def input_names(model: Any) -> list[str]:
     """
     from keras import tree
 
-    struct = getattr(model, "_inputs_struct", None)
+    struct = keras_internals.inputs_struct(model)
     if isinstance(struct, dict):
         return sorted(struct)
     inputs = getattr(model, "inputs", None) or []
-    return [t._keras_history.operation.name for t in tree.flatten(inputs)]
+    return [keras_internals.producing_layer_name(t) for t in tree.flatten(inputs)]
 
 
 def output_names(model: Any) -> list[str]:
@@ -66,13 +66,13 @@ def output_names(model: Any) -> list[str]:
     """
     from keras import tree
 
-    struct = getattr(model, "_outputs_struct", None)
+    struct = keras_internals.outputs_struct(model)
     if isinstance(struct, dict):
         return sorted(struct)
     outputs = getattr(model, "outputs", None) or []
     names: list[str] = []
     for t in tree.flatten(outputs):
-        name, n = t._keras_history.operation.name, 0
+        name, n = keras_internals.producing_layer_name(t), 0
         while (name if n == 0 else f"{name}_{n}") in names:
             n += 1
         names.append(name if n == 0 else f"{name}_{n}")
@@ -163,7 +163,9 @@ class ModelFn:
         loss = replica_loss
         if _inputs.replicas_in_sync() > 1:
             loss = replica_share.unscaled(replica_loss)
-            import_tf().compat.v1.get_default_graph()._last_loss_reduction = "sum_over_batch_size"
+            tf_internals.set_last_loss_reduction(
+                import_tf().compat.v1.get_default_graph(), "sum_over_batch_size"
+            )
         metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
         return replica_loss, loss, metrics
 
@@ -185,7 +187,7 @@ class ModelFn:
             features = {aliases.get(k, k): v for k, v in features.items()}
         flat = _inputs.ordered(features, names, "features", "inputs")
         _inputs.check_count(flat, names, "features")
-        struct = getattr(self.model, "_inputs_struct", None)
+        struct = keras_internals.inputs_struct(self.model)
         if struct is None or not tree.is_nested(struct):
             return flat[0]
         return tree.pack_sequence_as(struct, flat)
@@ -251,7 +253,7 @@ def _write_first_checkpoint(fn: ModelFn, config: Any, keras_dir: str) -> str:
         global_step = tf.compat.v1.train.create_global_step()
         gm = GraphModel(fn.model)
         optimizer = _optimizers.build(fn.opt_cls, fn.opt_config, global_step)
-        optimizer._create_all_weights(gm.of(fn.model.trainable_variables))
+        keras_internals.create_optimizer_variables(optimizer, gm.of(fn.model.trainable_variables))
         assigns = [var.assign(values[key]) for key, var in gm.graph_vars.items()]
         if fn.save_object_ckpt:
             saver = _saving.object_scaffold(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import keras_internals, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.keras._keras3_layout import Slot, layout
@@ -55,7 +56,7 @@ class GraphModel:
         model = self.model
         trainable = self.of(model.trainable_variables)
         non_trainable = self.of(model.non_trainable_variables)
-        kwargs = {"training": training} if getattr(model, "_call_has_training_arg", True) else {}
+        kwargs = {"training": training} if keras_internals.call_has_training_arg(model) else {}
         outputs, new_values, losses = model.stateless_call(
             trainable, non_trainable, inputs, return_losses=True, **kwargs
         )
@@ -68,15 +69,13 @@ class GraphModel:
 
     def trackable_root(self, optimizer: Any, global_step: Any) -> Any:
         """An object tree with tf_keras's checkpoint layout over the graph variables."""
-        from tensorflow.python.trackable.autotrackable import AutoTrackable
-
-        root = AutoTrackable()
+        root = tf_internals.auto_trackable()
         for slot in self.slots:
             node = root
             for part in slot.object_path[:-1]:
                 child = getattr(node, part, None)
                 if child is None:
-                    child = AutoTrackable()
+                    child = tf_internals.auto_trackable()
                     setattr(node, part, child)
                 node = child
             setattr(node, slot.object_path[-1], self.graph_vars[id(slot.variable)])
@@ -97,7 +96,7 @@ def compiled_loss(
     import keras
 
     tf = import_tf()
-    loss_fn = getattr(gm.model, "_compile_loss", None)
+    loss_fn = keras_internals.compiled_loss(gm.model)
     if loss_fn is None:
         raise TfportInputError(
             message(
@@ -109,17 +108,15 @@ def compiled_loss(
     _build_eagerly(loss_fn, y_true, y_pred, call=True)
     with keras.StatelessScope(state_mapping=gm.mapping() + _zeros_for(loss_fn.variables)):
         loss = loss_fn(y_true, y_pred, sample_weight)
-    from keras.src.losses.loss import scale_loss_for_distribution
-
     for value in reg_losses:
-        loss = loss + scale_loss_for_distribution(tf.cast(value, loss.dtype))
+        loss = loss + keras_internals.keras3_scale_loss_for_distribution(tf.cast(value, loss.dtype))
     return loss
 
 
 def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> dict:
     """{compiled metric name: (value, update_op)} on graph local variables."""
     tf = import_tf()
-    metrics = getattr(gm.model, "_compile_metrics", None)
+    metrics = keras_internals.compiled_metrics(gm.model)
     if metrics is None:
         return {}
     _build_eagerly(metrics, y_true, y_pred, call=False)
@@ -184,7 +181,6 @@ def _build_eagerly(obj: Any, y_true: Any, y_pred: Any, call: bool) -> None:
     if getattr(obj, "built", False):
         return
     import numpy as np
-    from tensorflow.python.eager import context
 
     from keras import tree
 
@@ -194,7 +190,7 @@ def _build_eagerly(obj: Any, y_true: Any, y_pred: Any, call: bool) -> None:
 
     yt, yp = tree.map_structure(example, y_true), tree.map_structure(example, y_pred)
     try:
-        with context.eager_mode():
+        with tf_internals.eager_mode():
             if call:
                 obj(yt, yp)
                 for metric in getattr(obj, "metrics", []):

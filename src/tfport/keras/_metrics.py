@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 
 
@@ -17,9 +18,9 @@ def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
         >>> keras2_metric_ops(clone, None)  # doctest: +SKIP
         {'accuracy': <MeanMetricWrapper ...>}
     """
-    if not getattr(clone, "_compile_metrics", None):
+    if not keras_internals.compiled_metrics(clone):
         return None
-    metrics = list(clone._compile_metric_functions)
+    metrics = keras_internals.compiled_metric_functions(clone)
     _as_local_variables([v for m in metrics for v in m.variables])
     return rename({m.name: m for m in metrics}, names_map)
 

@@ -8,6 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator import Estimator, RunConfig
@@ -185,7 +186,7 @@ def _check_compiled(model: Any) -> None:
     if (
         not getattr(model, "optimizer", None)
         or not getattr(model, "compiled", True)
-        or (getattr(model, "_is_compiled", True) is False)
+        or not keras_internals.is_compiled(model)
     ):
         raise TfportInputError(
             message(

@@ -15,6 +15,7 @@ import inspect
 import logging
 from typing import Any
 
+from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 
 log = logging.getLogger("tfport")
@@ -125,9 +126,7 @@ def graph_methods() -> list[tuple[type, str, Any]]:
         >>> [name for _, name, _ in graph_methods()]  # doctest: +SKIP
         ['get_gradients', 'get_updates']
     """
-    from tf_keras.src.optimizers import optimizer as current
-
-    cls = current.Optimizer
+    cls = keras_internals.tf_keras_optimizer_class()
     out = []
     for name, fn in (("get_gradients", _get_gradients), ("get_updates", _get_updates)):
         if name not in cls.__dict__:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
@@ -20,7 +21,7 @@ def object_scaffold(root: Any, global_step: Any) -> Any:
         >>> spec_scaffold = object_scaffold(clone, global_step)  # doctest: +SKIP
     """
     tf = import_tf()
-    root._track_trackable(global_step, GLOBAL_STEP_KEY, overwrite=True)
+    tf_internals.track_child(root, global_step, GLOBAL_STEP_KEY)
     if _outside_replicas(tf):
         return tf.compat.v1.train.Scaffold(saver=_object_saver(root))
     # Inside a replica the saveables of sync-on-read variables (BatchNormalization's
@@ -29,14 +30,7 @@ def object_scaffold(root: Any, global_step: Any) -> Any:
 
 
 def _object_saver(root: Any) -> Any:
-    from tensorflow.python.checkpoint import checkpoint as trackable_util
-    from tensorflow.python.checkpoint import graph_view
-
-    tf = import_tf()
-    var_list = graph_view.ObjectGraphView(root).frozen_saveable_objects()
-    saver = tf.compat.v1.train.Saver(var_list=var_list, sharded=True)
-    saver._object_restore_saver = trackable_util.frozen_saver(root)
-    return saver
+    return tf_internals.object_based_saver(root)
 
 
 def _outside_replicas(tf: Any) -> bool:
@@ -72,7 +66,7 @@ def export_outputs(predictions: dict, extra: dict | None) -> dict:
         {'serving_default': <PredictOutput>}
     """
     tf = import_tf()
-    from tensorflow.python.saved_model.model_utils import export_output
+    export_output = tf_internals.export_output()
 
     outputs = {
         tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: export_output.PredictOutput(predictions)

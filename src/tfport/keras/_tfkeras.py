@@ -13,7 +13,7 @@ import re
 import warnings
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator import EstimatorSpec, ModeKeys
@@ -43,9 +43,7 @@ def is_graph_network(model: Any) -> bool:
     """
     import tf_keras
 
-    return bool(getattr(model, "_is_graph_network", False)) or isinstance(
-        model, tf_keras.Sequential
-    )
+    return keras_internals.is_graph_network(model) or isinstance(model, tf_keras.Sequential)
 
 
 def check_subclassed(model: Any, custom_objects: dict | None) -> None:
@@ -91,7 +89,7 @@ class ModelFn:
         self._export_outputs = export_outputs
         self._opt_cls, self._opt_config = _optimizers.legacy_class_and_config(model.optimizer)
         # Read now: cloning in a graph swaps the model class's bases to graph-mode Keras.
-        self._compile_args = dict(model._get_compile_args())
+        self._compile_args = keras_internals.compile_args(model)
 
     def after_graph(self) -> None:
         """Called by the Estimator once a graph is built: the eager model works again."""
@@ -105,12 +103,12 @@ class ModelFn:
         loss = train_op = metric_ops = None
         if mode != ModeKeys.PREDICT:
             if mode == ModeKeys.TRAIN:
-                clone._make_train_function()
+                keras_internals.make_train_function(clone)
                 train_op = clone.train_function.updates_op
             else:
                 with warnings.catch_warnings():  # tf_keras's own deprecation notice
                     warnings.filterwarnings("ignore", message=".*state_updates.*")
-                    clone._make_test_function()
+                    keras_internals.make_test_function(clone)
             loss = _reported_loss(tf, clone.total_loss)
             metric_ops = _metrics.keras2_metric_ops(clone, self._metric_names_map)
         self._restore_subclassed()
@@ -129,7 +127,7 @@ class ModelFn:
 
     def _restore_subclassed(self) -> None:
         model = self._model
-        if not is_graph_network(model) and getattr(model, "_original_attributes_cache", None):
+        if not is_graph_network(model) and keras_internals.has_subclassed_state(model):
             import tf_keras
 
             tf_keras.__internal__.models.in_place_subclassed_model_state_restoration(model)
@@ -145,14 +143,7 @@ def restore_eager_classes(model: Any) -> None:
     Example:
         >>> restore_eager_classes(model)  # doctest: +SKIP
     """
-    from tf_keras.src.engine import base_layer, base_layer_v1, training, training_v1
-    from tf_keras.src.utils import version_utils
-
-    for obj in [model, *getattr(model, "submodules", ())]:
-        cls = type(obj)
-        if isinstance(obj, training.Model) or issubclass(cls, training_v1.Model):
-            version_utils.swap_class(cls, training.Model, training_v1.Model, True)
-        version_utils.swap_class(cls, base_layer.Layer, base_layer_v1.Layer, True)
+    keras_internals.restore_eager_classes(model)
 
 
 def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any = None) -> Any:
@@ -162,13 +153,11 @@ def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any 
         >>> clone = clone_and_compile(fn, "train", features, labels)  # doctest: +SKIP
     """
     import tf_keras
-    from tf_keras.src import backend
-    from tf_keras.src import metrics as tf_keras_metrics
 
     tf = import_tf()
     model = fn._model
     # the public set_learning_phase only adds a deprecation UserWarning to this call
-    backend.deprecated_internal_set_learning_phase(mode == ModeKeys.TRAIN)
+    keras_internals.set_learning_phase(mode == ModeKeys.TRAIN)
     inputs, targets, weights = _to_keras_io(model, features, labels)
     compile_clone = mode != ModeKeys.PREDICT
     global_step = args = None
@@ -186,21 +175,21 @@ def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any 
     )
     if compile_clone:
         args["optimizer"] = _optimizers.build(fn._opt_cls, fn._opt_config, global_step)
-        args["metrics"] = tf_keras_metrics.clone_metrics(args["metrics"])
-        args["weighted_metrics"] = tf_keras_metrics.clone_metrics(args["weighted_metrics"])
+        args["metrics"] = keras_internals.clone_metrics(args["metrics"])
+        args["weighted_metrics"] = keras_internals.clone_metrics(args["weighted_metrics"])
         if targets is not None:
             args["target_tensors"] = targets
         clone.compile(**args)
         if weights is not None:
-            clone._compile_weights_loss_and_weighted_metrics(
-                _standardize_weights(weights, clone.output_names)
+            keras_internals.compile_sample_weights(
+                clone, _standardize_weights(weights, clone.output_names)
             )
     return clone
 
 
 def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]:
     features, weights = _inputs.split_sample_weights(features)
-    graph_net = is_graph_network(model) and getattr(model, "_is_graph_network", False)
+    graph_net = is_graph_network(model) and keras_internals.is_graph_network(model)
     in_names = list(model.input_names) if graph_net else None
     out_names = list(model.output_names) if graph_net else None
     inputs = _inputs.ordered(features, in_names, "features", "inputs")
@@ -226,7 +215,7 @@ def _reported_loss(tf: Any, total_loss: Any) -> Any:
         return total_loss
     # tf_keras leaves its own last reduction ("none") on the graph; the step must weight
     # this loss by the batch shares, never sum it.
-    tf.compat.v1.get_default_graph()._last_loss_reduction = "sum_over_batch_size"
+    tf_internals.set_last_loss_reduction(tf.compat.v1.get_default_graph(), "sum_over_batch_size")
     return replica_share.unscaled(total_loss)
 
 
@@ -266,7 +255,7 @@ def save_first_checkpoint(fn: ModelFn, config: Any) -> str:
         tf.compat.v1.random.set_random_seed(config.tf_random_seed)
         global_step = tf.compat.v1.train.create_global_step()
         clone = clone_and_compile(fn, ModeKeys.TRAIN)
-        clone._make_train_function()
+        keras_internals.make_train_function(clone)
         with tf.compat.v1.Session(config=config.session_config) as session:
             if weights:
                 clone.set_weights(weights)
@@ -274,7 +263,7 @@ def save_first_checkpoint(fn: ModelFn, config: Any) -> str:
 
             tf_keras.__internal__.backend.initialize_variables(session)
             if fn._save_object_ckpt:
-                clone._track_trackable(global_step, "estimator_global_step")
+                tf_internals.track_child(clone, global_step, "estimator_global_step")
                 clone.save_weights(path)
             else:
                 tf.compat.v1.train.Saver().save(session, path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
@@ -110,9 +111,8 @@ def _targets(model: Any, object_based: bool) -> list[tuple[str, Any]]:
 def _tf_keras_targets(model: Any, object_based: bool) -> list[tuple[str, Any]]:
     if not object_based:
         return [(v.name.split(":")[0], v) for v in model.weights]
-    from tensorflow.python.checkpoint import graph_view
+    keys = _paths(tf_internals.object_graph_view(model))
 
-    keys = _paths(graph_view.ObjectGraphView(model))
     out = []
     for var in model.weights:
         path = keys.get(id(var))

@@ -11,12 +11,9 @@ from typing import Any
 
 
 def _ops():
-    from tfport._common.tfenv import import_tf
+    from tfport._common import tf_internals
 
-    import_tf()
-    from tensorflow.python.ops import lookup_ops
-
-    return lookup_ops
+    return tf_internals.lookup_ops()
 
 
 def index_table_from_file(vocabulary_file=None, *args: Any, **kwargs: Any):

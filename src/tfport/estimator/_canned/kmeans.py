@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.estimator import Estimator
@@ -116,8 +117,8 @@ def _points(features: Any, feature_columns: Any) -> Any:
 
 def _kmeans_model_fn(features: Any, mode: str, config: Any, *, opts: dict) -> EstimatorSpec:
     tf = import_tf()
-    from tensorflow.python.ops import clustering_ops  # TF's k-means graph (no public path)
-    from tensorflow.python.saved_model.model_utils.export_output import PredictOutput
+    clustering_ops = tf_internals.clustering_ops()  # TF's k-means graph (no public path)
+    PredictOutput = tf_internals.export_output().PredictOutput
 
     v1 = tf.compat.v1
     points = _points(features, opts["feature_columns"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
@@ -15,7 +16,7 @@ def _expand(variables: Any) -> list:
     for var in variables:
         out.extend(
             list(var)
-            if isinstance(var, (list, tuple)) or hasattr(var, "_get_variable_list")
+            if isinstance(var, (list, tuple)) or tf_internals.is_partitioned_variable(var)
             else [var]
         )
     return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
@@ -72,8 +73,8 @@ def _single_cell(tf: Any, width: int, cell_type: Any) -> Any:
             )
         )
     cell = cell_type(units=width)
-    if hasattr(cell, "_enable_caching_device"):
-        cell._enable_caching_device = True  # as the legacy estimator did
+    keras_internals.enable_caching_device(cell)  # as the legacy estimator did
+
     return cell
 
 

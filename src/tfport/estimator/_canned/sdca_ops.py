@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, linear
@@ -253,7 +254,7 @@ def train_step(
         ...                        cols_to_vars, bias, step)  # doctest: +SKIP
     """
     tf = import_tf()
-    from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+    fc_v2 = tf_internals.feature_column_v2()
 
     key = sdca._example_id_column
     if key not in features:

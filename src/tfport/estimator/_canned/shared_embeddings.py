@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 
 
@@ -38,7 +39,7 @@ def input_layer(features: dict, columns: list) -> Any:
     shared = [c for c in columns if is_v2_shared(c)]
     if not shared:
         return v1.feature_column.input_layer(features, columns)
-    from tensorflow.python.feature_column import feature_column_v2 as fc_v2
+    fc_v2 = tf_internals.feature_column_v2()
 
     others = sorted((c for c in columns if not is_v2_shared(c)), key=lambda c: c.name)
     pieces: dict[str, Any] = {}

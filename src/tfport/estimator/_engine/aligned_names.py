@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import builder, graphs
 from tfport.estimator._engine.context import ModeContext
@@ -64,7 +65,7 @@ def _joined_partition_slots(entries: list) -> list:
     out: list = []
     for name, var, shape in entries:
         match = pattern.match(name)
-        infos = [getattr(v, "_save_slice_info", None) for v in var] if isinstance(var, list) else []
+        infos = [tf_internals.save_slice_info(v) for v in var] if isinstance(var, list) else []
         if match is None or not infos or None in infos or not shape:
             out.append((name, shape))
             continue
@@ -81,11 +82,9 @@ def _joined_partition_slots(entries: list) -> list:
 
 def _sliced_saveable(var: Any, parts: list) -> Any:
     """A SaveableObject reading and writing `var`'s row slices under the partitions' keys."""
-    from tensorflow.python.training.saving import saveable_object
-
     tf = import_tf()
 
-    class Joined(saveable_object.SaveableObject):
+    class Joined(tf_internals.saveable_object_class()):
         def __init__(self) -> None:
             specs = []
             for name, spec, begin, rows in parts:
@@ -94,7 +93,9 @@ def _sliced_saveable(var: Any, parts: list) -> Any:
                     return tf.convert_to_tensor(var)[begin : begin + rows]
 
                 specs.append(
-                    saveable_object.SaveSpec(tensor, spec, name, dtype=var.dtype, device=var.device)
+                    tf_internals.save_spec_class()(
+                        tensor, spec, name, dtype=var.dtype, device=var.device
+                    )
                 )
             super().__init__(var, specs, parts[0][0])
 
@@ -107,17 +108,8 @@ def _sliced_saveable(var: Any, parts: list) -> Any:
 
 def _renamed(var: Any, name: str) -> dict:
     """`{name: saveable}` saving `var` under `name` (every replica of a distributed one)."""
-    from tensorflow.python.distribute import values as ds_values
-    from tensorflow.python.trackable import base as trackable
-    from tensorflow.python.training.saving import saveable_object_util
-
-    if not isinstance(var, ds_values.DistributedValues):
+    if not tf_internals.is_distributed_values(var):
         return {name: var}
     # A dict entry would restore only the primary copy; the trackable's own saveables
     # restore every replica.
-    out = {}
-    factories = saveable_object_util.saveable_objects_from_trackable(var, tf1_saver=True)
-    for attr, factory in factories.items():
-        full = name if attr == trackable.VARIABLE_VALUE_KEY else f"{name}_{attr}"
-        out[full] = factory(name=full) if callable(factory) else factory
-    return out
+    return tf_internals.distributed_saveables(var, name)

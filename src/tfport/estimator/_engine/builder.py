@@ -15,7 +15,9 @@ import contextlib
 import dataclasses
 from typing import Any
 
-from tfport._common.tfenv import import_tf, keras_seeded
+from tfport._common import tf_internals
+from tfport._common.keras_internals import keras_seeded
+from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import graphs, inputs, loops, steps
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import LOSS_KEY
@@ -103,11 +105,9 @@ def _start(tf: Any, graph: Any, ctx: ModeContext) -> None:
 
 
 def _register_global_step_read(tf: Any, graph: Any, strategy: Any) -> None:
-    from tensorflow.python.training import training_util
-
     global_step = tf.compat.v1.train.get_global_step(graph)
     tf.compat.v1.add_to_collection(
-        training_util.GLOBAL_STEP_READ_KEY, strategy.extended.read_var(global_step)
+        tf_internals.global_step_read_key(), strategy.extended.read_var(global_step)
     )
 
 

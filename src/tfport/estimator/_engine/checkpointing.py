@@ -18,6 +18,7 @@ import re
 import shutil
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
@@ -35,7 +36,8 @@ def safe_checkpoint_saver_hook(*args: Any, **kwargs: Any) -> Any:
 
     class _SafeCheckpointSaverHook(v1.train.CheckpointSaverHook):
         def _save(self, session: Any, step: int) -> Any:
-            directory = self._checkpoint_dir
+            directory = tf_internals.saver_hook_directory(self)
+
             before = _read_state(directory)
             try:
                 _keep_aside(directory, before)

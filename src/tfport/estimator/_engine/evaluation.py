@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import builder, console, graphs, sessions
@@ -122,13 +123,11 @@ def _evaluate_once(
     master: str = "",
 ) -> dict:
     v1 = tf.compat.v1
-    from tensorflow.python.training import evaluation as tf_evaluation
-
-    eval_step = tf_evaluation._get_or_create_eval_step()
+    eval_step, stop_hook, set_increment = tf_internals.eval_step_and_stop_hook(steps)
     increment = v1.assign_add(eval_step, 1)
     update_op = [update_op, increment] if update_op is not None else [increment]
-    stop_hook = tf_evaluation._StopAfterNEvalsHook(steps, log_progress=True)
-    stop_hook._set_evals_completed_tensor(increment)
+    set_increment(increment)
+
     final_hook = v1.train.FinalOpsHook(eval_dict)
     all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold

@@ -6,6 +6,7 @@ import os
 import shutil
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.context import ModeContext
@@ -29,7 +30,7 @@ def export_saved_model(
         >>> export_saved_model(ctx, "export", receiver_fn)  # doctest: +SKIP
     """
     tf = import_tf()
-    from tensorflow.python.saved_model.model_utils import export_utils
+    export_utils = tf_internals.export_utils()
 
     if not callable(serving_input_receiver_fn):
         raise TfportInputError(
@@ -80,7 +81,7 @@ def export_all(
         >>> export_all(est._context, "export", {"infer": receiver_fn})  # doctest: +SKIP
     """
     tf = import_tf()
-    from tensorflow.python.saved_model.model_utils import export_utils
+    export_utils = tf_internals.export_utils()
 
     if not isinstance(receiver_fn_map, dict) or not receiver_fn_map:
         raise TfportInputError(
@@ -154,7 +155,7 @@ def _add_meta_graph(
     save_variables: bool = True,
     strip_default_attrs: bool = True,
 ) -> None:
-    from tensorflow.python.saved_model.model_utils import export_utils
+    export_utils = tf_internals.export_utils()
 
     v1 = tf.compat.v1
     with tf.Graph().as_default():
@@ -192,7 +193,7 @@ def _add_meta_graph(
             saver = spec.scaffold.saver or v1.train.Saver(sharded=True)
             saver.restore(session, checkpoint_path)
             if mode == ModeKeys.TRAIN and spec.train_op is not None:
-                builder._add_train_op(spec.train_op)  # the legacy exporter's own call
+                tf_internals.add_train_op(builder, spec.train_op)  # the legacy exporter's own call
             kwargs = {
                 "signature_def_map": signatures,
                 "assets_collection": v1.get_collection(v1.GraphKeys.ASSET_FILEPATHS),

@@ -7,6 +7,7 @@ import os
 import tempfile
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
@@ -124,15 +125,14 @@ def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
         >>> saver_names(tf.compat.v1)  # doctest: +SKIP
         [('global_step', <tf.Variable ...>, [])]
     """
-    from tensorflow.python.training.saving import saveable_object_util
 
     entries: dict[str, list] = {}
     for var in v1.global_variables():
-        info = getattr(var, "_save_slice_info", None)
+        info = tf_internals.save_slice_info(var)
         if info is not None:
             entry = entries.setdefault(info.full_name, [[], list(info.full_shape)])
             entry[0].append(var)
             continue
-        (name,) = saveable_object_util.op_list_to_dict([var]).keys()
-        entries[name] = [var, _static_shape(var)]
+        entries[tf_internals.saver_key(var)] = [var, _static_shape(var)]
+
     return [(name, var, shape) for name, (var, shape) in entries.items()]

@@ -130,8 +130,7 @@ def _slice(tf: Any, t: Any, i: int, n: int) -> Any:
 
 def is_multi_worker(strategy: Any) -> bool:
     """True for a strategy spanning several worker processes (collectives over gRPC)."""
-    check = getattr(strategy.extended, "_in_multi_worker_mode", None)
-    return bool(check and check()) and not is_parameter_server(strategy)
+    return tf_internals.in_multi_worker_mode(strategy) and not is_parameter_server(strategy)
 
 
 def is_parameter_server(strategy: Any) -> bool:
@@ -146,9 +145,8 @@ def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
     takes the minibatches of its local replicas, so the workers together see exactly the
     batches one process would (no sharding by element).
     """
-    extended = strategy.extended
-    workers = int(extended._num_workers)
-    worker = int(extended._id_in_cluster)
+    workers, worker = tf_internals.worker_position(strategy)
+
     total = strategy.num_replicas_in_sync
     local = total // workers
     batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]

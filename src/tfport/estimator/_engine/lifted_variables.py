@@ -18,13 +18,12 @@ variable, the other replicas reuse it by name).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 
 
-@contextlib.contextmanager
-def replica_variables_lifted() -> Iterator[None]:
+def replica_variables_lifted() -> contextlib.AbstractContextManager[None]:
     """In a replica thread building a function graph: `init_scope` sees the replica.
 
     Does nothing outside a function graph (the outer graph is then the current one).
@@ -34,21 +33,4 @@ def replica_variables_lifted() -> Iterator[None]:
         ...     pass
     """
     import_tf()  # the TF environment first
-    from tensorflow.python.framework import ops
-
-    inner = ops.get_default_graph()
-    if not getattr(inner, "building_function", False):
-        yield
-        return
-    with ops.init_scope():
-        outer = ops.get_default_graph()
-    if outer is inner or getattr(outer, "building_function", False):
-        yield  # eager outer context (tf.function): nothing to lift into
-        return
-    saved = (outer._distribution_strategy_stack, outer._variable_creator_stack)
-    outer._distribution_strategy_stack = list(inner._distribution_strategy_stack)
-    outer._variable_creator_stack = inner._variable_creator_stack
-    try:
-        yield
-    finally:
-        outer._distribution_strategy_stack, outer._variable_creator_stack = saved
+    return tf_internals.outer_graph_shares_replica_stacks()

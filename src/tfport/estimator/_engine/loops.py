@@ -17,9 +17,10 @@ step).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.inputs import Batches
@@ -60,28 +61,15 @@ def looped(
     return StepResult(first.spec, loss, done.op), count
 
 
-@contextlib.contextmanager
-def _initializers_outside_loop() -> Iterator[None]:
+def _initializers_outside_loop() -> contextlib.AbstractContextManager[None]:
     """`init_from_checkpoint` inside the loop body builds its assigns in the outer graph."""
-    from tensorflow.python.framework import ops
-    from tensorflow.python.training import checkpoint_utils
-
-    original = checkpoint_utils._init_from_checkpoint
-
-    def lifted(ckpt_dir_or_file: Any, assignment_map: Any) -> Any:
-        with ops.init_scope():
-            return original(ckpt_dir_or_file, assignment_map)
-
-    checkpoint_utils._init_from_checkpoint = lifted
-    try:
-        yield
-    finally:
-        checkpoint_utils._init_from_checkpoint = original
+    return tf_internals.init_from_checkpoint_in_init_scope()
 
 
 def _drop_loop_summaries(v1: Any) -> None:
     summaries = v1.get_collection_ref(v1.GraphKeys.SUMMARIES)
-    summaries[:] = [s for s in summaries if s.op._get_control_flow_context() is None]
+    summaries[:] = [s for s in summaries if tf_internals.control_flow_context(s.op) is None]
+
     summaries[:] = [s for s in summaries if not s.graph.building_function]
 
 
@@ -123,10 +111,8 @@ def iterations_hook(
             self._n = loop_length(self._step, ctx.iterations, every, self._last)
             end = self._step + self._n
             for hook in hooks:
-                if hasattr(hook, "_steps_per_run"):
-                    hook._steps_per_run = self._n
-                if isinstance(hook, v1.train.SummarySaverHook) and hook._next_step is not None:
-                    hook._next_step = end  # it assumes one step per run
+                tf_internals.set_hook_run_length(hook, self._n, end)
+
             if self._n == ctx.iterations:  # the placeholder's default: no feed, a cacheable run
                 return None
             return v1.train.SessionRunArgs(None, feed_dict={placeholder: self._n})

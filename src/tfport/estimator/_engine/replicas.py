@@ -18,12 +18,11 @@ Two things keep N replicas making the update of one device:
 from __future__ import annotations
 
 import contextlib
-import sys
 import types
 from collections.abc import Iterator
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
@@ -36,16 +35,12 @@ def graph_reductions(strategy: Any) -> None:
     Example:
         >>> graph_reductions(strategy)  # doctest: +SKIP
     """
-    from tensorflow.python.distribute import cross_device_ops, mirrored_strategy
-
-    extended = getattr(strategy, "extended", None)
-    if type(extended) is not mirrored_strategy.MirroredExtended:
+    if not tf_internals.is_single_worker_mirrored(strategy):
         # multi-worker (a subclass): collectives are the only transport
-        for launcher in getattr(getattr(extended, "_cross_device_ops", None), "_launchers", ()):
+        for launcher in tf_internals.collective_launchers(strategy):
             launcher.all_reduce_indexed_slices = types.MethodType(_slices_as_rows, launcher)
         return
-    if isinstance(extended._cross_device_ops, cross_device_ops.CollectiveAllReduce):
-        extended._cross_device_ops = cross_device_ops.ReductionToOneDevice()
+    tf_internals.reduce_to_one_device(strategy)
 
 
 def _slices_as_rows(launcher: Any, slices: Any, options: Any = None) -> Any:
@@ -59,7 +54,7 @@ def _slices_as_rows(launcher: Any, slices: Any, options: Any = None) -> Any:
     optimizer sums duplicate rows), so sparse optimizers update only those rows.
     """
     tf = import_tf()
-    with tf.device(launcher._device):
+    with tf.device(tf_internals.launcher_device(launcher)):
         rows = slices.dense_shape[0]
         total = tf.math.unsorted_segment_sum(slices.values, slices.indices, rows)
         ones = tf.ones_like(slices.indices, dtype=tf.float32)
@@ -117,10 +112,8 @@ def consistency_hook(optimizers: list) -> Any:
             self._checked = False
 
         def begin(self) -> None:
-            from tensorflow.python.distribute import values as ds_values
-
             for v in v1.trainable_variables():
-                if isinstance(v, ds_values.DistributedValues) and len(v.values) > 1:
+                if tf_internals.is_distributed_values(v) and len(v.values) > 1:
                     for c in v.values[1:]:
                         self._names.append(v.name.split(":")[0])
                         self._gaps.append(tf.math.reduce_max(tf.abs(c - v.values[0])))
@@ -163,26 +156,8 @@ def keras_mean_losses() -> Iterator[None]:
         >>> with keras_mean_losses():
         ...     pass
     """
-    try:
-        from tf_keras.src import losses
-    except ImportError:  # pragma: no cover - tf_keras is a dependency
+    with keras_internals.tf_keras_losses_allow_sum_over_batch():
         yield
-        return
-    original = losses.Loss._get_reduction
-
-    def get_reduction(self: Any) -> Any:
-        allowed = self._allow_sum_over_batch_size
-        self._allow_sum_over_batch_size = True
-        try:
-            return original(self)
-        finally:
-            self._allow_sum_over_batch_size = allowed
-
-    losses.Loss._get_reduction = get_reduction
-    try:
-        yield
-    finally:
-        losses.Loss._get_reduction = original
 
 
 def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
@@ -194,11 +169,8 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
     Example:
         >>> shares = batch_shares(strategy, features, labels)  # doctest: +SKIP
     """
-    from tensorflow.python.distribute import mirrored_strategy
-    from tensorflow.python.distribute import values as ds_values
-
     tf = import_tf()
-    if type(getattr(strategy, "extended", None)) is not mirrored_strategy.MirroredExtended:
+    if not tf_internals.is_single_worker_mirrored(strategy):
         return None
     leaves = tf.nest.flatten(labels) + tf.nest.flatten(features)
     leaves = [leaf for leaf in leaves if leaf is not None]
@@ -208,7 +180,7 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
     if any(size is None for size in sizes) or len(sizes) < 2:
         return None
     total = tf.math.add_n(sizes)
-    return ds_values.PerReplica(tuple(size / total for size in sizes))
+    return tf_internals.per_replica(tuple(size / total for size in sizes))
 
 
 def _rows(tf: Any, value: Any) -> Any:
@@ -233,41 +205,19 @@ def share_scaled_losses() -> Iterator[None]:
         >>> with share_scaled_losses():
         ...     pass
     """
-    from tensorflow.python.distribute import distribute_utils, reduce_util
-    from tensorflow.python.training import optimizer
-
     tf = import_tf()
 
     def scale_loss(loss_value: Any) -> Any:
         graph = tf.compat.v1.get_default_graph()
-        graph._is_loss_scaled_by_optimizer = False
-        if distribute_utils.get_loss_reduction() == reduce_util.ReduceOp.MEAN:
+        tf_internals.mark_loss_scaled(graph, False)
+        if tf_internals.loss_reduction_is_mean():
             if tf.distribute.get_strategy().num_replicas_in_sync > 1:
                 loss_value = replica_share.scaled(loss_value)
-                graph._is_loss_scaled_by_optimizer = True
+                tf_internals.mark_loss_scaled(graph, True)
         return loss_value
 
-    originals = [(optimizer.Optimizer, "_scale_loss", optimizer.Optimizer.__dict__["_scale_loss"])]
-    optimizer.Optimizer._scale_loss = staticmethod(scale_loss)
-    try:
-        from tf_keras.src.utils import losses_utils
-    except ImportError:  # pragma: no cover - tf_keras is a dependency
-        losses_utils = None
-    if losses_utils is not None:
-        originals.append(
-            (losses_utils, "scale_loss_for_distribution", losses_utils.scale_loss_for_distribution)
-        )
-        losses_utils.scale_loss_for_distribution = replica_share.scaled
-    keras3 = sys.modules.get("keras.src.losses.loss")  # a Keras 3 model is in use
-    if keras3 is not None:
-        for name, scale in (
-            ("scale_loss_for_distribution", replica_share.scaled),
-            ("unscale_loss_for_distribution", replica_share.unscaled),
-        ):
-            originals.append((keras3, name, getattr(keras3, name)))
-            setattr(keras3, name, scale)
-    try:
+    with (
+        tf_internals.v1_optimizer_loss_scaling(scale_loss),
+        keras_internals.loss_scaling_replaced(replica_share.scaled, replica_share.unscaled),
+    ):
         yield
-    finally:
-        for owner, name, value in originals:
-            setattr(owner, name, value)

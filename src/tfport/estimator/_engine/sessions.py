@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import task_server
@@ -80,7 +81,7 @@ def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple)
     existing = [h for h in hooks if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)]
     if existing:
         if listeners:
-            existing[0]._listeners.extend(listeners)
+            tf_internals.saver_hook_listeners(existing[0]).extend(listeners)
         return None
     if not (config.save_checkpoints_secs or config.save_checkpoints_steps):
         if listeners:
@@ -172,7 +173,7 @@ def cache_runs(monitored: Any) -> None:
         >>> cache_runs(monitored_session)  # doctest: +SKIP
     """
     v1 = import_tf().compat.v1
-    raw = getattr(monitored, "_tf_sess", lambda: None)()
+    raw = tf_internals.raw_session(monitored)
     if isinstance(raw, v1.Session) and raw.graph.finalized and "run" not in vars(raw):
         raw.run = _RunCache(raw).run
 
@@ -185,12 +186,10 @@ class _RunCache:
     LIMIT = 16  # distinct fetch structures (hooks add summaries or logs every N steps)
 
     def __init__(self, session: Any) -> None:
-        from tensorflow.python.framework import ops, tensor
-        from tensorflow.python.ops import variables
-
+        tf = import_tf()
         self._session = session
         self._run = session.run  # the class's bound method
-        self._leaves = (tensor.Tensor, ops.Operation, variables.Variable)
+        self._leaves = (tf.Tensor, tf.Operation, tf.Variable)
         self._plans: dict = {}
 
     def run(
@@ -198,7 +197,8 @@ class _RunCache:
     ) -> Any:
         """`Session.run`, through a cached callable when the fetch structure was seen."""
         session = self._session
-        if feed_dict or (options is not None and options.ByteSize()) or session._closed:
+        closed = tf_internals.session_closed(session)
+        if feed_dict or (options is not None and options.ByteSize()) or closed:
             return self._run(fetches, feed_dict, options, run_metadata)
         try:
             key = self._signature(fetches)
@@ -210,7 +210,7 @@ class _RunCache:
                 return self._run(fetches, feed_dict, options, run_metadata)
             # Keeps `fetches` alive with the plan, so the ids in `key` stay theirs.
             plan = self._plans[key] = (fetches, session.make_callable(fetches, accept_options=True))
-        return session._do_call(plan[1], options, run_metadata)
+        return tf_internals.call_callable(session, plan[1], options, run_metadata)
 
     def _signature(self, value: Any) -> Any:
         kind = type(value)

@@ -219,7 +219,9 @@ def _check_export_outputs(export_outputs: Any) -> Any:
                 export_outputs=export_outputs,
             )
         )
-    from tensorflow.python.saved_model.model_utils import export_output
+    from tfport._common import tf_internals
+
+    export_output = tf_internals.export_output()
 
     for key, value in export_outputs.items():
         if not isinstance(key, str) or not isinstance(value, export_output.ExportOutput):

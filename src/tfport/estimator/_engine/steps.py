@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import lifted_variables, replicas, sync_batch_norm
 from tfport.estimator._engine.context import ModeContext
@@ -68,7 +68,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
 
     optimizers: list = []
     with (
-        strategy._scale_loss_for_estimator_enabled(),  # v1 optimizers: mean loss / N
+        tf_internals.scale_loss_for_estimator(strategy),  # v1 optimizers: mean loss / N
         replicas.recording_optimizers(optimizers),
         replicas.keras_mean_losses(),
         replicas.share_scaled_losses(),  # ... times N x this replica's batch share
@@ -98,12 +98,8 @@ def drop_replica_components(v1: Any) -> None:
     its components (`.../m`, `.../m/replica_1`) to GLOBAL_VARIABLES; the Saver must see the
     MirroredVariable alone, so checkpoints keep the single-device names.
     """
-    from tensorflow.python.distribute import values as ds_values
-
     collection = v1.get_collection_ref(v1.GraphKeys.GLOBAL_VARIABLES)
-    parts = {
-        id(c) for v in collection if isinstance(v, ds_values.DistributedValues) for c in v.values
-    }
+    parts = {id(c) for v in collection if tf_internals.is_distributed_values(v) for c in v.values}
     collection[:] = [v for v in collection if id(v) not in parts]
 
 
@@ -129,13 +125,14 @@ def _summarize_step_loss(tf: Any, replica_loss: Any, loss: Any) -> None:
         op = summary.op
         if op.type == "ScalarSummary" and op.inputs[1].name == replica_loss.name:
             if loss.dtype == replica_loss.dtype:
-                op._update_input(1, loss)
+                tf_internals.update_op_input(op, 1, loss)
 
 
 def _loss_reduction(tf: Any, graph: Any) -> Any:
     """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
     # Not dead: TF's losses_impl.compute_weighted_loss sets graph._last_loss_reduction.
-    reduction = getattr(graph, "_last_loss_reduction", None)
+    reduction = tf_internals.last_loss_reduction(graph)
+
     if reduction in ("weighted_sum", "sum"):
         return tf.distribute.ReduceOp.SUM
     return tf.distribute.ReduceOp.MEAN

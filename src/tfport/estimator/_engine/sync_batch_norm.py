@@ -18,6 +18,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from tfport._common import keras_internals
 from tfport._common.tfenv import import_tf
 
 
@@ -31,29 +32,22 @@ def synchronized_batch_norm() -> Iterator[None]:
         >>> with synchronized_batch_norm():
         ...     pass
     """
-    try:
-        from tf_keras.src.layers.normalization import batch_normalization as bn
-    except ImportError:  # pragma: no cover - tf_keras is a dependency
+    with keras_internals.batch_norm_replaced(_synced_build, _synced_calculate):
         yield
-        return
-    base = bn.BatchNormalizationBase
-    calculate, build = base._calculate_mean_and_var, base.build
 
-    def synced_build(self: Any, input_shape: Any) -> None:
-        build(self, input_shape)
-        if _replicated() and self.fused:
-            self.fused = False  # the fused kernel computes its own (local) statistics
 
-    def synced_calculate(self: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None) -> Any:
-        if self.synchronized or not _replicated():
-            return calculate(self, x, axes, keep_dims, mask=mask)
-        return _global_moments(x, axes, keep_dims, mask)
+def _synced_build(build: Any, layer: Any, input_shape: Any) -> None:
+    build(layer, input_shape)
+    if _replicated() and layer.fused:
+        layer.fused = False  # the fused kernel computes its own (local) statistics
 
-    base.build, base._calculate_mean_and_var = synced_build, synced_calculate
-    try:
-        yield
-    finally:
-        base.build, base._calculate_mean_and_var = build, calculate
+
+def _synced_calculate(
+    calculate: Any, layer: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None
+) -> Any:
+    if layer.synchronized or not _replicated():
+        return calculate(layer, x, axes, keep_dims, mask=mask)
+    return _global_moments(x, axes, keep_dims, mask)
 
 
 def _replicated() -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
@@ -22,6 +23,8 @@ class Head(abc.ABC):
     """
 
     v2 = True  # the canned estimators build a v2 (Keras-optimizer) model around it
+    # A legacy TPU head subclass may define this instead of create_estimator_spec.
+    _create_tpu_estimator_spec: Callable[..., Any] | None = None
 
     @property
     @abc.abstractmethod
@@ -87,7 +90,8 @@ class Head(abc.ABC):
             >>> spec = head.create_estimator_spec(features, mode, logits, labels,
             ...                                   optimizer=opt)  # doctest: +SKIP
         """
-        make_tpu = getattr(self, "_create_tpu_estimator_spec", None)
+        make_tpu = self._create_tpu_estimator_spec
+
         if make_tpu is None:
             raise TfportInputError(
                 message(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
@@ -74,7 +75,7 @@ def classifier_export_outputs(predictions: dict, n_classes: int, vocabulary: Any
         >>> classifier_export_outputs(preds, 3, None)["predict"]  # doctest: +SKIP
     """
     tf = import_tf()
-    from tensorflow.python.saved_model.model_utils import export_output
+    export_output = tf_internals.export_output()
 
     scores = predictions[PROBABILITIES]
     classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)
@@ -96,7 +97,7 @@ def regression_export_outputs(predictions: dict) -> dict:
     Example:
         >>> regression_export_outputs({"predictions": y})  # doctest: +SKIP
     """
-    from tensorflow.python.saved_model.model_utils import export_output
+    export_output = tf_internals.export_output()
 
     regress = export_output.RegressionOutput(value=predictions[PREDICTIONS])
     predict = export_output.PredictOutput(predictions)
@@ -234,7 +235,7 @@ def multi_label_export_outputs(predictions: dict, n_classes: int, vocabulary: An
         >>> multi_label_export_outputs(preds, 3, None)  # doctest: +SKIP
     """
     tf = import_tf()
-    from tensorflow.python.saved_model.model_utils import export_output
+    export_output = tf_internals.export_output()
 
     scores = predictions[PROBABILITIES]
     classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)

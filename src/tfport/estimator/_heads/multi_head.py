@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import replica_share, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -185,9 +185,8 @@ class MultiHead(base.Head):
                 for key, value in s.export_outputs.items():
                     outputs[h.name if key == "serving_default" else f"{h.name}/{key}"] = value
             flat = {f"{n}/{k}": v for (n, k), v in predictions.items()}
-            from tensorflow.python.saved_model.model_utils import export_output
-
-            outputs[head_outputs.PREDICT] = export_output.PredictOutput(flat)
+            predict = tf_internals.export_output().PredictOutput
+            outputs[head_outputs.PREDICT] = predict(flat)
             return EstimatorSpec(mode, predictions=predictions, export_outputs=outputs)
         with tf.compat.v1.name_scope(None, "head"):
             loss = tf.math.add_n([s.loss * self._weight(i) for i, s in enumerate(specs)])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._common import replica_share
+from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
 
 
@@ -102,7 +102,7 @@ def wrapper_class() -> type:
         def compute_gradients(self, loss: Any, var_list: Any = None, **kwargs: Any) -> list:
             pairs = self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
             graph = tf.compat.v1.get_default_graph()
-            if getattr(graph, "_is_loss_scaled_by_optimizer", False):  # loss * 1/N
+            if tf_internals.loss_scaled_by_optimizer(graph):  # loss * 1/N
                 self._scaled.update(id(g) for g, _ in pairs if g is not None)
             return pairs
 

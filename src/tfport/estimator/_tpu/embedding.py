@@ -29,8 +29,8 @@ import logging
 import numbers
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
-from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 
@@ -157,20 +157,21 @@ def _is_optimization_parameters(value: Any) -> bool:
 
 def _column_classes() -> tuple:
     """Feature column classes an EmbeddingConfigSpec accepts (TPU and ordinary)."""
-    import_tf()
-    from tensorflow.python.feature_column import feature_column as fc_v1
-    from tensorflow.python.feature_column import feature_column_v2 as fc_v2
-
     names = {
-        fc_v1: ("_NumericColumn", "_EmbeddingColumn", "_SharedEmbeddingColumn"),
-        fc_v2: ("NumericColumn", "EmbeddingColumn", "SharedEmbeddingColumn"),
+        tf_internals.feature_column_v1(): (
+            "_NumericColumn",
+            "_EmbeddingColumn",
+            "_SharedEmbeddingColumn",
+        ),
+        tf_internals.feature_column_v2(): (
+            "NumericColumn",
+            "EmbeddingColumn",
+            "SharedEmbeddingColumn",
+        ),
     }
-    try:
-        from tensorflow.python.tpu import feature_column as tpu_v1
-        from tensorflow.python.tpu import feature_column_v2 as tpu_v2
-    except ImportError:  # pragma: no cover - TensorFlow without its TPU columns
-        pass
-    else:
+    tpu = tf_internals.tpu_feature_columns()
+    if tpu is not None:
+        tpu_v1, tpu_v2 = tpu
         names[tpu_v1] = ("_TPUEmbeddingColumn", "_TPUSharedEmbeddingColumn")
         names[tpu_v2] = ("_TPUEmbeddingColumnV2", "_TPUSharedEmbeddingColumnV2")
     return tuple(getattr(mod, n) for mod, group in names.items() for n in group if hasattr(mod, n))
@@ -191,7 +192,8 @@ def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[
                     column=type(column).__name__,
                 )
             )
-        device = getattr(column, "_embedding_lookup_device", None)
+        device = tf_internals.embedding_lookup_device(column)
+
         on_tensor_core = device is not None and getattr(device, "name", "") == "TPU_TENSOR_CORE"
         (tensor_core if on_tensor_core else core).append(column)
     if not _is_optimization_parameters(optimization_parameters):

@@ -15,6 +15,7 @@ import enum
 import logging
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.estimator import Estimator
@@ -360,7 +361,8 @@ def _examples_per_second_hook(est: TPUEstimator) -> Any:
             self, elapsed_steps: int, elapsed_time: float, global_step: int
         ) -> None:
             steps_per_sec = elapsed_steps / elapsed_time
-            if self._summary_writer is not None:
+            writer = tf_internals.hook_summary_writer(self)
+            if writer is not None:
                 summary = tf.compat.v1.Summary(
                     value=[
                         tf.compat.v1.Summary.Value(
@@ -371,7 +373,7 @@ def _examples_per_second_hook(est: TPUEstimator) -> Any:
                         ),
                     ]
                 )
-                self._summary_writer.add_summary(summary, global_step)
+                writer.add_summary(summary, global_step)
 
     return _ExamplesPerSecondHook(every_n_steps=every, output_dir=est.model_dir)
 
@@ -390,16 +392,12 @@ def cross_shard_optimizer(
         >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
         ... # doctest: +SKIP
     """
-    import_tf()
-    from tensorflow.python.tpu import tpu_function
-
-    if tpu_function.get_tpu_context().number_of_shards is not None:
-        from tensorflow.python.tpu import tpu_optimizer
-
+    if tf_internals.tpu_shard_count() is not None:
         kwargs = {"name": name, "group_assignment": group_assignment}
         if reduction is not None:
             kwargs["reduction"] = reduction
-        return tpu_optimizer.CrossShardOptimizer(opt, **kwargs)
+        return tf_internals.cross_shard_optimizer_class()(opt, **kwargs)
+
     if cross_shard.replicas_in_sync() > 1:
         return cross_shard.wrapper_class()(opt, name=name)
     return opt

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 
 MAPPED = (
@@ -128,23 +129,25 @@ def keras_optimizer(opt: Any, sparse: bool) -> Any:
                 beta=cfg.get("beta", 0.0),
             )
     else:
-        lr = _number(getattr(opt, "_learning_rate", getattr(opt, "_lr", None)), "lr", name)
+        hp = tf_internals.v1_optimizer_hyperparameters(opt)
+        lr = _number(hp["learning_rate"], "lr", name)
         if name == "GradientDescentOptimizer":
             return keras.optimizers.SGD(lr)
         if name == "AdagradOptimizer":  # v1: g / sqrt(acc)
-            return keras.optimizers.Adagrad(lr, opt._initial_accumulator_value, epsilon=0.0)  # noqa: SLF001
+            return keras.optimizers.Adagrad(lr, hp["initial_accumulator_value"], epsilon=0.0)
         if name == "AdamOptimizer":
-            return keras.optimizers.Adam(lr, opt._beta1, opt._beta2, opt._epsilon)  # noqa: SLF001
+            return keras.optimizers.Adam(lr, hp["beta1"], hp["beta2"], hp["epsilon"])
         if name == "FtrlOptimizer" and not sparse:
             return keras.optimizers.Ftrl(
                 lr,
-                opt._learning_rate_power,  # noqa: SLF001
-                opt._initial_accumulator_value,  # noqa: SLF001
-                opt._l1_regularization_strength,  # noqa: SLF001
-                opt._l2_regularization_strength,  # noqa: SLF001
-                l2_shrinkage_regularization_strength=opt._l2_shrinkage_regularization_strength,  # noqa: SLF001
-                beta=opt._beta,  # noqa: SLF001
+                hp["learning_rate_power"],
+                hp["initial_accumulator_value"],
+                hp["l1_regularization_strength"],
+                hp["l2_regularization_strength"],
+                l2_shrinkage_regularization_strength=hp["l2_shrinkage_regularization_strength"],
+                beta=hp["beta"],
             )
+
     if "Ftrl" in name and sparse:
         raise refuse(
             "Ftrl on embedding / categorical weights (Keras 3's Ftrl updates every row of a "

@@ -1,0 +1,99 @@
+"""Canary: every TensorFlow / Keras internal the boundary modules use still exists.
+
+A TensorFlow, tf_keras or Keras release that moves or renames one fails exactly the test
+whose id names it (`test_symbol[training.evaluation._StopAfterNEvalsHook]`, ...).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pathlib
+
+import pytest
+
+from tfport._common import keras_internals, tf_internals
+from tfport._common.tfenv import import_tf
+
+COMMON = pathlib.Path(tf_internals.__file__).parent
+
+TF_SYMBOLS = [(f"tensorflow.python.{m}", n) for m, n in tf_internals.SYMBOLS]
+ATTRIBUTES = [(f"tensorflow.python.{m}", c, a) for m, c, a in tf_internals.ATTRIBUTES] + list(
+    keras_internals.ATTRIBUTES
+)
+
+
+def _import(module: str):
+    import_tf()
+    return importlib.import_module(module)
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    TF_SYMBOLS + list(keras_internals.SYMBOLS),
+    ids=[f"{m}.{n}" for m, n in TF_SYMBOLS + list(keras_internals.SYMBOLS)],
+)
+def test_symbol(module, name):
+    assert hasattr(_import(module), name), f"{module}.{name} is gone"
+
+
+def _sets(source: str, attr: str, owner: str) -> bool:
+    return f"{owner}.{attr} =" in source or f"{owner}.{attr}:" in source
+
+
+def _has_attribute(module: str, cls: str | None, attr: str) -> bool:
+    mod = _import(module)
+    if cls is None:
+        return hasattr(mod, attr) or _sets(inspect.getsource(mod), attr, "")
+    klass = getattr(mod, cls)
+    if hasattr(klass, attr):
+        return True
+    for base in klass.__mro__:
+        try:
+            source = inspect.getsource(base)
+        except (OSError, TypeError):  # a C++ (pybind) base
+            continue
+        if _sets(source, attr, "self"):
+            return True
+    return False
+
+
+
+@pytest.mark.parametrize(
+    ("module", "cls", "attr"), ATTRIBUTES, ids=[f"{m}.{c or ''}.{a}" for m, c, a in ATTRIBUTES]
+)
+def test_attribute(module, cls, attr):
+    assert _has_attribute(module, cls, attr), f"{module}.{cls}.{attr} is gone"
+
+
+def _private_attributes(path: pathlib.Path) -> set[str]:
+    """Private attribute names the module reads or writes (`x._a`, `getattr(x, "_a")`)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute):
+            name = node.attr
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+            "getattr",
+            "hasattr",
+        ):
+            name = getattr(node.args[1], "value", "") if len(node.args) > 1 else ""
+        else:
+            continue
+        if isinstance(name, str) and name.startswith("_") and not name.startswith("__"):
+            found.add(name)
+    return found
+
+
+@pytest.mark.parametrize("boundary", [tf_internals, keras_internals], ids=["tf", "keras"])
+def test_every_private_attribute_used_is_listed(boundary):
+    path = pathlib.Path(boundary.__file__)
+    own = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)}
+    listed = {a for _, _, a in boundary.ATTRIBUTES} | {n for _, n in boundary.SYMBOLS}
+    # `getattr(opt, "_" + name)` in v1_optimizer_hyperparameters: its names are listed too.
+    unlisted = _private_attributes(path) - listed - own
+    assert unlisted == set()
+
+
+def test_a_missing_attribute_is_reported():
+    assert not _has_attribute("tensorflow.python.framework.ops", "Graph", "_no_such_thing")
