@@ -193,3 +193,25 @@ def test_no_class_is_defined_inside_a_function():
 def test_a_planted_class_in_a_function_is_found():
     tree = ast.parse("def f():\n    class Hook:\n        pass\n    return Hook\n")
     assert _classes_in_functions(tree) == ["2: class Hook"]
+
+
+TF_FREE_PROBE = """
+import importlib, pkgutil, sys
+import tfport, tfport.checkpoint, tfport.graph, tfport.upgrade, tfport.keras, tfport.cli
+import tfport._common.tf_internals, tfport._common.keras_internals, tfport._install
+for pkg in (tfport.checkpoint, tfport.graph, tfport.upgrade):
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        importlib.import_module(info.name)
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("tensorflow", "keras", "tf_keras")))
+"""
+
+
+def test_the_tf_free_packages_and_the_boundary_do_not_import_tensorflow():
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-c", TF_FREE_PROBE], capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

@@ -59,7 +59,6 @@ def _has_attribute(module: str, cls: str | None, attr: str) -> bool:
     return False
 
 
-
 @pytest.mark.parametrize(
     ("module", "cls", "attr"), ATTRIBUTES, ids=[f"{m}.{c or ''}.{a}" for m, c, a in ATTRIBUTES]
 )

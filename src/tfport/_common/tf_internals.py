@@ -96,6 +96,8 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("training.basic_session_run_hooks", "StepCounterHook", "_summary_writer"),
     ("training.basic_session_run_hooks", "StepCounterHook", "_steps_per_run"),
     ("training.basic_session_run_hooks", "SummarySaverHook", "_next_step"),
+    ("training.basic_session_run_hooks", "LoggingTensorHook", "_iter_count"),
+    ("training.monitored_session", "Scaffold", "_saver"),
     ("training.monitored_session", "MonitoredSession", "_tf_sess"),
     ("client.session", "BaseSession", "_closed"),
     ("client.session", "BaseSession", "_do_call"),
@@ -483,6 +485,21 @@ def set_hook_run_length(hook: Any, steps: int, end: int) -> None:
         hook._steps_per_run = steps
     if isinstance(hook, tf.compat.v1.train.SummarySaverHook) and hook._next_step is not None:
         hook._next_step = end
+
+
+def count_more_iterations(hook: Any, count: int) -> None:
+    """Adds `count` runs to a `LoggingTensorHook`'s run counter (`_iter_count`, TF >= 1.x)."""
+    hook._iter_count += count
+
+
+def scaffold_saver(scaffold: Any) -> Any:
+    """A `Scaffold`'s Saver as set so far (`_saver`, None until made; TF >= 1.x)."""
+    return scaffold._saver
+
+
+def set_scaffold_saver(scaffold: Any, saver: Any) -> None:
+    """Sets a `Scaffold`'s Saver (`_saver`), as its `finalize` would."""
+    scaffold._saver = saver
 
 
 def saver_hook_listeners(hook: Any) -> list:

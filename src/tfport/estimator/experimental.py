@@ -6,11 +6,12 @@ Example:
     ... # doctest: +SKIP
 """
 
-import typing as _typing
-
 from tfport.estimator._canned.rnn_v2 import RNNClassifier, RNNEstimator  # issue 15
 from tfport.estimator._canned.sdca import LinearSDCA  # issue 15
-from tfport.estimator._engine.evaluator_hook import make_stop_at_checkpoint_step_hook
+from tfport.estimator._engine.evaluator_hook import (
+    InMemoryEvaluatorHook,
+    make_stop_at_checkpoint_step_hook,
+)
 from tfport.estimator._engine.extenders import call_logit_fn
 from tfport.estimator._engine.hooks import (
     make_early_stopping_hook,
@@ -22,7 +23,7 @@ from tfport.estimator._engine.hooks import (
 from tfport.estimator._engine.receivers import build_raw_supervised_input_receiver_fn
 
 __all__ = [
-    "InMemoryEvaluatorHook",  # noqa: F822 - lazy, via __getattr__
+    "InMemoryEvaluatorHook",
     "LinearSDCA",
     "RNNClassifier",
     "RNNEstimator",
@@ -35,21 +36,6 @@ __all__ = [
     "stop_if_no_decrease_hook",
     "stop_if_no_increase_hook",
 ]
-
-_LAZY: dict = {}
-
-
-def __getattr__(name: str) -> _typing.Any:
-    if name == "InMemoryEvaluatorHook":  # a SessionRunHook subclass: built on first use
-        if name not in _LAZY:
-            from tfport._common.tfenv import import_tf
-            from tfport.estimator._engine.evaluator_hook import in_memory_evaluator_hook
-
-            hook = in_memory_evaluator_hook(import_tf().compat.v1.train.SessionRunHook)
-            hook.__module__ = __name__
-            _LAZY[name] = hook
-        return _LAZY[name]
-    raise AttributeError(f"module 'tfport.estimator.experimental' has no attribute {name!r}")
 
 
 def __dir__() -> list:

@@ -8,6 +8,8 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 GLOBAL_STEP_KEY = "estimator_global_step"
 
 
@@ -26,7 +28,7 @@ def object_scaffold(root: Any, global_step: Any) -> Any:
         return tf.compat.v1.train.Scaffold(saver=_object_saver(root))
     # Inside a replica the saveables of sync-on-read variables (BatchNormalization's
     # moving statistics) cannot be made: the Saver is made in cross-replica context.
-    return _deferred_scaffold(tf)(root)
+    return DeferredSaverScaffold(root)
 
 
 def _object_saver(root: Any) -> Any:
@@ -37,25 +39,22 @@ def _outside_replicas(tf: Any) -> bool:
     return not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context()
 
 
-def _deferred_scaffold(tf: Any) -> type:
-    class DeferredSaverScaffold(tf.compat.v1.train.Scaffold):
-        """A Scaffold whose object-based Saver is made when first asked for."""
+class DeferredSaverScaffold(tf.compat.v1.train.Scaffold):
+    """A Scaffold whose object-based Saver is made when first asked for."""
 
-        def __init__(self, root: Any) -> None:
-            super().__init__()
-            self._root = root
+    def __init__(self, root: Any) -> None:
+        super().__init__()
+        self._root = root
 
-        @property
-        def saver(self) -> Any:
-            if self._saver is None and _outside_replicas(tf):
-                self._saver = _object_saver(self._root)
-            return self._saver
+    @property
+    def saver(self) -> Any:
+        if tf_internals.scaffold_saver(self) is None and _outside_replicas(tf):
+            tf_internals.set_scaffold_saver(self, _object_saver(self._root))
+        return tf_internals.scaffold_saver(self)
 
-        def finalize(self) -> Any:
-            self.saver  # noqa: B018 - made here at the latest
-            return super().finalize()
-
-    return DeferredSaverScaffold
+    def finalize(self) -> Any:
+        self.saver  # noqa: B018 - made here at the latest
+        return super().finalize()
 
 
 def export_outputs(predictions: dict, extra: dict | None) -> dict:

@@ -24,6 +24,8 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.spec import EstimatorSpec
 
+tf = import_tf()
+
 __all__ = ["KMeansClustering", "refuse_replicas"]
 
 _INIT_TRIES = 1000
@@ -53,56 +55,62 @@ def refuse_replicas(
 def _init_hook(init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> Any:
     """A hook running the init op until every centre is chosen; a clear error when the
     input runs out first (num_clusters larger than the data)."""
-    tf = import_tf()
+    return _InitializeClustersHook(init_op, initialized, num_clusters, is_chief)
 
-    def too_many(err: Any) -> TfportInputError:
-        detail = str(getattr(err, "message", err)).splitlines()[0] if err else "no progress"
-        return TfportInputError(
-            message(
-                "KMeans could not choose num_clusters initial centres: num_clusters is larger "
-                "than the number of input points",
-                "Use fewer clusters or feed more points (kmeans++ needs num_clusters points in "
-                "its first batch)",
-                num_clusters=num_clusters,
-                detail=detail,
-            )
+
+def _too_many(num_clusters: Any, err: Any) -> TfportInputError:
+    detail = str(getattr(err, "message", err)).splitlines()[0] if err else "no progress"
+    return TfportInputError(
+        message(
+            "KMeans could not choose num_clusters initial centres: num_clusters is larger "
+            "than the number of input points",
+            "Use fewer clusters or feed more points (kmeans++ needs num_clusters points in "
+            "its first batch)",
+            num_clusters=num_clusters,
+            detail=detail,
         )
+    )
 
-    class _InitializeClustersHook(tf.compat.v1.train.SessionRunHook):
-        def after_create_session(self, session: Any, coord: Any) -> None:
-            del coord
-            for _ in range(_INIT_TRIES):
-                if session.run(initialized):
-                    return
-                if not is_chief:
-                    time.sleep(1)
-                    continue
-                try:
-                    session.run(init_op)
-                except (tf.errors.OutOfRangeError, tf.errors.InvalidArgumentError) as err:
-                    raise too_many(err) from err
-            raise too_many(None)
 
-    return _InitializeClustersHook()
+class _InitializeClustersHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> None:
+        self._init_op, self._initialized = init_op, initialized
+        self._num_clusters, self._is_chief = num_clusters, is_chief
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        del coord
+        for _ in range(_INIT_TRIES):
+            if session.run(self._initialized):
+                return
+            if not self._is_chief:
+                time.sleep(1)
+                continue
+            try:
+                session.run(self._init_op)
+            except (tf.errors.OutOfRangeError, tf.errors.InvalidArgumentError) as err:
+                raise _too_many(self._num_clusters, err) from err
+        raise _too_many(self._num_clusters, None)
 
 
 def _tolerance_hook(loss: Any, tolerance: float) -> Any:
     """A hook stopping training when the loss changes by less than `tolerance` (relative)."""
-    tf = import_tf()
+    return _LossRelativeChangeHook(loss, tolerance)
 
-    class _LossRelativeChangeHook(tf.compat.v1.train.SessionRunHook):
-        previous: float | None = None
 
-        def before_run(self, run_context: Any) -> Any:
-            return tf.compat.v1.train.SessionRunArgs(loss)
+class _LossRelativeChangeHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, loss: Any, tolerance: float) -> None:
+        self._loss, self._tolerance = loss, tolerance
+        self.previous: float | None = None
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            value = run_values.results
-            if self.previous and abs(value - self.previous) / (1 + abs(self.previous)) < tolerance:
-                run_context.request_stop()
-            self.previous = value
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._loss)
 
-    return _LossRelativeChangeHook()
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        value = run_values.results
+        previous = self.previous
+        if previous and abs(value - previous) / (1 + abs(previous)) < self._tolerance:
+            run_context.request_stop()
+        self.previous = value
 
 
 def _points(features: Any, feature_columns: Any) -> Any:

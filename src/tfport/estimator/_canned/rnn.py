@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from tfport._common import keras_internals
@@ -22,6 +21,8 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
 from tfport.estimator._engine.spec import ModeKeys
+
+tf = import_tf()
 
 CELL_TYPES = ("simple_rnn", "lstm", "gru")
 DEFAULT_LEARNING_RATE = 0.05
@@ -149,53 +150,50 @@ def check_sequence_columns(sequence_columns: Any, context_columns: Any) -> tuple
     return sequence_columns, context_columns
 
 
-@functools.cache
 def _model_class() -> type:
-    tf = import_tf()
-    keras = tf.keras
-
-    class RNNModel(keras.models.Model):
-        """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits.
-
-        With `return_sequences`: (logits [batch, time, units], mask [batch, time]).
-        """
-
-        def __init__(
-            self,
-            rnn_layer: Any,
-            units: int,
-            sequence_columns: list,
-            context: list,
-            return_sequences: bool = False,
-        ):
-            super().__init__(name="rnn_model")
-            self._return_sequences = return_sequences
-            self._sequence_layer = keras.experimental.SequenceFeatures(sequence_columns)
-            self._context_layer = None
-            if context:
-                dense_features = getattr(tf.compat.v1.keras.layers, "DenseFeatures", None)
-                self._context_layer = (dense_features or keras.layers.DenseFeatures)(context)
-            self._rnn_layer = rnn_layer
-            self._logits_layer = keras.layers.Dense(units=units, name="logits")
-
-        def call(self, inputs: dict, training: Any = None) -> Any:
-            with tf.compat.v1.name_scope("sequence_input_layer"):
-                sequence_input, sequence_length = self._sequence_layer(inputs, training=training)
-                tf.compat.v1.summary.histogram("sequence_length", sequence_length)
-                if self._context_layer is not None:
-                    context = self._context_layer(inputs, training=training)
-                    sequence_input = _concatenate_context(tf, context, sequence_input)
-            # The mask spans the padded time axis. A batch (or a replica's share of one,
-            # which keeps the global dense shape) whose longest sequence is shorter than
-            # that axis would get a shorter mask, which the RNN loop reads past (the
-            # legacy estimator failed there: "Trying to access element 4 in a list with 3").
-            mask = tf.sequence_mask(sequence_length, maxlen=tf.shape(sequence_input)[1])
-            outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
-            logits = self._logits_layer(outputs)
-            # Per-step logits come with the mask of their valid steps (the sequential head's).
-            return (logits, mask) if self._return_sequences else logits
-
     return RNNModel
+
+
+class RNNModel(tf.keras.models.Model):
+    """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits.
+
+    With `return_sequences`: (logits [batch, time, units], mask [batch, time]).
+    """
+
+    def __init__(
+        self,
+        rnn_layer: Any,
+        units: int,
+        sequence_columns: list,
+        context: list,
+        return_sequences: bool = False,
+    ):
+        super().__init__(name="rnn_model")
+        self._return_sequences = return_sequences
+        self._sequence_layer = tf.keras.experimental.SequenceFeatures(sequence_columns)
+        self._context_layer = None
+        if context:
+            dense_features = getattr(tf.compat.v1.keras.layers, "DenseFeatures", None)
+            self._context_layer = (dense_features or tf.keras.layers.DenseFeatures)(context)
+        self._rnn_layer = rnn_layer
+        self._logits_layer = tf.keras.layers.Dense(units=units, name="logits")
+
+    def call(self, inputs: dict, training: Any = None) -> Any:
+        with tf.compat.v1.name_scope("sequence_input_layer"):
+            sequence_input, sequence_length = self._sequence_layer(inputs, training=training)
+            tf.compat.v1.summary.histogram("sequence_length", sequence_length)
+            if self._context_layer is not None:
+                context = self._context_layer(inputs, training=training)
+                sequence_input = _concatenate_context(tf, context, sequence_input)
+        # The mask spans the padded time axis. A batch (or a replica's share of one,
+        # which keeps the global dense shape) whose longest sequence is shorter than
+        # that axis would get a shorter mask, which the RNN loop reads past (the
+        # legacy estimator failed there: "Trying to access element 4 in a list with 3").
+        mask = tf.sequence_mask(sequence_length, maxlen=tf.shape(sequence_input)[1])
+        outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
+        logits = self._logits_layer(outputs)
+        # Per-step logits come with the mask of their valid steps (the sequential head's).
+        return (logits, mask) if self._return_sequences else logits
 
 
 def _concatenate_context(tf: Any, context: Any, sequence: Any) -> Any:

@@ -19,6 +19,8 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import builder, graphs
 from tfport.estimator._engine.context import ModeContext
 
+tf = import_tf()
+
 
 def aligned_var_list(ctx: ModeContext, input_fn: Any, checkpoint: str) -> dict | None:
     """A `{single-device name: variable}` Saver var_list, or None when names already match.
@@ -82,28 +84,31 @@ def _joined_partition_slots(entries: list) -> list:
 
 def _sliced_saveable(var: Any, parts: list) -> Any:
     """A SaveableObject reading and writing `var`'s row slices under the partitions' keys."""
-    tf = import_tf()
+    return _JoinedSaveable(var, parts)
 
-    class Joined(tf_internals.saveable_object_class()):
-        def __init__(self) -> None:
-            specs = []
-            for name, spec, begin, rows in parts:
 
-                def tensor(begin: int = begin, rows: int = rows) -> Any:
-                    return tf.convert_to_tensor(var)[begin : begin + rows]
+class _JoinedSaveable(tf_internals.saveable_object_class()):  # type: ignore[misc]
+    """`var` saved as the row slices `parts` (`(key, slice spec, first row, rows)`)."""
 
-                specs.append(
-                    tf_internals.save_spec_class()(
-                        tensor, spec, name, dtype=var.dtype, device=var.device
-                    )
+    def __init__(self, var: Any, parts: list) -> None:
+        tf = import_tf()
+        specs = []
+        for name, spec, begin, rows in parts:
+
+            def tensor(begin: int = begin, rows: int = rows) -> Any:
+                return tf.convert_to_tensor(var)[begin : begin + rows]
+
+            specs.append(
+                tf_internals.save_spec_class()(
+                    tensor, spec, name, dtype=var.dtype, device=var.device
                 )
-            super().__init__(var, specs, parts[0][0])
+            )
+        super().__init__(var, specs, parts[0][0])
+        self._var = var
 
-        def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
-            del restored_shapes
-            return var.assign(tf.concat(list(restored_tensors), axis=0))
-
-    return Joined()
+    def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
+        del restored_shapes
+        return self._var.assign(import_tf().concat(list(restored_tensors), axis=0))
 
 
 def _renamed(var: Any, name: str) -> dict:

@@ -10,6 +10,8 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import console
 from tfport.estimator._engine.spec import EstimatorSpec
 
+tf = import_tf()
+
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
 
@@ -165,17 +167,19 @@ def dataset_initializer_hook(iterator: Any) -> Any:
     Example:
         >>> hook = dataset_initializer_hook(iterator)  # doctest: +SKIP
     """
-    tf = import_tf()
+    return _DatasetInitializerHook(iterator)
 
-    class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._init = iterator.initializer  # built before the graph is finalized
 
-        def after_create_session(self, session: Any, coord: Any) -> None:
-            del coord
-            session.run(self._init)
+class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, iterator: Any) -> None:
+        self._iterator = iterator
 
-    return _DatasetInitializerHook()
+    def begin(self) -> None:
+        self._init = self._iterator.initializer  # built before the graph is finalized
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        del coord
+        session.run(self._init)
 
 
 def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:

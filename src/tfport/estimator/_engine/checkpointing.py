@@ -22,6 +22,8 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 STATE_FILE = "checkpoint"
 RESTORE_SUFFIX = ".tfport-restore"
 
@@ -32,23 +34,21 @@ def safe_checkpoint_saver_hook(*args: Any, **kwargs: Any) -> Any:
     Example:
         >>> hook = safe_checkpoint_saver_hook("/tmp/m", save_steps=10)  # doctest: +SKIP
     """
-    v1 = import_tf().compat.v1
-
-    class _SafeCheckpointSaverHook(v1.train.CheckpointSaverHook):
-        def _save(self, session: Any, step: int) -> Any:
-            directory = tf_internals.saver_hook_directory(self)
-
-            before = _read_state(directory)
-            try:
-                _keep_aside(directory, before)
-                result = super()._save(session, step)
-            except Exception as err:  # noqa: BLE001 - every failure is reported and undone
-                _undo(directory, before, step)
-                raise _save_failed(directory, step, before, err) from None
-            _drop_aside(directory)
-            return result
-
     return _SafeCheckpointSaverHook(*args, **kwargs)
+
+
+class _SafeCheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
+    def _save(self, session: Any, step: int) -> Any:
+        directory = tf_internals.saver_hook_directory(self)
+        before = _read_state(directory)
+        try:
+            _keep_aside(directory, before)
+            result = super()._save(session, step)
+        except Exception as err:  # noqa: BLE001 - every failure is reported and undone
+            _undo(directory, before, step)
+            raise _save_failed(directory, step, before, err) from None
+        _drop_aside(directory)
+        return result
 
 
 def _read_state(directory: str) -> bytes | None:

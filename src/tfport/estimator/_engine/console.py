@@ -19,6 +19,8 @@ from typing import Any
 
 from tfport._common.tfenv import import_tf, progress_stream
 
+tf = import_tf()
+
 
 def info(msg: str, *args: Any) -> None:
     """Logs `msg % args` at INFO on the `tensorflow` logger, as the legacy Estimator did.
@@ -125,43 +127,46 @@ def progress_hook(loss: Any, steps: int | None, max_steps: int | None) -> Any:
     stream = progress_stream()
     if stream is None:
         return None
-    v1 = import_tf().compat.v1
+    return _ProgressHook(stream, loss, steps, max_steps)
 
-    class _ProgressHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._step_tensor = v1.train.get_global_step()
-            self._drawn = 0.0
-            self._width = 0
 
-        def after_create_session(self, session: Any, coord: Any) -> None:
-            self._first = int(session.run(self._step_tensor))
-            self._last = max_steps if max_steps is not None else None
-            if self._last is None and steps is not None:
-                self._last = self._first + steps
-            self._start = time.monotonic()
+class _ProgressHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, stream: Any, loss: Any, steps: int | None, max_steps: int | None) -> None:
+        self._stream, self._loss = stream, loss
+        self._steps, self._max_steps = steps, max_steps
 
-        def before_run(self, run_context: Any) -> Any:
-            return v1.train.SessionRunArgs([self._step_tensor, loss])
+    def begin(self) -> None:
+        self._step_tensor = tf.compat.v1.train.get_global_step()
+        self._drawn = 0.0
+        self._width = 0
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            step, value = run_values.results
-            now = time.monotonic()
-            if now - self._drawn >= 0.5:
-                self._drawn = now
-                text = progress_text(step, value, self._first, self._start, now, self._last)
-                self._draw(text)
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        self._first = int(session.run(self._step_tensor))
+        self._last = self._max_steps
+        if self._last is None and self._steps is not None:
+            self._last = self._first + self._steps
+        self._start = time.monotonic()
 
-        def end(self, session: Any) -> None:
-            if self._width:
-                stream.write("\n")
-                stream.flush()
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs([self._step_tensor, self._loss])
 
-        def _draw(self, text: str) -> None:
-            stream.write("\r" + text.ljust(self._width))
-            stream.flush()
-            self._width = len(text)
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        step, value = run_values.results
+        now = time.monotonic()
+        if now - self._drawn >= 0.5:
+            self._drawn = now
+            text = progress_text(step, value, self._first, self._start, now, self._last)
+            self._draw(text)
 
-    return _ProgressHook()
+    def end(self, session: Any) -> None:
+        if self._width:
+            self._stream.write("\n")
+            self._stream.flush()
+
+    def _draw(self, text: str) -> None:
+        self._stream.write("\r" + text.ljust(self._width))
+        self._stream.flush()
+        self._width = len(text)
 
 
 def progress_text(

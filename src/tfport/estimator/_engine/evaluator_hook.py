@@ -13,6 +13,8 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.graphs import global_step_in_dir
 
+tf = import_tf()
+
 log = logging.getLogger("tfport")
 
 
@@ -27,97 +29,87 @@ def _check_estimator(estimator: Any, what: str, method: str = "evaluate") -> Non
         )
 
 
-def in_memory_evaluator_hook(base: type) -> type:
-    """Builds the hook class over TF's `SessionRunHook` (`base`), TensorFlow imported lazily."""
+class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
+    """Evaluates the model being trained, every `every_n_iter` iterations, in-process.
 
-    class InMemoryEvaluatorHook(base):
-        """Evaluates the model being trained, every `every_n_iter` iterations, in-process.
+    It evaluates after the training session is created, every `every_n_iter`
+    `session.run` calls and at the end, on the training session's current variables
+    (no checkpoint of model_dir is needed); results go to `estimator.eval_dir(name)`
+    like `evaluate(name=name)`'s.
 
-        It evaluates after the training session is created, every `every_n_iter`
-        `session.run` calls and at the end, on the training session's current variables
-        (no checkpoint of model_dir is needed); results go to `estimator.eval_dir(name)`
-        like `evaluate(name=name)`'s.
+    Example:
+        >>> hook = InMemoryEvaluatorHook(est, eval_input_fn, every_n_iter=100)
+        ... # doctest: +SKIP
+        >>> est.train(train_input_fn, hooks=[hook])  # doctest: +SKIP
+    """
 
-        Example:
-            >>> hook = InMemoryEvaluatorHook(est, eval_input_fn, every_n_iter=100)
-            ... # doctest: +SKIP
-            >>> est.train(train_input_fn, hooks=[hook])  # doctest: +SKIP
-        """
-
-        def __init__(
-            self,
-            estimator: Any,
-            input_fn: Any,
-            steps: int | None = None,
-            hooks: Any = None,
-            name: str | None = None,
-            every_n_iter: int = 100,
-        ) -> None:
-            _check_estimator(estimator, "InMemoryEvaluatorHook", "_evaluate_in_memory")
-            if isinstance(every_n_iter, bool) or not isinstance(every_n_iter, int):
-                raise TfportInputError(
-                    message("every_n_iter must be an int", "Fix it", every_n_iter=every_n_iter)
-                )
-            if every_n_iter <= 0:
-                raise TfportInputError(
-                    message(
-                        "every_n_iter should be a positive number",
-                        "Pass every_n_iter >= 1",
-                        every_n_iter=every_n_iter,
-                    )
-                )
-            if not callable(input_fn):
-                raise TfportInputError(
-                    message(
-                        "input_fn must be callable", "Pass the eval input_fn", input_fn=input_fn
-                    )
-                )
-            self._estimator = estimator
-            self._input_fn = input_fn
-            self._steps = steps
-            self._hooks = list(hooks or [])
-            self._name = name
-            self._every_n_iter = every_n_iter
-            self._eval_dir = os.path.join(
-                estimator.model_dir, "eval" if not name else "eval_" + name
+    def __init__(
+        self,
+        estimator: Any,
+        input_fn: Any,
+        steps: int | None = None,
+        hooks: Any = None,
+        name: str | None = None,
+        every_n_iter: int = 100,
+    ) -> None:
+        _check_estimator(estimator, "InMemoryEvaluatorHook", "_evaluate_in_memory")
+        if isinstance(every_n_iter, bool) or not isinstance(every_n_iter, int):
+            raise TfportInputError(
+                message("every_n_iter must be an int", "Fix it", every_n_iter=every_n_iter)
             )
-            self._folder: str | None = None
+        if every_n_iter <= 0:
+            raise TfportInputError(
+                message(
+                    "every_n_iter should be a positive number",
+                    "Pass every_n_iter >= 1",
+                    every_n_iter=every_n_iter,
+                )
+            )
+        if not callable(input_fn):
+            raise TfportInputError(
+                message("input_fn must be callable", "Pass the eval input_fn", input_fn=input_fn)
+            )
+        self._estimator = estimator
+        self._input_fn = input_fn
+        self._steps = steps
+        self._hooks = list(hooks or [])
+        self._name = name
+        self._every_n_iter = every_n_iter
+        self._eval_dir = os.path.join(estimator.model_dir, "eval" if not name else "eval_" + name)
+        self._folder: str | None = None
 
-        def begin(self) -> None:
-            tf = import_tf()
-            v1 = tf.compat.v1
-            self._timer = v1.train.SecondOrStepTimer(every_steps=self._every_n_iter)
-            self._iter_count = 0
-            self._saver = v1.train.Saver(sharded=True, max_to_keep=1)
-            self._folder = tempfile.mkdtemp(prefix="tfport_in_memory_eval_")
+    def begin(self) -> None:
+        v1 = tf.compat.v1
+        self._timer = v1.train.SecondOrStepTimer(every_steps=self._every_n_iter)
+        self._iter_count = 0
+        self._saver = v1.train.Saver(sharded=True, max_to_keep=1)
+        self._folder = tempfile.mkdtemp(prefix="tfport_in_memory_eval_")
 
-        def after_create_session(self, session: Any, coord: Any) -> None:
-            del coord
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        del coord
+        self._evaluate(session)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        del run_values
+        self._iter_count += 1
+        if self._timer.should_trigger_for_step(self._iter_count):
+            self._evaluate(run_context.session)
+
+    def end(self, session: Any) -> None:
+        try:
             self._evaluate(session)
+        finally:
+            if self._folder:
+                shutil.rmtree(self._folder, ignore_errors=True)
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            del run_values
-            self._iter_count += 1
-            if self._timer.should_trigger_for_step(self._iter_count):
-                self._evaluate(run_context.session)
-
-        def end(self, session: Any) -> None:
-            try:
-                self._evaluate(session)
-            finally:
-                if self._folder:
-                    shutil.rmtree(self._folder, ignore_errors=True)
-
-        def _evaluate(self, session: Any) -> None:
-            path = self._saver.save(
-                session, os.path.join(self._folder, "model.ckpt"), write_meta_graph=False
-            )
-            self._estimator._evaluate_in_memory(
-                self._input_fn, self._steps, self._hooks, path, self._name
-            )
-            self._timer.update_last_triggered_step(self._iter_count)
-
-    return InMemoryEvaluatorHook
+    def _evaluate(self, session: Any) -> None:
+        path = self._saver.save(
+            session, os.path.join(self._folder, "model.ckpt"), write_meta_graph=False
+        )
+        self._estimator._evaluate_in_memory(
+            self._input_fn, self._steps, self._hooks, path, self._name
+        )
+        self._timer.update_last_triggered_step(self._iter_count)
 
 
 def make_stop_at_checkpoint_step_hook(
@@ -137,25 +129,25 @@ def make_stop_at_checkpoint_step_hook(
         raise TfportInputError(
             message("last_step must be an int", "Pass the final global step", last_step=last_step)
         )
-    tf = import_tf()
-    v1 = tf.compat.v1
     if getattr(estimator.config, "is_chief", True):
-        return v1.train.StopAtStepHook(last_step=last_step)
-    model_dir = estimator.model_dir
+        return tf.compat.v1.train.StopAtStepHook(last_step=last_step)
+    return _StopAtCheckpointStepHook(estimator.model_dir, last_step, wait_after_file_check_secs)
 
-    class _StopAtCheckpointStepHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._global_step = v1.train.get_global_step()
 
-        def before_run(self, run_context: Any) -> Any:
-            return v1.train.SessionRunArgs(self._global_step)
+class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, model_dir: str, last_step: int, wait_secs: float) -> None:
+        self._model_dir, self._last_step, self._wait_secs = model_dir, last_step, wait_secs
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            if run_values.results + 1 < last_step:
-                return
-            if global_step_in_dir(model_dir) >= last_step:
-                run_context.request_stop()
-            else:
-                time.sleep(wait_after_file_check_secs)
+    def begin(self) -> None:
+        self._global_step = tf.compat.v1.train.get_global_step()
 
-    return _StopAtCheckpointStepHook()
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._global_step)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if run_values.results + 1 < self._last_step:
+            return
+        if global_step_in_dir(self._model_dir) >= self._last_step:
+            run_context.request_stop()
+        else:
+            time.sleep(self._wait_secs)

@@ -12,6 +12,8 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
 
+tf = import_tf()
+
 log = logging.getLogger("tfport")
 
 TF_HOOKS = (
@@ -130,50 +132,67 @@ def make_early_stopping_hook(
                 run_every_steps=run_every_steps,
             )
         )
-    tf = import_tf()
-    v1 = tf.compat.v1
-    is_chief = getattr(estimator.config, "is_chief", True)
+    if getattr(estimator.config, "is_chief", True):
+        return _StopOnPredicateHook(
+            should_stop_fn, run_every_secs, run_every_steps, estimator.model_dir
+        )
+    return _CheckForStoppingHook(estimator.model_dir)
 
-    class _StopOnPredicateHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._timer = v1.train.SecondOrStepTimer(
-                every_secs=run_every_secs, every_steps=run_every_steps
-            )
-            # The step after the run. Legacy fetched the variable beside the train op, a read
-            # racing the step's increment: the hook fired one step early or late by run.
-            after = v1.get_collection(STEP_AFTER_TRAIN_KEY)
-            self._after = after[0] if after else None
-            self._global_step = v1.train.get_global_step()
-            self._stop_op = v1.assign(_stop_var(tf, estimator.model_dir), True)
 
-        def before_run(self, run_context: Any) -> Any:
-            return None if self._after is None else v1.train.SessionRunArgs(self._after)
+class _StopOnPredicateHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(
+        self,
+        should_stop_fn: Any,
+        run_every_secs: float | None,
+        run_every_steps: int | None,
+        model_dir: str,
+    ) -> None:
+        self._should_stop_fn = should_stop_fn
+        self._every_secs, self._every_steps = run_every_secs, run_every_steps
+        self._model_dir = model_dir
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            if self._after is None:  # a graph not built by tfport: one more read
-                step = run_context.session.run(self._global_step)
-            else:
-                step = run_values.results
-            if self._timer.should_trigger_for_step(step):
-                self._timer.update_last_triggered_step(step)
-                if should_stop_fn():
-                    log.info("Requesting early stopping at global step %d", step)
-                    run_context.session.run(self._stop_op)
-                    run_context.request_stop()
+    def begin(self) -> None:
+        v1 = tf.compat.v1
+        self._timer = v1.train.SecondOrStepTimer(
+            every_secs=self._every_secs, every_steps=self._every_steps
+        )
+        # The step after the run. Legacy fetched the variable beside the train op, a read
+        # racing the step's increment: the hook fired one step early or late by run.
+        after = v1.get_collection(STEP_AFTER_TRAIN_KEY)
+        self._after = after[0] if after else None
+        self._global_step = v1.train.get_global_step()
+        self._stop_op = v1.assign(_stop_var(tf, self._model_dir), True)
 
-    class _CheckForStoppingHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._stop = _stop_var(tf, estimator.model_dir)
+    def before_run(self, run_context: Any) -> Any:
+        return None if self._after is None else tf.compat.v1.train.SessionRunArgs(self._after)
 
-        def before_run(self, run_context: Any) -> Any:
-            return v1.train.SessionRunArgs(self._stop)
-
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            if run_values.results:
-                log.info("Early stopping requested, suspending run.")
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if self._after is None:  # a graph not built by tfport: one more read
+            step = run_context.session.run(self._global_step)
+        else:
+            step = run_values.results
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            if self._should_stop_fn():
+                log.info("Requesting early stopping at global step %d", step)
+                run_context.session.run(self._stop_op)
                 run_context.request_stop()
 
-    return _StopOnPredicateHook() if is_chief else _CheckForStoppingHook()
+
+class _CheckForStoppingHook(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, model_dir: str) -> None:
+        self._model_dir = model_dir
+
+    def begin(self) -> None:
+        self._stop = _stop_var(tf, self._model_dir)
+
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._stop)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if run_values.results:
+            log.info("Early stopping requested, suspending run.")
+            run_context.request_stop()
 
 
 def _is_int(value: Any) -> bool:

@@ -26,6 +26,8 @@ from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.inputs import Batches
 from tfport.estimator._engine.steps import StepResult
 
+tf = import_tf()
+
 
 def looped(
     ctx: ModeContext, batches: Batches, step: Callable[..., StepResult], deferred: list
@@ -84,8 +86,6 @@ def iterations_hook(
     Example:
         >>> hook = iterations_hook(count, ctx, None, 100, hooks)  # doctest: +SKIP
     """
-    tf = import_tf()
-    v1 = tf.compat.v1
     config = ctx.config
     every = [
         n
@@ -96,33 +96,46 @@ def iterations_hook(
         )
         if n
     ]
+    return _IterationsHook(placeholder, ctx.iterations, every, steps, max_steps, hooks)
 
-    class _IterationsHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            self._step_tensor = v1.train.get_global_step()
 
-        def after_create_session(self, session: Any, coord: Any) -> None:
-            self._step = int(session.run(self._step_tensor))
-            self._last = max_steps if max_steps is not None else None
-            if self._last is None and steps is not None:
-                self._last = self._step + steps
+class _IterationsHook(tf.compat.v1.train.SessionRunHook):
+    """Feeds each run's loop length; stops at the last step (runs make several steps)."""
 
-        def before_run(self, run_context: Any) -> Any:
-            self._n = loop_length(self._step, ctx.iterations, every, self._last)
-            end = self._step + self._n
-            for hook in hooks:
-                tf_internals.set_hook_run_length(hook, self._n, end)
+    def __init__(
+        self,
+        placeholder: Any,
+        iterations: int,
+        every: list[int],
+        steps: int | None,
+        max_steps: int | None,
+        hooks: list,
+    ) -> None:
+        self._placeholder, self._iterations, self._every = placeholder, iterations, every
+        self._steps, self._max_steps, self._hooks = steps, max_steps, hooks
 
-            if self._n == ctx.iterations:  # the placeholder's default: no feed, a cacheable run
-                return None
-            return v1.train.SessionRunArgs(None, feed_dict={placeholder: self._n})
+    def begin(self) -> None:
+        self._step_tensor = tf.compat.v1.train.get_global_step()
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            self._step += self._n
-            if self._last is not None and self._step >= self._last:
-                run_context.request_stop()  # StopAtStepHook assumes one step per run
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        self._step = int(session.run(self._step_tensor))
+        self._last = self._max_steps
+        if self._last is None and self._steps is not None:
+            self._last = self._step + self._steps
 
-    return _IterationsHook()
+    def before_run(self, run_context: Any) -> Any:
+        self._n = loop_length(self._step, self._iterations, self._every, self._last)
+        end = self._step + self._n
+        for hook in self._hooks:
+            tf_internals.set_hook_run_length(hook, self._n, end)
+        if self._n == self._iterations:  # the placeholder's default: no feed, a cacheable run
+            return None
+        return tf.compat.v1.train.SessionRunArgs(None, feed_dict={self._placeholder: self._n})
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        self._step += self._n
+        if self._last is not None and self._step >= self._last:
+            run_context.request_stop()  # StopAtStepHook assumes one step per run
 
 
 def logging_hook(tensors: dict, every_n_steps: int) -> Any:
@@ -136,16 +149,15 @@ def logging_hook(tensors: dict, every_n_steps: int) -> Any:
     Example:
         >>> hook = logging_hook({"loss": loss, "step": step}, 100)  # doctest: +SKIP
     """
-    v1 = import_tf().compat.v1
-
-    class _StepLoggingHook(v1.train.LoggingTensorHook):
-        _steps_per_run = 1
-
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            super().after_run(run_context, run_values)
-            self._iter_count += self._steps_per_run - 1
-
     return _StepLoggingHook(tensors, every_n_iter=every_n_steps)
+
+
+class _StepLoggingHook(tf.compat.v1.train.LoggingTensorHook):
+    _steps_per_run = 1
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        super().after_run(run_context, run_values)
+        tf_internals.count_more_iterations(self, self._steps_per_run - 1)
 
 
 def loop_length(step: int, iterations: int, every: list[int], last: int | None) -> int:

@@ -26,6 +26,8 @@ from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 TOLERANCE = 1e-5
 
 
@@ -102,33 +104,34 @@ def consistency_hook(optimizers: list) -> Any:
     Example:
         >>> hook = consistency_hook(["AdamWeightDecayOptimizer"])  # doctest: +SKIP
     """
-    tf = import_tf()
-    v1 = tf.compat.v1
+    return ReplicaConsistencyHook(optimizers)
 
-    class ReplicaConsistencyHook(v1.train.SessionRunHook):
-        def __init__(self) -> None:
-            self._names: list = []
-            self._gaps: list = []
-            self._checked = False
 
-        def begin(self) -> None:
-            for v in v1.trainable_variables():
-                if tf_internals.is_distributed_values(v) and len(v.values) > 1:
-                    for c in v.values[1:]:
-                        self._names.append(v.name.split(":")[0])
-                        self._gaps.append(tf.math.reduce_max(tf.abs(c - v.values[0])))
+class ReplicaConsistencyHook(tf.compat.v1.train.SessionRunHook):
+    """Stops training when the replicas' variable copies differ after the first step."""
 
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            if self._checked or not self._gaps:
-                return
-            self._checked = True
-            values = run_context.session.run(self._gaps)
-            worst = max(range(len(values)), key=lambda i: values[i])
-            if values[worst] > TOLERANCE:
-                name = self._names[worst]
-                raise TfportOperationError(_drift_message(name, values[worst], optimizers))
+    def __init__(self, optimizers: list) -> None:
+        self._optimizers = optimizers
+        self._names: list = []
+        self._gaps: list = []
+        self._checked = False
 
-    return ReplicaConsistencyHook()
+    def begin(self) -> None:
+        for v in tf.compat.v1.trainable_variables():
+            if tf_internals.is_distributed_values(v) and len(v.values) > 1:
+                for c in v.values[1:]:
+                    self._names.append(v.name.split(":")[0])
+                    self._gaps.append(tf.math.reduce_max(tf.abs(c - v.values[0])))
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if self._checked or not self._gaps:
+            return
+        self._checked = True
+        values = run_context.session.run(self._gaps)
+        worst = max(range(len(values)), key=lambda i: values[i])
+        if values[worst] > TOLERANCE:
+            name = self._names[worst]
+            raise TfportOperationError(_drift_message(name, values[worst], self._optimizers))
 
 
 def _drift_message(name: str, gap: float, optimizers: list) -> str:

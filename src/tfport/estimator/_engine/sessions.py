@@ -7,11 +7,13 @@ The chief's summary, step-counter and checkpoint hooks are made here rather than
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from tfport._common import tf_internals
@@ -22,6 +24,8 @@ from tfport.estimator._engine.checkpointing import safe_checkpoint_saver_hook
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.graphs import global_step_in_dir
 from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
+
+tf = import_tf()
 
 
 def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
@@ -122,17 +126,7 @@ class ChiefCheckpointWait:
 
     def hook(self) -> Any:
         """The SessionRunHook that reads the final global step when the session ends."""
-        v1 = import_tf().compat.v1
-        waiter = self
-
-        class _FinalStepHook(v1.train.SessionRunHook):
-            def begin(self) -> None:
-                self._global_step = v1.train.get_global_step()
-
-            def end(self, session: Any) -> None:
-                waiter.step = int(session.run(self._global_step))
-
-        return _FinalStepHook()
+        return _FinalStepHook(self)
 
     def wait(self) -> None:
         """Returns once model_dir's latest checkpoint is at the final step (or on timeout)."""
@@ -243,34 +237,24 @@ class PreemptionWatcher:
         self.signalled: int | None = None
         self._previous: Any = None
 
-    def installed(self) -> Any:
-        watcher = self
-
-        class _Ctx:
-            def __enter__(self) -> None:
-                if threading.current_thread() is threading.main_thread():
-                    watcher._previous = signal.signal(signal.SIGTERM, watcher._handle)
-
-            def __exit__(self, *exc: Any) -> None:
-                if watcher._previous is not None:
-                    signal.signal(signal.SIGTERM, watcher._previous)
-
-        return _Ctx()
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        """SIGTERM handled by this watcher inside the block (on the main thread)."""
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._handle)
+        try:
+            yield
+        finally:
+            if self._previous is not None:
+                signal.signal(signal.SIGTERM, self._previous)
 
     def _handle(self, signum: int, frame: Any) -> None:
         del frame
         self.signalled = signum
 
     def hook(self) -> Any:
-        tf = import_tf()
-        watcher = self
-
-        class _PreemptionHook(tf.compat.v1.train.SessionRunHook):
-            def after_run(self, run_context: Any, run_values: Any) -> None:
-                if watcher.signalled is not None:
-                    run_context.request_stop()
-
-        return _PreemptionHook()
+        """The SessionRunHook requesting a stop after the run the signal came in."""
+        return _PreemptionHook(self)
 
     def exit_if_signalled(self, model_dir: str) -> None:
         if self.signalled is None:
@@ -283,3 +267,27 @@ class PreemptionWatcher:
             file=sys.stderr,
         )
         sys.exit(128 + self.signalled)
+
+
+class _FinalStepHook(tf.compat.v1.train.SessionRunHook):
+    """Records the global step the session ended at in `waiter.step`."""
+
+    def __init__(self, waiter: ChiefCheckpointWait) -> None:
+        self._waiter = waiter
+
+    def begin(self) -> None:
+        self._global_step = tf.compat.v1.train.get_global_step()
+
+    def end(self, session: Any) -> None:
+        self._waiter.step = int(session.run(self._global_step))
+
+
+class _PreemptionHook(tf.compat.v1.train.SessionRunHook):
+    """Requests a stop once the watcher saw a signal."""
+
+    def __init__(self, watcher: PreemptionWatcher) -> None:
+        self._watcher = watcher
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if self._watcher.signalled is not None:
+            run_context.request_stop()

@@ -12,6 +12,8 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 
 class TrainSpec(
     collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks", "saving_listeners"])
@@ -298,30 +300,34 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
         result, exports, _ = _evaluate_and_export(estimator, train_spec, eval_spec, checkpoint)
         state.update(last_time=time.time(), last_step=step, result=result, exports=exports)
 
-    tf = import_tf()
-
-    class _EvalListener(tf.compat.v1.train.CheckpointSaverListener):
-        def after_save(self, session: Any, global_step_value: int) -> None:
-            if not config.is_chief:
-                return
-            if (
-                time.time() - state["last_time"] >= eval_spec.throttle_secs
-                and global_step_value > 0
-            ):
-                evaluate(global_step_value)
-
+    listener = _EvalListener(config.is_chief, state, eval_spec.throttle_secs, evaluate)
     estimator.train(
         train_spec.input_fn,
         hooks=list(train_spec.hooks),
         max_steps=train_spec.max_steps,
-        saving_listeners=list(train_spec.saving_listeners) + [_EvalListener()],
+        saving_listeners=list(train_spec.saving_listeners) + [listener],
     )
+
     from tfport.estimator._engine.graphs import global_step_in_dir
 
     step = global_step_in_dir(estimator.model_dir)
     if config.is_chief and state["last_step"] != step:
         evaluate(step)
     return state["result"], state["exports"]
+
+
+class _EvalListener(tf.compat.v1.train.CheckpointSaverListener):
+    """Evaluates after a checkpoint save once `throttle_secs` passed (on the chief)."""
+
+    def __init__(self, is_chief: bool, state: dict, throttle_secs: float, evaluate: Any) -> None:
+        self._is_chief, self._state = is_chief, state
+        self._throttle_secs, self._evaluate = throttle_secs, evaluate
+
+    def after_save(self, session: Any, global_step_value: int) -> None:
+        if not self._is_chief:
+            return
+        if time.time() - self._state["last_time"] >= self._throttle_secs and global_step_value > 0:
+            self._evaluate(global_step_value)
 
 
 def _evaluate_and_export(

@@ -11,6 +11,8 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 
 class Interface:
     """`loss` / `predictions` / `metrics` / `update_metrics` over a head's internals."""
@@ -86,7 +88,7 @@ class Interface:
             out[self._key("label/mean")] = km.Mean(name="label/mean")
         if binary:
             label_mean = out[self._key("label/mean")]
-            out[self._key("accuracy_baseline")] = _accuracy_baseline_class(km)(label_mean)
+            out[self._key("accuracy_baseline")] = AccuracyBaseline(label_mean)
         if binary or self.kind == "multi_label":
             out[self._key("auc")] = km.AUC(name="auc")
             out[self._key("auc_precision_recall")] = km.AUC(curve="PR", name="auc_precision_recall")
@@ -196,10 +198,7 @@ def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
     metric.update_state(*args, sample_weight=weights)
 
 
-_BASELINE_CLASSES: dict = {}
-
-
-def _accuracy_baseline_class(km: Any) -> type:
+class AccuracyBaseline(tf.keras.metrics.Mean):
     """A Mean whose result is max(label_mean, 1 - label_mean) of the given label/mean metric.
 
     The best accuracy of always predicting one class; it needs no update of its own. The
@@ -208,17 +207,11 @@ def _accuracy_baseline_class(km: Any) -> type:
     distribution strategy too (the Keras result wrapper computes it in cross-replica
     context, over every replica's sums).
     """
-    if km not in _BASELINE_CLASSES:
 
-        class AccuracyBaseline(km.Mean):
-            def __init__(self, label_mean: Any, name: str = "accuracy_baseline") -> None:
-                super().__init__(name=name)
-                object.__setattr__(self, "_label_mean", label_mean)  # read, not tracked
+    def __init__(self, label_mean: Any, name: str = "accuracy_baseline") -> None:
+        super().__init__(name=name)
+        object.__setattr__(self, "_label_mean", label_mean)  # read, not tracked
 
-            def result(self) -> Any:
-                tf = import_tf()
-                total, count = self._label_mean.total, self._label_mean.count
-                return tf.math.divide_no_nan(tf.math.maximum(total, count - total), count)
-
-        _BASELINE_CLASSES[km] = AccuracyBaseline
-    return _BASELINE_CLASSES[km]
+    def result(self) -> Any:
+        total, count = self._label_mean.total, self._label_mean.count
+        return tf.math.divide_no_nan(tf.math.maximum(total, count - total), count)

@@ -16,6 +16,8 @@ from typing import Any
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
 
+tf = import_tf()
+
 
 def replicas_in_sync() -> int:
     """Replicas of the current replica context (1 outside any strategy).
@@ -89,36 +91,35 @@ def wrapper_class() -> type:
     Example:
         >>> cls = wrapper_class()  # doctest: +SKIP
     """
-    tf = import_tf()
-
-    class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
-        """Wraps `opt`: gradients all-reduced (mean) across replicas before it applies them."""
-
-        def __init__(self, opt: Any, name: str = "CrossShardOptimizer") -> None:
-            super().__init__(False, name)
-            self._opt = opt
-            self._scaled: set = set()
-
-        def compute_gradients(self, loss: Any, var_list: Any = None, **kwargs: Any) -> list:
-            pairs = self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
-            graph = tf.compat.v1.get_default_graph()
-            if tf_internals.loss_scaled_by_optimizer(graph):  # loss * 1/N
-                self._scaled.update(id(g) for g, _ in pairs if g is not None)
-            return pairs
-
-        def apply_gradients(
-            self, grads_and_vars: Any, global_step: Any = None, name: Any = None
-        ) -> Any:
-            scaled = frozenset(self._scaled)
-            return mean_apply(self._opt, grads_and_vars, global_step, name, scaled)
-
-        def get_slot(self, *args: Any, **kwargs: Any) -> Any:
-            return self._opt.get_slot(*args, **kwargs)
-
-        def get_slot_names(self, *args: Any, **kwargs: Any) -> list:
-            return self._opt.get_slot_names(*args, **kwargs)
-
-        def variables(self) -> list:
-            return self._opt.variables()
-
     return CrossShardOptimizer
+
+
+class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
+    """Wraps `opt`: gradients all-reduced (mean) across replicas before it applies them."""
+
+    def __init__(self, opt: Any, name: str = "CrossShardOptimizer") -> None:
+        super().__init__(False, name)
+        self._opt = opt
+        self._scaled: set = set()
+
+    def compute_gradients(self, loss: Any, var_list: Any = None, **kwargs: Any) -> list:
+        pairs = self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+        graph = tf.compat.v1.get_default_graph()
+        if tf_internals.loss_scaled_by_optimizer(graph):  # loss * 1/N
+            self._scaled.update(id(g) for g, _ in pairs if g is not None)
+        return pairs
+
+    def apply_gradients(
+        self, grads_and_vars: Any, global_step: Any = None, name: Any = None
+    ) -> Any:
+        scaled = frozenset(self._scaled)
+        return mean_apply(self._opt, grads_and_vars, global_step, name, scaled)
+
+    def get_slot(self, *args: Any, **kwargs: Any) -> Any:
+        return self._opt.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args: Any, **kwargs: Any) -> list:
+        return self._opt.get_slot_names(*args, **kwargs)
+
+    def variables(self) -> list:
+        return self._opt.variables()

@@ -23,6 +23,8 @@ from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._tpu import cross_shard, embedding
 
+tf = import_tf()
+
 log = logging.getLogger("tfport")
 
 
@@ -244,13 +246,17 @@ def _call(fn_and_tensors: Any) -> Any:
 
 
 def _host_call_hook(ops: Any) -> Any:
-    tf = import_tf()
+    return _HostCallHook(ops)
 
-    class _HostCallHook(tf.compat.v1.train.SessionRunHook):
-        def before_run(self, run_context: Any) -> Any:
-            return tf.compat.v1.train.SessionRunArgs(ops)
 
-    return _HostCallHook()
+class _HostCallHook(tf.compat.v1.train.SessionRunHook):
+    """Fetches the host_call's ops with every run."""
+
+    def __init__(self, ops: Any) -> None:
+        self._ops = ops
+
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self._ops)
 
 
 class TPUEstimator(Estimator):
@@ -352,30 +358,31 @@ def _warn_if_no_tpu(config: Any) -> None:
 
 
 def _examples_per_second_hook(est: TPUEstimator) -> Any:
-    tf = import_tf()
     batch = est._batch_sizes.get(ModeKeys.TRAIN) or 0
     every = est._config.iterations_per_loop or est._config.log_step_count_steps or 100
+    return _ExamplesPerSecondHook(batch, every_n_steps=every, output_dir=est.model_dir)
 
-    class _ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
-        def _log_and_record(
-            self, elapsed_steps: int, elapsed_time: float, global_step: int
-        ) -> None:
-            steps_per_sec = elapsed_steps / elapsed_time
-            writer = tf_internals.hook_summary_writer(self)
-            if writer is not None:
-                summary = tf.compat.v1.Summary(
-                    value=[
-                        tf.compat.v1.Summary.Value(
-                            tag="global_step/sec", simple_value=steps_per_sec
-                        ),
-                        tf.compat.v1.Summary.Value(
-                            tag="examples/sec", simple_value=steps_per_sec * batch
-                        ),
-                    ]
-                )
-                writer.add_summary(summary, global_step)
 
-    return _ExamplesPerSecondHook(every_n_steps=every, output_dir=est.model_dir)
+class _ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
+    """StepCounterHook also writing `examples/sec` (the legacy TPUEstimator's summary)."""
+
+    def __init__(self, batch: int, every_n_steps: int, output_dir: str) -> None:
+        super().__init__(every_n_steps=every_n_steps, output_dir=output_dir)
+        self._batch = batch
+
+    def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
+        steps_per_sec = elapsed_steps / elapsed_time
+        writer = tf_internals.hook_summary_writer(self)
+        if writer is not None:
+            summary = tf.compat.v1.Summary(
+                value=[
+                    tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=steps_per_sec),
+                    tf.compat.v1.Summary.Value(
+                        tag="examples/sec", simple_value=steps_per_sec * self._batch
+                    ),
+                ]
+            )
+            writer.add_summary(summary, global_step)
 
 
 def cross_shard_optimizer(

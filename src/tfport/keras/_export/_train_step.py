@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+
+tf = import_tf()
 
 
 def _labels(head: Any, rows: int, seed: int) -> np.ndarray:
@@ -38,25 +41,10 @@ def _labels(head: Any, rows: int, seed: int) -> np.ndarray:
 
 def _estimator_step(make: Callable, ckpt: str, features: dict, labels: np.ndarray) -> tuple:
     """(loss, {variable: value after the step}) of one step of `make(model_dir)` from `ckpt`."""
-    from tfport._common.tfenv import import_tf
     from tfport.checkpoint import CheckpointReader
     from tfport.estimator import WarmStartSettings
 
-    tf = import_tf()
-    v1 = tf.compat.v1
-    seen: dict = {}
-
-    class LossHook(v1.train.SessionRunHook):
-        def begin(self) -> None:
-            summaries = v1.get_collection(v1.GraphKeys.SUMMARIES)
-            self.loss = next(s.op.inputs[1] for s in summaries if s.op.name == "loss")
-
-        def before_run(self, run_context: Any) -> Any:
-            return v1.train.SessionRunArgs(self.loss)
-
-        def after_run(self, run_context: Any, run_values: Any) -> None:
-            seen["loss"] = float(run_values.results)
-
+    hook = _LossHook()
     work = tempfile.mkdtemp(prefix="tfport-train-step-")
     try:
         estimator = make(work)
@@ -66,12 +54,29 @@ def _estimator_step(make: Callable, ckpt: str, features: dict, labels: np.ndarra
             data = tf.data.Dataset.from_tensor_slices((features, labels))
             return data.batch(len(labels))
 
-        estimator.train(input_fn, steps=1, hooks=[LossHook()])
+        estimator.train(input_fn, steps=1, hooks=[hook])
         with CheckpointReader(tf.train.latest_checkpoint(work)) as reader:
             values = {name: np.asarray(reader.read(name)) for name in reader.names()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return seen["loss"], values
+    return hook.value, values
+
+
+class _LossHook(tf.compat.v1.train.SessionRunHook):
+    """Records the value of the `loss` summary's tensor in the run (`value`)."""
+
+    value: float
+
+    def begin(self) -> None:
+        v1 = tf.compat.v1
+        summaries = v1.get_collection(v1.GraphKeys.SUMMARIES)
+        self.loss = next(s.op.inputs[1] for s in summaries if s.op.name == "loss")
+
+    def before_run(self, run_context: Any) -> Any:
+        return tf.compat.v1.train.SessionRunArgs(self.loss)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        self.value = float(run_values.results)
 
 
 def _summed(tf: Any, grad: Any) -> Any:
@@ -86,8 +91,6 @@ def _summed(tf: Any, grad: Any) -> Any:
 
 def _keras_step(model: Any, optimizer: Any, loss_fn: Any, features: dict, labels: Any) -> tuple:
     """(loss, {`layer/i`: value after the step}, {`layer/i`: max abs update})."""
-    from tfport._common.tfenv import import_tf
-
     tf = import_tf()
     names = {t.name for t in model.inputs}
     inputs = {k: tf.constant(v) for k, v in features.items() if k in names}
@@ -137,7 +140,6 @@ def one_step(
         TfportInputError: what has no exact Keras 3 equivalent (named), a model that is not
             this estimator's export.
     """
-    from tfport._common.tfenv import import_tf
     from tfport.keras._export._model import build_with_names, canned_spec
     from tfport.keras._export._optimizers import estimator_optimizer, keras_loss, keras_optimizer
 
