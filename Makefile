@@ -1,7 +1,7 @@
 # Two commands do all set-up on a fresh machine (Python 3.10-3.13 with venv):
 #   make demo   - the main job: a Keras model turned into an Estimator, trained on
 #                 2 replicas (mirrored:2), evaluated and exported, on built-in data
-#   make test   - lint and the whole test suite (slow tests included)
+#   make test   - lint, type check (mypy) and the whole test suite (slow tests included)
 # CI (.ci/run) also checks the rest of the supported TensorFlow range, each in a fresh venv
 # made from the registry (docs/tensorflow-versions.md):
 #   make test-oldest   - tensorflow==$(TF_OLDEST) installed first; `pip install .` keeps it
@@ -29,7 +29,7 @@ RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
 	$(GOLDEN_ACC)::test_custom_v1_adam_on_mirrored_2_matches_single_device_golden \
 	$(GOLDEN_ACC)::test_canned_legacy_checkpoint_resumes_on_mirrored_2_with_single_device_names[canned_dnn]
 
-.PHONY: demo test test-fast test-oldest test-nightly lint docs bench
+.PHONY: demo test test-fast test-oldest test-nightly lint typecheck docs bench
 
 $(STAMP): pyproject.toml
 	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21 and the project (a few minutes)"
@@ -47,10 +47,13 @@ lint: $(STAMP)
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy setup.py
 	$(VENV)/bin/mkdocs build --strict -q
 
-test: lint
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+test: lint typecheck
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-test-fast: lint
+test-fast: lint typecheck
 	$(PY) -m pytest -q -m "not slow" -x $(PYTEST_ARGS)
 
 test-oldest:

@@ -159,7 +159,7 @@ def _delete(module: Any, name: str) -> None:
 def _estimator_package(estimator: Any, estimator_v1: Any) -> Any:
     import types
 
-    package = types.ModuleType("tensorflow_estimator")
+    package: Any = types.ModuleType("tensorflow_estimator")
     package.__path__ = []
     package.estimator = estimator
     package.compat = types.SimpleNamespace(v1=types.SimpleNamespace(estimator=estimator_v1))
@@ -175,7 +175,6 @@ def _add_legacy_paths(handle: Installation, package: Any) -> None:
         handle.add_module(key, module)
     handle.set(package, "python", sys.modules["tensorflow_estimator.python"])
     tf_python = tf_internals.tf_python_package()
-
     if tf_python is not None:
         handle.set(tf_python, "estimator", sys.modules["tensorflow.python.estimator"])
     handle.set(sys, "meta_path", [_legacy_paths.GoneFinder(), *sys.meta_path])

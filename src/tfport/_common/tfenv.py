@@ -89,7 +89,7 @@ def prepare_environment() -> None:
         os.environ["TF_XLA_FLAGS"] = (flags + " --tf_xla_cpu_global_jit").strip()
 
 
-def import_tf() -> ModuleType:
+def import_tf() -> Any:
     """Returns the `tensorflow` module, imported with tfport's environment.
 
     Example:

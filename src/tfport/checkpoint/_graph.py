@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -67,7 +68,7 @@ def _const_value(node: Any) -> float | None:
     return 0.0 if not tensor.tensor_content else None
 
 
-_BINARY = {
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "Add": lambda a, b: a + b,
     "AddV2": lambda a, b: a + b,
     "Sub": lambda a, b: a - b,

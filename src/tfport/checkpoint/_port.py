@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import shutil
+from typing import Any
 
 from tfport._common import outputs
 from tfport._common.errors import TfportInputError, message, os_error
@@ -25,7 +26,7 @@ from tfport.checkpoint._paths import data_path
 from tfport.checkpoint._reader import CheckpointReader
 
 
-def _variables(model) -> list[tuple[str, object]]:
+def _variables(model) -> list[tuple[str, Any]]:
     """(path, variable) in creation order for Keras 3, tf_keras or tf.Module models."""
     weights = getattr(model, "weights", None)
     if weights is None:
@@ -116,7 +117,7 @@ def load_factory(spec: str):
         raise TfportInputError(message("--model must be MODULE:FACTORY", None, model=spec))
     try:
         if module_name.endswith(".py"):
-            loaded = importlib.util.spec_from_file_location("tfport_user_model", module_name)
+            loaded: Any = importlib.util.spec_from_file_location("tfport_user_model", module_name)
             module = importlib.util.module_from_spec(loaded)
             loaded.loader.exec_module(module)
         else:

@@ -83,8 +83,8 @@ def v1_index_for_keras(keras_opt: str, slot: str, slots_present: set[str]) -> tu
     if keras_opt == "SGD":
         return "Momentum", 0
     v1_opt = KERAS_TO_V1[keras_opt]
-    order = RMSPROP_CENTERED if keras_opt == "RMSprop" and "mg" in slots_present else None
-    order = order or V1_SLOTS[v1_opt]
+    centered = keras_opt == "RMSprop" and "mg" in slots_present
+    order: tuple[str, ...] = RMSPROP_CENTERED if centered else V1_SLOTS[v1_opt]
     return v1_opt, order.index(slot)
 
 

@@ -31,7 +31,7 @@ _AREAS = (
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2); the usage stays behind `--help`."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         text = " ".join(message.split())
         self.exit(2, f"tfport: error: {text}. See `{self.prog} --help`\n")
 

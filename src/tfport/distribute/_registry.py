@@ -105,7 +105,7 @@ def parse(spec: str) -> Spec:
     name, _, arg = str(spec).partition(":")
     kind = _BY_NAME.get(name)
     ok = kind is not None and (not arg or kind.arg is not None)
-    if ok and kind.arg == "count" and arg:
+    if ok and kind is not None and kind.arg == "count" and arg:
         ok = arg.isdigit() and int(arg) >= 1
     if not ok:
         raise TfportInputError(

@@ -39,8 +39,8 @@ __all__ = [
 experimental = _types.ModuleType(
     "tfport.estimator.tpu.experimental", "`tf.compat.v1.estimator.tpu.experimental`."
 )
-experimental.EmbeddingConfigSpec = _embedding.EmbeddingConfigSpec
-experimental.__all__ = ["EmbeddingConfigSpec"]
+setattr(experimental, "EmbeddingConfigSpec", _embedding.EmbeddingConfigSpec)  # noqa: B010
+setattr(experimental, "__all__", ["EmbeddingConfigSpec"])  # noqa: B010
 # TF 2.21 lacks tf.compat.v1.tpu.experimental's TF1 optimization parameters; install() adds them.
 OPTIMIZATION_PARAMETERS = _embedding.OPTIMIZATION_PARAMETERS
 

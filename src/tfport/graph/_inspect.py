@@ -110,7 +110,7 @@ def _graph_report(
 
 
 def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits) -> dict[str, Any]:
-    report = {
+    report: dict[str, Any] = {
         "tags": list(meta.meta_info_def.tags),
         "tf2_object_graph": _savedmodel.is_tf2(meta),
         "signatures": {

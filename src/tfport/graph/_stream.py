@@ -181,7 +181,7 @@ class _Reducer:
         if not sources:
             return [n for _, n in found]
         wanted = set(sources.values())
-        source_ops = {}
+        source_ops: dict = {}
         base = 0
         for blob in self.blobs:
             names = blob.split("\n")

@@ -3,18 +3,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # no TensorFlow at import time: the types only for type checkers
+    from tfport.estimator import Estimator, RunConfig
 
 
-def model_to_estimator(*args: Any, **kwargs: Any) -> Any:
+def model_to_estimator(
+    keras_model: Any = None,
+    keras_model_path: str | None = None,
+    custom_objects: dict | None = None,
+    model_dir: str | None = None,
+    config: RunConfig | None = None,
+    checkpoint_format: str | None = "checkpoint",
+    use_v2_estimator: bool = False,
+    metric_names_map: dict | None = None,
+    export_outputs: dict | None = None,
+) -> Estimator:
     """Turns a compiled Keras model into a `tfport.estimator.Estimator`.
+
+    The arguments are legacy `tf.keras.estimator.model_to_estimator`'s; see
+    `tfport.keras._model_to_estimator.model_to_estimator` for each.
 
     Example:
         >>> est = model_to_estimator(keras_model=model, model_dir="/tmp/m")  # doctest: +SKIP
     """
     from tfport.keras._model_to_estimator import model_to_estimator as impl
 
-    return impl(*args, **kwargs)
+    return impl(
+        keras_model,
+        keras_model_path,
+        custom_objects,
+        model_dir,
+        config,
+        checkpoint_format,
+        use_v2_estimator,
+        metric_names_map,
+        export_outputs,
+    )
+
 
 
 def graph_optimizer_methods() -> list:

@@ -185,7 +185,7 @@ class ModelFn:
         if isinstance(features, dict):
             aliases = _sequential_aliases(self.model, names)
             features = {aliases.get(k, k): v for k, v in features.items()}
-        flat = _inputs.ordered(features, names, "features", "inputs")
+        flat = _inputs.ordered(features, names, "features", "inputs") or []
         _inputs.check_count(flat, names, "features")
         struct = keras_internals.inputs_struct(self.model)
         if struct is None or not tree.is_nested(struct):
@@ -204,7 +204,7 @@ class ModelFn:
                 )
             )
         names = self._output_names(outputs)
-        flat = _inputs.ordered(labels, names, "labels", "outputs")
+        flat = _inputs.ordered(labels, names, "labels", "outputs") or []
         _inputs.check_count(flat, names, "labels")
         if not tree.is_nested(outputs):
             return flat[0]

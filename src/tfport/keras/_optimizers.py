@@ -53,7 +53,7 @@ def legacy_class_and_config(optimizer: Any) -> tuple[type, dict | None]:
     return cls, _translate(cls, optimizer.get_config())
 
 
-def build(cls: type, config: dict | None, iterations: Any) -> Any:
+def build(cls: Any, config: dict | None, iterations: Any) -> Any:
     """Builds the graph optimizer whose `iterations` is the Estimator's global step.
 
     Example:
@@ -73,7 +73,7 @@ def _config_or_none(optimizer: Any) -> dict | None:
 
 
 def _translate(cls: type, config: dict) -> dict:
-    accepted = set(inspect.signature(cls.__init__).parameters) | set(_CLIP_KEYS)
+    accepted = set(inspect.signature(cls).parameters) | {"self"} | set(_CLIP_KEYS)
     out = {}
     for key, value in config.items():
         if key in _DROPPED_IF_SET and value not in _DROPPED_IF_SET[key]:

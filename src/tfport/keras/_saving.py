@@ -9,6 +9,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_Scaffold: Any = tf.compat.v1.train.Scaffold
 
 GLOBAL_STEP_KEY = "estimator_global_step"
 
@@ -39,7 +40,7 @@ def _outside_replicas(tf: Any) -> bool:
     return not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context()
 
 
-class DeferredSaverScaffold(tf.compat.v1.train.Scaffold):
+class DeferredSaverScaffold(_Scaffold):
     """A Scaffold whose object-based Saver is made when first asked for."""
 
     def __init__(self, root: Any) -> None:

@@ -160,7 +160,8 @@ def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any 
     keras_internals.set_learning_phase(mode == ModeKeys.TRAIN)
     inputs, targets, weights = _to_keras_io(model, features, labels)
     compile_clone = mode != ModeKeys.PREDICT
-    global_step = args = None
+    global_step = None
+    args: dict = {}
     if compile_clone:
         args = dict(fn._compile_args)
         global_step = tf.compat.v1.train.get_or_create_global_step()

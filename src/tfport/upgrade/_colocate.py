@@ -49,5 +49,7 @@ def _unwrap(node: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
         )
     statements = list(body.body)
     first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*node.leading_lines, *first.leading_lines])
+    statements[0] = first.with_changes(
+        leading_lines=[*node.leading_lines, *first.leading_lines]  # type: ignore[attr-defined]
+    )
     return cst.FlattenSentinel(statements)

@@ -14,6 +14,8 @@ equivalent, other uses) keeps the ConfigProto, which still works with
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 import libcst as cst
 import libcst.matchers as m
@@ -49,7 +51,7 @@ def _assigned_call(stmt: cst.CSTNode) -> tuple[str, cst.Call] | None:
     )
     if not m.matches(stmt, pattern):
         return None
-    assign = stmt.body[0]
+    assign = stmt.body[0]  # type: ignore[attr-defined]  # the matcher checked it
     return assign.targets[0].target.value, assign.value
 
 
@@ -79,7 +81,7 @@ class ConfigProtoPass(Pass):
                 self.report(call, WARNING, f"ConfigProto kept (not assigned to a name); {ADVICE}")
         return updated_node.with_changes(body=body)
 
-    def _block(self, original: list, updated: list) -> list:
+    def _block(self, original: Sequence[Any], updated: Sequence[Any]) -> list:
         plans: dict[int, tuple[_Plan, list]] = {}
         for index, stmt in enumerate(original):
             found = _assigned_call(stmt)
@@ -95,7 +97,7 @@ class ConfigProtoPass(Pass):
             self.report(stmt, INFO, "ConfigProto device settings -> tf.config calls")
         return _apply(list(updated), plans) if plans else list(updated)
 
-    def _plan(self, body: list, index: int, name: str, call: cst.Call) -> _Plan:
+    def _plan(self, body: Sequence[Any], index: int, name: str, call: cst.Call) -> _Plan:
         plan = _Plan(name)
         for arg in call.args:
             self._setting(plan, body, index, arg)
@@ -112,7 +114,7 @@ class ConfigProtoPass(Pass):
             raise Unsupported(f"'{name}' is used for more than config=/session_config=")
         return plan
 
-    def _setting(self, plan: _Plan, body: list, index: int, arg: cst.Arg) -> None:
+    def _setting(self, plan: _Plan, body: Sequence[Any], index: int, arg: cst.Arg) -> None:
         key = arg.keyword.value if arg.keyword else None
         if key in ("log_device_placement", "allow_soft_placement", "device_count"):
             plan.settings.append((key, arg.value))
@@ -121,7 +123,7 @@ class ConfigProtoPass(Pass):
         else:
             raise Unsupported(f"sets {key or 'a positional argument'}")
 
-    def _gpu_options(self, plan: _Plan, body: list, index: int, value: cst.BaseExpression) -> list:
+    def _gpu_options(self, plan: _Plan, body: Sequence[Any], index: int, value: cst.BaseExpression) -> list:
         if isinstance(value, cst.Name):
             for earlier in range(index - 1, -1, -1):
                 found = _assigned_call(body[earlier])
@@ -145,7 +147,7 @@ class ConfigProtoPass(Pass):
         return [cst.parse_statement(_line(tf, key, value)) for key, value in plan.settings]
 
 
-def _apply(body: list, plans: dict[int, tuple[_Plan, list]]) -> list:
+def _apply(body: Sequence[Any], plans: dict[int, tuple[_Plan, list]]) -> list:
     removed = set().union(*(plan.remove for plan, _ in plans.values()))
     removers = [_DropConfigArgs(plan.name) for plan, _ in plans.values()]
     out = []
@@ -165,7 +167,7 @@ def _apply(body: list, plans: dict[int, tuple[_Plan, list]]) -> list:
 def _follow_up(stmt: cst.CSTNode, name: str) -> tuple[str, cst.BaseExpression] | None:
     if not m.matches(stmt, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()])])):
         return None
-    assign = stmt.body[0]
+    assign = stmt.body[0]  # type: ignore[attr-defined]  # the matcher checked it
     target = assign.targets[0].target
     if m.matches(target, m.Subscript(value=m.Attribute(value=m.Name(name), attr=m.Name()))):
         key = _CODE.code_for_node(target)[len(name) + 1 :]

@@ -11,6 +11,8 @@ remaining use as an ERROR item with the manual fix, and removes imports from
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import libcst as cst
 
 from tfport.upgrade._base import Pass
@@ -21,7 +23,7 @@ from tfport.upgrade._report import ERROR, INFO
 PREFIX = "tf.contrib"
 
 
-def _is_contrib(canonical: str | None) -> bool:
+def _is_contrib(canonical: str | None) -> TypeGuard[str]:
     return canonical is not None and (canonical == PREFIX or canonical.startswith(PREFIX + "."))
 
 
@@ -56,7 +58,7 @@ class ContribRewritePass(References, Pass):
         canonical = self.aliases.canonical(node)
         if canonical is None:
             return True
-        root = dotted(node).split(".")[0]
+        root = (dotted(node) or "").split(".")[0]
         if root in self._assigned and isinstance(node, cst.Attribute):
             root_path = self.aliases.names.get(root)
             if root_path is not None and lookup(root_path) is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import importlib
+from typing import cast
 
 import libcst as cst
 
@@ -117,7 +118,7 @@ class EstimatorPass(Pass):
         root = match(self.aliases.root_of(node))
         if found is None or (root is not None and found[0] <= root[0]):
             return True
-        self._targets[node] = (canonical, found[1])
+        self._targets[node] = (cast(str, canonical), found[1])
         return False
 
     def leave_Attribute(
@@ -180,13 +181,18 @@ class EstimatorPass(Pass):
             self._check(original, found[1])
         if not moved:
             return None
-        out = [cst.ImportFrom(module=build(parent), names=names) for parent, names in moved.items()]
+        out = [
+            cst.ImportFrom(module=cast("cst.Attribute | cst.Name", build(parent)), names=names)
+            for parent, names in moved.items()
+        ]
         if kept:
             out.insert(0, node.with_changes(names=kept))
         return [_no_trailing_comma(stmt) for stmt in out]
 
 
 def _no_trailing_comma(node: cst.ImportFrom) -> cst.ImportFrom:
+    if isinstance(node.names, cst.ImportStar):
+        return node
     names = list(node.names)
     names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return node.with_changes(names=names)

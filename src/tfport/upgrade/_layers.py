@@ -8,6 +8,8 @@ On TF 2.21 `tf.compat.v1.layers` exists only when `tf_keras` is installed and
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import libcst as cst
 
 from tfport.upgrade._base import Pass
@@ -18,7 +20,7 @@ OLD = "tf.layers"
 NEW = "tf.compat.v1.layers"
 
 
-def _is_old(canonical: str | None) -> bool:
+def _is_old(canonical: str | None) -> TypeGuard[str]:
     return canonical is not None and (canonical == OLD or canonical.startswith(OLD + "."))
 
 
@@ -54,7 +56,7 @@ class LayersPass(Pass):
     ) -> cst.ImportFrom:
         module = dotted(updated_node.module) if updated_node.module else None
         if module == "tensorflow.layers" or (module or "").startswith("tensorflow.layers."):
-            new = "tensorflow.compat.v1" + module[len("tensorflow") :]
+            new = "tensorflow.compat.v1" + (module or "")[len("tensorflow") :]
         elif module == "tensorflow" and _only_layers(updated_node):
             new = "tensorflow.compat.v1"
         else:

@@ -90,9 +90,9 @@ def _imports_tf(stmt: cst.CSTNode) -> bool:
 
 
 def _imported(stmt: cst.CSTNode) -> set[str]:
-    found = set()
+    found: set[str] = set()
     for node in m.findall(stmt, m.Import()):
-        found.update(module_path(a.name) for a in node.names if a.asname is None)
+        found.update(module_path(a.name) for a in node.names if a.asname is None)  # type: ignore[attr-defined]
     return found
 
 

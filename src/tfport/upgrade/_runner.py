@@ -166,7 +166,7 @@ def _collect(paths: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _walk(folder: str) -> list[str]:
-    files = []
+    files: list[str] = []
     for root, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
         files.extend(os.path.join(root, n) for n in sorted(names) if n.endswith(".py"))

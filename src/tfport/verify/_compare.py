@@ -307,7 +307,7 @@ def _run_artifacts(
         row.update(compare_output(out_a[key_a], out_b[key_b], atol, rtol))
         agreement = _argmax(key_a, np.asarray(out_a[key_a]), np.asarray(out_b[key_b]))
         if agreement is not None:
-            row["argmax_agreement"] = agreement
+            row["argmax_agreement"] = agreement  # type: ignore[assignment]
         outputs.append(row)
     n = len(next(v for k, v in batch.items() if not k.startswith("__")))
     return {

@@ -55,7 +55,7 @@ def _module(source: str) -> Any:
         if not os.path.isfile(source):
             raise TfportInputError(message("The script does not exist", _FIX, script=source))
         name = "_tfport_factory_" + os.path.splitext(os.path.basename(source))[0]
-        loader = importlib.util.spec_from_file_location(name, source)
+        loader: Any = importlib.util.spec_from_file_location(name, source)
         module = importlib.util.module_from_spec(loader)
         sys.path.insert(0, os.path.dirname(os.path.abspath(source)))
         try:

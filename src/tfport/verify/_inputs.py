@@ -97,7 +97,7 @@ def _dense(key: str, rows: list) -> np.ndarray:
         "bytes_list": (object, b""),
     }[kind]
     width = max([len(r[1]) for r in rows if r is not None] + [1])
-    out = np.full((len(rows), width), pad, dtype=dtype)
+    out: np.ndarray = np.full((len(rows), width), pad, dtype=dtype)
     for i, row in enumerate(rows):
         if row is not None:
             out[i, : len(row[1])] = row[1]
@@ -121,9 +121,9 @@ def to_examples(batch: dict) -> list:
                 kept = [int(v) for v in row if v != -1]
                 feature[key] = tf.train.Feature(int64_list=tf.train.Int64List(value=kept))
             else:
-                kept = [v if isinstance(v, bytes) else str(v).encode() for v in row]
-                kept = [v for v in kept if v]
-                feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=kept))
+                kept_bytes = [v if isinstance(v, bytes) else str(v).encode() for v in row]
+                kept_bytes = [v for v in kept_bytes if v]
+                feature[key] = tf.train.Feature(bytes_list=tf.train.BytesList(value=kept_bytes))
         example = tf.train.Example(features=tf.train.Features(feature=feature))
         out.append(example.SerializeToString())
     return out

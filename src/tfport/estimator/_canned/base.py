@@ -9,7 +9,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._heads.base import Head as PublicHead
-from tfport.estimator._heads.heads import Head
+from tfport.estimator._heads.heads import CannedHead
 
 
 class CannedEstimator(Estimator):
@@ -45,7 +45,7 @@ class CannedEstimator(Estimator):
     def _init_canned(
         self,
         model_fn: Any,
-        head: Head,
+        head: CannedHead,
         model_dir: Any,
         config: Any,
         warm_start_from: Any,
@@ -90,7 +90,7 @@ _TO_V1_REDUCTION = {
 }
 
 
-def check_head(head: Any, v2: bool) -> Head:
+def check_head(head: Any, v2: bool) -> Any:
     """`head` for an estimator of generation `v2`; a v1 estimator takes the public (v2) heads
     as v1 heads (v1 optimizers, same loss reduction), since v1 had no public head factory.
 
@@ -109,8 +109,8 @@ def check_head(head: Any, v2: bool) -> Head:
         )
     if head.v2 == v2:
         return head
-    if not v2 and isinstance(head, Head):
-        return Head(
+    if not v2 and isinstance(head, CannedHead):
+        return CannedHead(
             head.kind,
             head.n_classes,
             head.weight_column,
@@ -135,9 +135,9 @@ def check_head(head: Any, v2: bool) -> Head:
 
 def classifier_head(
     n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any, v2: bool
-) -> Head:
+) -> CannedHead:
     """The binary (n_classes=2) or multi-class head."""
-    return Head(
+    return CannedHead(
         "classifier",
         n_classes=n_classes,
         weight_column=weight_column,
@@ -149,7 +149,7 @@ def classifier_head(
 
 def regression_head(
     label_dimension: int, weight_column: Any, loss_reduction: Any, v2: bool
-) -> Head:
+) -> CannedHead:
     """The mean-squared-error regression head."""
     if not isinstance(label_dimension, int) or label_dimension < 1:
         raise TfportInputError(
@@ -159,7 +159,7 @@ def regression_head(
                 label_dimension=label_dimension,
             )
         )
-    return Head(
+    return CannedHead(
         "regression",
         label_dimension=label_dimension,
         weight_column=weight_column,

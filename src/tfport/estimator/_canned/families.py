@@ -22,7 +22,7 @@ from tfport.estimator._canned.kmeans import refuse_replicas
 from tfport.estimator._canned.model_fns import baseline_model_fn, dnn_model_fn, linear_model_fn
 from tfport.estimator._canned.sdca import LinearSDCA, check_sdca_estimator
 from tfport.estimator._canned.sdca_ops import sdca_model_fn
-from tfport.estimator._heads.heads import Head
+from tfport.estimator._heads.heads import CannedHead
 
 
 def _columns(columns: Any) -> tuple:
@@ -38,7 +38,7 @@ class BaselineBase(CannedEstimator):
     """
 
     def _init_baseline(
-        self, head: Head, model_dir: Any, config: Any, warm_start_from: Any, *, optimizer: Any
+        self, head: CannedHead, model_dir: Any, config: Any, warm_start_from: Any, *, optimizer: Any
     ) -> None:
         self._init_canned(
             baseline_model_fn, head, model_dir, config, warm_start_from, optimizer=optimizer
@@ -55,7 +55,7 @@ class DNNBase(CannedEstimator):
 
     def _init_dnn(
         self,
-        head: Head,
+        head: CannedHead,
         model_dir: Any,
         config: Any,
         warm_start_from: Any,
@@ -94,7 +94,7 @@ class LinearBase(CannedEstimator):
 
     def _init_linear(
         self,
-        head: Head,
+        head: CannedHead,
         model_dir: Any,
         config: Any,
         warm_start_from: Any,
@@ -132,7 +132,7 @@ class CombinedBase(CannedEstimator):
 
     def _init_combined(
         self,
-        head: Head,
+        head: CannedHead,
         model_dir: Any,
         config: Any,
         warm_start_from: Any,

@@ -25,6 +25,7 @@ from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.spec import EstimatorSpec
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 __all__ = ["KMeansClustering", "refuse_replicas"]
 
@@ -72,7 +73,7 @@ def _too_many(num_clusters: Any, err: Any) -> TfportInputError:
     )
 
 
-class _InitializeClustersHook(tf.compat.v1.train.SessionRunHook):
+class _InitializeClustersHook(_SessionRunHook):
     def __init__(self, init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> None:
         self._init_op, self._initialized = init_op, initialized
         self._num_clusters, self._is_chief = num_clusters, is_chief
@@ -97,7 +98,7 @@ def _tolerance_hook(loss: Any, tolerance: float) -> Any:
     return _LossRelativeChangeHook(loss, tolerance)
 
 
-class _LossRelativeChangeHook(tf.compat.v1.train.SessionRunHook):
+class _LossRelativeChangeHook(_SessionRunHook):
     def __init__(self, loss: Any, tolerance: float) -> None:
         self._loss, self._tolerance = loss, tolerance
         self.previous: float | None = None

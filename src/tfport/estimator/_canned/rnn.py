@@ -23,6 +23,7 @@ from tfport.estimator._canned import optimizers
 from tfport.estimator._engine.spec import ModeKeys
 
 tf = import_tf()
+_Model: Any = tf.keras.models.Model
 
 CELL_TYPES = ("simple_rnn", "lstm", "gru")
 DEFAULT_LEARNING_RATE = 0.05
@@ -75,7 +76,6 @@ def _single_cell(tf: Any, width: int, cell_type: Any) -> Any:
         )
     cell = cell_type(units=width)
     keras_internals.enable_caching_device(cell)  # as the legacy estimator did
-
     return cell
 
 
@@ -154,7 +154,7 @@ def _model_class() -> type:
     return RNNModel
 
 
-class RNNModel(tf.keras.models.Model):
+class RNNModel(_Model):
     """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits.
 
     With `return_sequences`: (logits [batch, time, units], mask [batch, time]).

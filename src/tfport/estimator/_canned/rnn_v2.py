@@ -164,7 +164,7 @@ class RNNClassifier(RNNEstimator):
         sequence_mask: str = "sequence_mask",
         config: Any = None,
     ) -> None:
-        head = base.classifier_head(
+        head: Any = base.classifier_head(
             n_classes, weight_column, label_vocabulary, loss_reduction, v2=True
         )
         if return_sequences:

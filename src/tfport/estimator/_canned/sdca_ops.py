@@ -165,7 +165,7 @@ class SDCAModel:
         tf = import_tf()
         sdca = self.sdca
         with tf.compat.v1.name_scope("sdca/approximate_duality_gap"):
-            sums = []
+            sums: list = []
             for shard in self.table.shards:
                 with tf.control_dependencies(sums):  # one shard's float64 copy at a time
                     sums.append(tf.math.reduce_sum(tf.cast(shard.export()[1], tf.float64), 0))

@@ -20,6 +20,7 @@ from tfport.estimator._engine import builder, graphs
 from tfport.estimator._engine.context import ModeContext
 
 tf = import_tf()
+_SaveableObject: Any = tf_internals.saveable_object_class()
 
 
 def aligned_var_list(ctx: ModeContext, input_fn: Any, checkpoint: str) -> dict | None:
@@ -87,7 +88,7 @@ def _sliced_saveable(var: Any, parts: list) -> Any:
     return _JoinedSaveable(var, parts)
 
 
-class _JoinedSaveable(tf_internals.saveable_object_class()):  # type: ignore[misc]
+class _JoinedSaveable(_SaveableObject):
     """`var` saved as the row slices `parts` (`(key, slice spec, first row, rows)`)."""
 
     def __init__(self, var: Any, parts: list) -> None:

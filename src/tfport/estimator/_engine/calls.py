@@ -11,6 +11,7 @@ from tfport.estimator._engine import console
 from tfport.estimator._engine.spec import EstimatorSpec
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
@@ -170,7 +171,7 @@ def dataset_initializer_hook(iterator: Any) -> Any:
     return _DatasetInitializerHook(iterator)
 
 
-class _DatasetInitializerHook(tf.compat.v1.train.SessionRunHook):
+class _DatasetInitializerHook(_SessionRunHook):
     def __init__(self, iterator: Any) -> None:
         self._iterator = iterator
 

@@ -23,6 +23,7 @@ from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_CheckpointSaverHook: Any = tf.compat.v1.train.CheckpointSaverHook
 
 STATE_FILE = "checkpoint"
 RESTORE_SUFFIX = ".tfport-restore"
@@ -37,7 +38,7 @@ def safe_checkpoint_saver_hook(*args: Any, **kwargs: Any) -> Any:
     return _SafeCheckpointSaverHook(*args, **kwargs)
 
 
-class _SafeCheckpointSaverHook(tf.compat.v1.train.CheckpointSaverHook):
+class _SafeCheckpointSaverHook(_CheckpointSaverHook):
     def _save(self, session: Any, step: int) -> Any:
         directory = tf_internals.saver_hook_directory(self)
         before = _read_state(directory)

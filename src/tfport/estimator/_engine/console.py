@@ -20,6 +20,7 @@ from typing import Any
 from tfport._common.tfenv import import_tf, progress_stream
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
 def info(msg: str, *args: Any) -> None:
@@ -130,7 +131,7 @@ def progress_hook(loss: Any, steps: int | None, max_steps: int | None) -> Any:
     return _ProgressHook(stream, loss, steps, max_steps)
 
 
-class _ProgressHook(tf.compat.v1.train.SessionRunHook):
+class _ProgressHook(_SessionRunHook):
     def __init__(self, stream: Any, loss: Any, steps: int | None, max_steps: int | None) -> None:
         self._stream, self._loss = stream, loss
         self._steps, self._max_steps = steps, max_steps

@@ -24,7 +24,7 @@ from tfport.estimator._engine import (
 from tfport.estimator._engine.context import ModeContext, strategy_for
 from tfport.estimator._engine.run_config import RunConfig
 from tfport.estimator._engine.spec import ModeKeys
-from tfport.estimator._engine.warm_start import WarmStartSettings, to_settings
+from tfport.estimator._engine.warm_start import to_settings
 
 log = logging.getLogger("tfport")
 
@@ -97,7 +97,7 @@ class Estimator:
         """Legacy's wrapper `model_fn(features, labels, mode, config)` (calls `_call_model_fn`)."""
         return internals.public_model_fn(self)
 
-    warm_start_settings: WarmStartSettings | None = property(lambda self: self._warm_start_settings)
+    warm_start_settings = property(lambda self: self._warm_start_settings)
 
     # -- legacy internals that subclasses and libraries call (see internals.py) ----------
     _assert_members_are_not_overridden = internals.assert_members_are_not_overridden

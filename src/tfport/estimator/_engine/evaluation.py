@@ -127,7 +127,6 @@ def _evaluate_once(
     increment = v1.assign_add(eval_step, 1)
     update_op = [update_op, increment] if update_op is not None else [increment]
     set_increment(increment)
-
     final_hook = v1.train.FinalOpsHook(eval_dict)
     all_hooks = hooks + [stop_hook, final_hook]
     scaffold = built.spec.scaffold

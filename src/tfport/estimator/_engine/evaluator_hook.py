@@ -14,6 +14,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.graphs import global_step_in_dir
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 log = logging.getLogger("tfport")
 
@@ -29,7 +30,7 @@ def _check_estimator(estimator: Any, what: str, method: str = "evaluate") -> Non
         )
 
 
-class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
+class InMemoryEvaluatorHook(_SessionRunHook):
     """Evaluates the model being trained, every `every_n_iter` iterations, in-process.
 
     It evaluates after the training session is created, every `every_n_iter`
@@ -104,7 +105,7 @@ class InMemoryEvaluatorHook(tf.compat.v1.train.SessionRunHook):
 
     def _evaluate(self, session: Any) -> None:
         path = self._saver.save(
-            session, os.path.join(self._folder, "model.ckpt"), write_meta_graph=False
+            session, os.path.join(self._folder or "", "model.ckpt"), write_meta_graph=False
         )
         self._estimator._evaluate_in_memory(
             self._input_fn, self._steps, self._hooks, path, self._name
@@ -134,7 +135,7 @@ def make_stop_at_checkpoint_step_hook(
     return _StopAtCheckpointStepHook(estimator.model_dir, last_step, wait_after_file_check_secs)
 
 
-class _StopAtCheckpointStepHook(tf.compat.v1.train.SessionRunHook):
+class _StopAtCheckpointStepHook(_SessionRunHook):
     def __init__(self, model_dir: str, last_step: int, wait_secs: float) -> None:
         self._model_dir, self._last_step, self._wait_secs = model_dir, last_step, wait_secs
 

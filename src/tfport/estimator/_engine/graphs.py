@@ -134,5 +134,4 @@ def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
             entry[0].append(var)
             continue
         entries[tf_internals.saver_key(var)] = [var, _static_shape(var)]
-
     return [(name, var, shape) for name, (var, shape) in entries.items()]

@@ -13,6 +13,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 log = logging.getLogger("tfport")
 
@@ -139,7 +140,7 @@ def make_early_stopping_hook(
     return _CheckForStoppingHook(estimator.model_dir)
 
 
-class _StopOnPredicateHook(tf.compat.v1.train.SessionRunHook):
+class _StopOnPredicateHook(_SessionRunHook):
     def __init__(
         self,
         should_stop_fn: Any,
@@ -179,7 +180,7 @@ class _StopOnPredicateHook(tf.compat.v1.train.SessionRunHook):
                 run_context.request_stop()
 
 
-class _CheckForStoppingHook(tf.compat.v1.train.SessionRunHook):
+class _CheckForStoppingHook(_SessionRunHook):
     def __init__(self, model_dir: str) -> None:
         self._model_dir = model_dir
 
@@ -228,7 +229,7 @@ def _metric_hook(
     folder = eval_dir or os.path.join(estimator.model_dir, "eval")
 
     def should_stop() -> bool:
-        best_step, best = None, None
+        best_step, best = 0, None
         for step, metrics in read_eval_metrics(folder).items():
             if step < min_steps:
                 continue
@@ -248,7 +249,7 @@ def _metric_hook(
                 continue
             if best is None or compare(value, best):
                 best_step, best = step, value
-            if step - best_step >= steps_without:
+            if steps_without is not None and step - best_step >= steps_without:
                 return True
         return False
 

@@ -146,7 +146,6 @@ def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
     batches one process would (no sharding by element).
     """
     workers, worker = tf_internals.worker_position(strategy)
-
     total = strategy.num_replicas_in_sync
     local = total // workers
     batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]

@@ -27,6 +27,8 @@ from tfport.estimator._engine.inputs import Batches
 from tfport.estimator._engine.steps import StepResult
 
 tf = import_tf()
+_LoggingTensorHook: Any = tf.compat.v1.train.LoggingTensorHook
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
 def looped(
@@ -71,7 +73,6 @@ def _initializers_outside_loop() -> contextlib.AbstractContextManager[None]:
 def _drop_loop_summaries(v1: Any) -> None:
     summaries = v1.get_collection_ref(v1.GraphKeys.SUMMARIES)
     summaries[:] = [s for s in summaries if tf_internals.control_flow_context(s.op) is None]
-
     summaries[:] = [s for s in summaries if not s.graph.building_function]
 
 
@@ -99,7 +100,7 @@ def iterations_hook(
     return _IterationsHook(placeholder, ctx.iterations, every, steps, max_steps, hooks)
 
 
-class _IterationsHook(tf.compat.v1.train.SessionRunHook):
+class _IterationsHook(_SessionRunHook):
     """Feeds each run's loop length; stops at the last step (runs make several steps)."""
 
     def __init__(
@@ -152,7 +153,7 @@ def logging_hook(tensors: dict, every_n_steps: int) -> Any:
     return _StepLoggingHook(tensors, every_n_iter=every_n_steps)
 
 
-class _StepLoggingHook(tf.compat.v1.train.LoggingTensorHook):
+class _StepLoggingHook(_LoggingTensorHook):
     _steps_per_run = 1
 
     def after_run(self, run_context: Any, run_values: Any) -> None:

@@ -27,6 +27,7 @@ from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 TOLERANCE = 1e-5
 
@@ -107,7 +108,7 @@ def consistency_hook(optimizers: list) -> Any:
     return ReplicaConsistencyHook(optimizers)
 
 
-class ReplicaConsistencyHook(tf.compat.v1.train.SessionRunHook):
+class ReplicaConsistencyHook(_SessionRunHook):
     """Stops training when the replicas' variable copies differ after the first step."""
 
     def __init__(self, optimizers: list) -> None:

@@ -295,7 +295,6 @@ class RunConfig:
         from tfport._common import tf_internals
 
         merged = tf_internals.eager_context_config()
-
         if self._experimental_jit:  # XLA auto-clustering of the session's graphs
             level = tf.compat.v1.OptimizerOptions.ON_1
             merged.graph_options.optimizer_options.global_jit_level = level

@@ -26,6 +26,7 @@ from tfport.estimator._engine.graphs import global_step_in_dir
 from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
 def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
@@ -269,7 +270,7 @@ class PreemptionWatcher:
         sys.exit(128 + self.signalled)
 
 
-class _FinalStepHook(tf.compat.v1.train.SessionRunHook):
+class _FinalStepHook(_SessionRunHook):
     """Records the global step the session ended at in `waiter.step`."""
 
     def __init__(self, waiter: ChiefCheckpointWait) -> None:
@@ -282,7 +283,7 @@ class _FinalStepHook(tf.compat.v1.train.SessionRunHook):
         self._waiter.step = int(session.run(self._global_step))
 
 
-class _PreemptionHook(tf.compat.v1.train.SessionRunHook):
+class _PreemptionHook(_SessionRunHook):
     """Requests a stop once the watcher saw a signal."""
 
     def __init__(self, watcher: PreemptionWatcher) -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import collections
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
@@ -22,22 +21,23 @@ class ModeKeys:
     PREDICT = "infer"
 
 
-_FIELDS = (
-    "mode",
-    "predictions",
-    "loss",
-    "train_op",
-    "eval_metric_ops",
-    "export_outputs",
-    "training_chief_hooks",
-    "training_hooks",
-    "scaffold",
-    "evaluation_hooks",
-    "prediction_hooks",
-)
+class _EstimatorSpecFields(NamedTuple):
+    """EstimatorSpec's fields, in the legacy order (a namedtuple, as legacy's was)."""
+
+    mode: str
+    predictions: Any
+    loss: Any
+    train_op: Any
+    eval_metric_ops: dict[str, Any] | None
+    export_outputs: dict[str, Any] | None
+    training_chief_hooks: tuple[Any, ...]
+    training_hooks: tuple[Any, ...]
+    scaffold: Any
+    evaluation_hooks: tuple[Any, ...]
+    prediction_hooks: tuple[Any, ...]
 
 
-class EstimatorSpec(collections.namedtuple("EstimatorSpec", _FIELDS)):
+class EstimatorSpec(_EstimatorSpecFields):
     """What a `model_fn` returns: the ops and objects of one mode.
 
     TRAIN needs `loss` and `train_op`, EVAL needs `loss`, PREDICT needs

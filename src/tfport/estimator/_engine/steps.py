@@ -64,7 +64,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
         specs.append(spec)
         if ctx.mode == ModeKeys.TRAIN:
             return {"loss": spec.loss, "train_op": spec.train_op}
-        return {"loss": spec.loss, "metrics": metric_pairs(tf, spec.eval_metric_ops)}
+        return {"loss": spec.loss, "metrics": metric_pairs(tf, spec.eval_metric_ops or {})}
 
     optimizers: list = []
     with (
@@ -132,7 +132,6 @@ def _loss_reduction(tf: Any, graph: Any) -> Any:
     """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
     # Not dead: TF's losses_impl.compute_weighted_loss sets graph._last_loss_reduction.
     reduction = tf_internals.last_loss_reduction(graph)
-
     if reduction in ("weighted_sum", "sum"):
         return tf.distribute.ReduceOp.SUM
     return tf.distribute.ReduceOp.MEAN

@@ -13,6 +13,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_CheckpointSaverListener: Any = tf.compat.v1.train.CheckpointSaverListener
 
 
 class TrainSpec(
@@ -316,7 +317,7 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
     return state["result"], state["exports"]
 
 
-class _EvalListener(tf.compat.v1.train.CheckpointSaverListener):
+class _EvalListener(_CheckpointSaverListener):
     """Evaluates after a checkpoint save once `throttle_secs` passed (on the chief)."""
 
     def __init__(self, is_chief: bool, state: dict, throttle_secs: float, evaluate: Any) -> None:
@@ -348,7 +349,8 @@ def _evaluate_and_export(
 def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
     tf = import_tf()
     time.sleep(eval_spec.start_delay_secs)
-    last, result, exports = None, None, []
+    last, result = None, None
+    exports: list = []
     while True:
         checkpoint = tf.train.latest_checkpoint(estimator.model_dir)
         if checkpoint and checkpoint != last:

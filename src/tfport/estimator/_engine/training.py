@@ -57,7 +57,12 @@ def _check_steps(steps: Any, max_steps: Any) -> None:
 
 
 def _train_with_spec(
-    ctx: ModeContext, built: Any, hooks: list, listeners: tuple, input_fn: Any, bounds: tuple
+    ctx: ModeContext,
+    built: Any,
+    hooks: list,
+    listeners: tuple,
+    input_fn: Any,
+    bounds: tuple[Any, Any],
 ) -> None:
     tf = import_tf()
     v1 = tf.compat.v1

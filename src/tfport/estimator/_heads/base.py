@@ -91,7 +91,6 @@ class Head(abc.ABC):
             ...                                   optimizer=opt)  # doctest: +SKIP
         """
         make_tpu = self._create_tpu_estimator_spec
-
         if make_tpu is None:
             raise TfportInputError(
                 message(

@@ -69,7 +69,7 @@ def _check_columns(weight_column: Any, label_vocabulary: Any = None) -> None:
         )
 
 
-class MultiClassHead(heads.Head):
+class MultiClassHead(heads.CannedHead):
     """Softmax cross-entropy over `n_classes` (> 2) classes.
 
     Example:
@@ -106,7 +106,7 @@ class MultiClassHead(heads.Head):
         )
 
 
-class BinaryClassHead(heads.Head):
+class BinaryClassHead(heads.CannedHead):
     """Sigmoid cross-entropy (logistic) head for two classes.
 
     Example:
@@ -136,7 +136,7 @@ class BinaryClassHead(heads.Head):
         )
 
 
-class MultiLabelHead(heads.Head):
+class MultiLabelHead(heads.CannedHead):
     """Sigmoid cross-entropy per class: each example may have several of `n_classes` labels.
 
     Labels: a multi-hot `[batch, n_classes]` tensor or a SparseTensor of class ids.
@@ -201,7 +201,7 @@ def _class_ids(classes: Any, n_classes: int, vocabulary: Any) -> tuple:
     return tuple(ids)
 
 
-class RegressionHead(heads.Head):
+class RegressionHead(heads.CannedHead):
     """Mean squared error (or `loss_fn`) regression head.
 
     Example:
@@ -241,7 +241,7 @@ class RegressionHead(heads.Head):
         )
 
 
-class PoissonRegressionHead(heads.Head):
+class PoissonRegressionHead(heads.CannedHead):
     """Poisson regression: `log_poisson_loss` on log-rate logits, predictions `exp(logits)`.
 
     Example:
@@ -271,7 +271,7 @@ class PoissonRegressionHead(heads.Head):
         )
 
 
-class LogisticRegressionHead(heads.Head):
+class LogisticRegressionHead(heads.CannedHead):
     """Logistic regression: labels in [0, 1], sigmoid cross-entropy, predictions sigmoid.
 
     Example:

@@ -28,7 +28,7 @@ V1_REDUCTIONS = (
 V2_REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
 
 
-class Head(interface.Interface, base.Head):
+class CannedHead(interface.Interface, base.Head):  # type: ignore[misc]
     """A multi-class, binary, multi-label or regression (MSE, Poisson, logistic) head.
 
     Args:
@@ -47,7 +47,7 @@ class Head(interface.Interface, base.Head):
         compute_full_loss: Poisson loss with the Stirling term.
 
     Example:
-        >>> head = Head("classifier", n_classes=3)  # doctest: +SKIP
+        >>> head = CannedHead("classifier", n_classes=3)  # doctest: +SKIP
     """
 
     def __init__(
@@ -149,7 +149,7 @@ class Head(interface.Interface, base.Head):
         link = {"poisson": "exp", "logistic": "sigmoid"}.get(self.kind)
         if self.is_regression and (link or self.inverse_link_fn):
             tf = import_tf()
-            fn = self.inverse_link_fn or getattr(tf.math, link)
+            fn = self.inverse_link_fn or getattr(tf.math, link or "")
             with tf.compat.v1.name_scope(None, "predictions", (logits,)):
                 return {head_outputs.PREDICTIONS: fn(logits), head_outputs.LOGITS: logits}
         if self.is_regression:
@@ -375,7 +375,7 @@ def v1_mean(tf: Any, value: Any, name: str) -> tuple:
     return tf.compat.v1.metrics.mean(value, name=name)
 
 
-def _validate(head: Head) -> None:
+def _validate(head: CannedHead) -> None:
     allowed = V2_REDUCTIONS if head.v2 else V1_REDUCTIONS
     if head.loss_reduction not in allowed:
         raise TfportInputError(

@@ -1,21 +1,36 @@
 """The public head interface (`loss`, `predictions`, `metrics`, `update_metrics`) of tfport heads.
 
-A mixin of `heads.Head`: it reuses the head's own loss and prediction code, and keeps
+A mixin of `heads.CannedHead`: it reuses the head's own loss and prediction code, and keeps
 metrics as Keras metric objects as the legacy v2 heads did.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_Mean: Any = tf.keras.metrics.Mean
 
 
 class Interface:
     """`loss` / `predictions` / `metrics` / `update_metrics` over a head's internals."""
+
+    if TYPE_CHECKING:  # provided by the head class it is mixed into (`heads.CannedHead`)
+        name: Any
+        v2: bool
+        kind: str
+        n_classes: int
+        weight_column: Any
+        thresholds: tuple
+        class_metrics: tuple
+        is_regression: bool
+
+        def create_loss(self, features: Any, logits: Any, labels: Any) -> tuple: ...
+        def _predictions(self, logits: Any) -> dict: ...
+        def _key(self, key: str) -> str: ...
 
     def loss(
         self,
@@ -100,9 +115,9 @@ class Interface:
                     key = self._key(f"{kind}/positive_threshold_{t:g}")
                     out[key] = make(km, key, t)
         for name in self._class_metric_names():
-            for kind, make in _CLASS_METRICS:
+            for kind, make_class_metric in _CLASS_METRICS:
                 key = self._key(f"{kind}/{name}")
-                out[key] = make(km, key)
+                out[key] = make_class_metric(km, key)
         return out
 
     @property
@@ -140,7 +155,7 @@ class Interface:
             _, unreduced, weights, processed = self.create_loss(features or {}, logits, labels)
             predictions = self._predictions(logits)
         weights = None if self.weight_column is None else weights
-        scores = predictions.get("logistic", predictions.get("probabilities"))
+        scores: Any = predictions.get("logistic", predictions.get("probabilities"))
         # key -> (y_true, y_pred) for labelled metrics, (values,) for means
         values: dict = {"average_loss": (unreduced,)}
         binary = self._binary
@@ -198,7 +213,7 @@ def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
     metric.update_state(*args, sample_weight=weights)
 
 
-class AccuracyBaseline(tf.keras.metrics.Mean):
+class AccuracyBaseline(_Mean):
     """A Mean whose result is max(label_mean, 1 - label_mean) of the given label/mean metric.
 
     The best accuracy of always predicting one class; it needs no update of its own. The

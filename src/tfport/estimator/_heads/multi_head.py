@@ -134,7 +134,7 @@ class MultiHead(base.Head):
             out.update(h.metrics(regularization_losses))
         return out
 
-    def update_metrics(
+    def update_metrics(  # type: ignore[override]  # legacy: no `mode` here
         self,
         eval_metrics: dict,
         features: Any,

@@ -119,7 +119,7 @@ class SequentialHeadWrapper(SequentialHead):
         inner = self._static_head.name
         return f"{inner}_sequential" if inner else None
 
-    def loss(  # the legacy wrapper's argument order: logits first
+    def loss(  # type: ignore[override]  # the legacy wrapper's order: logits first
         self,
         logits: Any,
         labels: Any,
@@ -157,7 +157,7 @@ class SequentialHeadWrapper(SequentialHead):
         """
         return self._static_head.metrics(regularization_losses)
 
-    def update_metrics(
+    def update_metrics(  # type: ignore[override]  # legacy: no `mode` here
         self,
         eval_metrics: dict,
         features: Any,

@@ -184,7 +184,7 @@ def numpy_input_fn(
     columns, feature_keys, target_keys = as_arrays(x, y)
 
     def dataset_fn() -> Any:
-        ds = dataset(columns, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
+        ds = dataset(columns, batch_size, num_epochs, bool(shuffle), queue_capacity, num_threads)
 
         def split(batch: dict) -> Any:
             if isinstance(x, dict):

@@ -98,7 +98,9 @@ def pandas_input_fn(
             target = target_column
 
     def dataset_fn() -> Any:
-        ds = numpy_io.dataset(columns, batch_size, num_epochs, shuffle, queue_capacity, num_threads)
+        ds = numpy_io.dataset(
+            columns, batch_size, num_epochs, bool(shuffle), queue_capacity, num_threads
+        )
 
         def split(batch: dict) -> Any:
             features = {k: batch[k] for k in feature_keys}

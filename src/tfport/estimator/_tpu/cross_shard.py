@@ -17,6 +17,7 @@ from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_Optimizer: Any = tf.compat.v1.train.Optimizer
 
 
 def replicas_in_sync() -> int:
@@ -94,7 +95,7 @@ def wrapper_class() -> type:
     return CrossShardOptimizer
 
 
-class CrossShardOptimizer(tf.compat.v1.train.Optimizer):
+class CrossShardOptimizer(_Optimizer):
     """Wraps `opt`: gradients all-reduced (mean) across replicas before it applies them."""
 
     def __init__(self, opt: Any, name: str = "CrossShardOptimizer") -> None:

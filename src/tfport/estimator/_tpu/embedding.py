@@ -24,28 +24,29 @@ Example:
 
 from __future__ import annotations
 
-import collections
 import logging
 import numbers
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 
 log = logging.getLogger("tfport")
 
-_FIELDS = (
-    "feature_columns",
-    "tensor_core_feature_columns",
-    "optimization_parameters",
-    "clipping_limit",
-    "pipeline_execution_with_tensor_core",
-    "experimental_gradient_multiplier_fn",
-    "feature_to_config_dict",
-    "table_to_config_dict",
-    "partition_strategy",
-    "profile_data_directory",
-)
+
+class _EmbeddingConfigSpecFields(NamedTuple):
+    """EmbeddingConfigSpec's fields, in the legacy order."""
+
+    feature_columns: list | None
+    tensor_core_feature_columns: list | None
+    optimization_parameters: Any
+    clipping_limit: Any
+    pipeline_execution_with_tensor_core: bool
+    experimental_gradient_multiplier_fn: Any
+    feature_to_config_dict: Any
+    table_to_config_dict: Any
+    partition_strategy: str
+    profile_data_directory: Any
 
 
 class _OptimizationParameters:
@@ -157,7 +158,7 @@ def _is_optimization_parameters(value: Any) -> bool:
 
 def _column_classes() -> tuple:
     """Feature column classes an EmbeddingConfigSpec accepts (TPU and ordinary)."""
-    names = {
+    names: dict[Any, tuple[str, ...]] = {
         tf_internals.feature_column_v1(): (
             "_NumericColumn",
             "_EmbeddingColumn",
@@ -180,7 +181,8 @@ def _column_classes() -> tuple:
 def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[list, list]:
     """(embedding-core columns, tensor-core columns), after checking every column."""
     supported = _column_classes()
-    core, tensor_core = [], []
+    core: list = []
+    tensor_core: list = []
     for column in feature_columns:
         if not isinstance(column, supported):
             raise TfportInputError(
@@ -193,7 +195,6 @@ def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[
                 )
             )
         device = tf_internals.embedding_lookup_device(column)
-
         on_tensor_core = device is not None and getattr(device, "name", "") == "TPU_TENSOR_CORE"
         (tensor_core if on_tensor_core else core).append(column)
     if not _is_optimization_parameters(optimization_parameters):
@@ -208,7 +209,7 @@ def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[
     return core, tensor_core
 
 
-class EmbeddingConfigSpec(collections.namedtuple("EmbeddingConfigSpec", _FIELDS)):
+class EmbeddingConfigSpec(_EmbeddingConfigSpecFields):
     """The TPU embedding specification of a TPUEstimator (legacy namedtuple).
 
     Exactly one of `feature_columns` (with `optimization_parameters`) or the pair
@@ -310,7 +311,7 @@ def check_for_estimator(spec: Any, use_tpu: bool, eval_on_tpu: bool) -> None:
                 received=type(spec).__name__,
             )
         )
-    if spec.partition_strategy == "mod":
+    if getattr(spec, "partition_strategy", "div") == "mod":
         raise TfportInputError(
             message(
                 "TPUEstimator: embedding_config_spec(partition_strategy='mod') is not "

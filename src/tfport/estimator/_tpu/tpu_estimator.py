@@ -24,6 +24,8 @@ from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._tpu import cross_shard, embedding
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
+_StepCounterHook: Any = tf.compat.v1.train.StepCounterHook
 
 log = logging.getLogger("tfport")
 
@@ -249,7 +251,7 @@ def _host_call_hook(ops: Any) -> Any:
     return _HostCallHook(ops)
 
 
-class _HostCallHook(tf.compat.v1.train.SessionRunHook):
+class _HostCallHook(_SessionRunHook):
     """Fetches the host_call's ops with every run."""
 
     def __init__(self, ops: Any) -> None:
@@ -345,7 +347,8 @@ class TPUEstimator(Estimator):
         saving_listeners: Any = None,
     ) -> TPUEstimator:
         hooks = list(hooks or []) + [_examples_per_second_hook(self)]
-        return super().train(input_fn, hooks, steps, max_steps, saving_listeners)
+        super().train(input_fn, hooks, steps, max_steps, saving_listeners)
+        return self
 
 
 def _warn_if_no_tpu(config: Any) -> None:
@@ -363,7 +366,7 @@ def _examples_per_second_hook(est: TPUEstimator) -> Any:
     return _ExamplesPerSecondHook(batch, every_n_steps=every, output_dir=est.model_dir)
 
 
-class _ExamplesPerSecondHook(tf.compat.v1.train.StepCounterHook):
+class _ExamplesPerSecondHook(_StepCounterHook):
     """StepCounterHook also writing `examples/sec` (the legacy TPUEstimator's summary)."""
 
     def __init__(self, batch: int, every_n_steps: int, output_dir: str) -> None:
@@ -404,7 +407,6 @@ def cross_shard_optimizer(
         if reduction is not None:
             kwargs["reduction"] = reduction
         return tf_internals.cross_shard_optimizer_class()(opt, **kwargs)
-
     if cross_shard.replicas_in_sync() > 1:
         return cross_shard.wrapper_class()(opt, name=name)
     return opt

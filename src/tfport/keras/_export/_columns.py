@@ -199,7 +199,9 @@ class Columns:
 
         if column.hash_key not in (None, _DEFAULT_CROSS_HASH_KEY):
             raise unsupported(column, "it has a custom hash_key")
-        sparse, dense, mask = [], [], None  # TF crosses its sparse inputs (ids) first
+        sparse: list = []  # TF crosses its sparse inputs (ids) first
+        dense: list = []
+        mask = None
         for key in column.keys:
             if isinstance(key, str):
                 value = self.raw(key, "string")  # crossed as is: '' is a value here
@@ -234,11 +236,13 @@ class Columns:
         width = int(np.prod(shape)) if shape else 1
         return ops.reshape(ops.cast(raw, "float32"), (-1, width))
 
-    def combine(self, cat: Cat, table: np.ndarray, combiner: str, name: str, layer: Any = None):
+    def combine(
+        self, cat: Cat, table: np.ndarray | None, combiner: str, name: str, layer: Any = None
+    ):
         """`combiner`('sum'/'mean'/'sqrtn') over rows `table[ids]` scaled by weights."""
         from keras import layers, ops
 
-        if layer is None:
+        if layer is None and table is not None:
             layer = layers.Embedding(table.shape[0], table.shape[1], name=self.name(name))
             self.assign.append((layer, [table]))
         rows = layer(cat.ids)

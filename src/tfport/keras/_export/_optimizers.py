@@ -87,7 +87,7 @@ def estimator_optimizer(family: str, kw: dict) -> Any:
 
 
 def _number(value: Any, what: str, name: str) -> float:
-    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, np.ndarray) and value.shape == ():
         return float(value)

@@ -27,6 +27,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
 def _labels(head: Any, rows: int, seed: int) -> np.ndarray:
@@ -62,7 +63,7 @@ def _estimator_step(make: Callable, ckpt: str, features: dict, labels: np.ndarra
     return hook.value, values
 
 
-class _LossHook(tf.compat.v1.train.SessionRunHook):
+class _LossHook(_SessionRunHook):
     """Records the value of the `loss` summary's tensor in the run (`value`)."""
 
     value: float
