@@ -2,7 +2,9 @@
 
 Example:
     >>> import tfport
-    >>> tfport.install()  # `tf.estimator` now resolves to `tfport.estimator`
+    >>> handle = tfport.install()  # `tf.estimator` now resolves to `tfport.estimator`
+    >>> tfport.uninstall()
+    True
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ def install() -> Any:
     Example:
         >>> import tfport
         >>> handle = tfport.install()
+        >>> tfport.uninstall()
+        True
     """
     from tfport._install import install as _install
 
@@ -36,8 +40,9 @@ def uninstall() -> bool:
 
     Example:
         >>> import tfport
-        >>> tfport.uninstall()
-        False
+        >>> handle = tfport.install()
+        >>> tfport.uninstall(), tfport.uninstall()
+        (True, False)
     """
     from tfport._install import uninstall as _uninstall
 

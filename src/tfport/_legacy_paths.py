@@ -13,7 +13,7 @@ import importlib
 import types
 from typing import Any
 
-from tfport._common.errors import TfportInputError, message
+from tfport._common.errors import message
 from tfport._legacy_tree import NAMES, PATHS, WHY
 
 PREFIXES = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
@@ -121,11 +121,3 @@ class GoneFinder:
                 )
             )
         return None
-
-
-def check_names(path: str, names: Any) -> None:
-    """Raises when any of `names` does not resolve on legacy module `path` (tests' helper)."""
-    module = importlib.import_module(path)
-    missing = [n for n in names if not hasattr(module, n)]
-    if missing:
-        raise TfportInputError(message("Names do not resolve", "Add them", missing=missing))

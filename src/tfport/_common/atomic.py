@@ -52,18 +52,3 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-@contextlib.contextmanager
-def atomic_dir(path: str, overwrite: bool = False) -> Iterator[str]:
-    """Yields a temporary folder that replaces `path` only when the block succeeds.
-
-    See :func:`tfport._common.outputs.build_aside` for the full output rule (inputs,
-    kinds of outputs that may be replaced).
-
-    Example:
-        >>> with atomic_dir("/tmp/out_dir", overwrite=True) as tmp:
-        ...     open(os.path.join(tmp, "a"), "w").close()
-    """
-    with outputs.build_aside(path, overwrite=overwrite) as tmp:
-        yield tmp

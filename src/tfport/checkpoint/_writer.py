@@ -4,7 +4,7 @@ Tensors are appended to one data shard in the order they are added (like
 TensorFlow's `BundleWriter`); the index is written, sorted, on `finish()`. Data
 goes to hidden temporary files next to the output, renamed into place data first
 and index last, so a reader never sees an index without its data; use
-`atomic_dir` around the writer for all-or-nothing output folders.
+`tfport._common.outputs.build_aside` around the writer for all-or-nothing output folders.
 
 Example:
     >>> import numpy as np

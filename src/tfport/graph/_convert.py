@@ -150,7 +150,7 @@ def load_frozen(
 
     Example:
         >>> fn = load_frozen("frozen.pb")  # doctest: +SKIP
-        >>> fn(input=x)["probabilities"]
+        >>> fn(input=x)["probabilities"]  # doctest: +SKIP
     """
     art = _parse.read(path, limits=limits)
     if art.kind != "graph_def":

@@ -34,7 +34,7 @@ def inspect_graph(
 
     Example:
         >>> report = inspect_graph("frozen.pb")  # doctest: +SKIP
-        >>> report["graphs"][0]["inputs"]
+        >>> report["graphs"][0]["inputs"]  # doctest: +SKIP
         [{'name': 'input:0', 'dtype': 'float32', 'shape': [None, 4]}]
     """
     limits = limits or Limits()

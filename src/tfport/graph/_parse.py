@@ -18,8 +18,6 @@ from tfport._common.errors import TfportInputError, message, os_error
 from tfport.graph import _index, _textstream
 from tfport.graph._textstream import Limits
 
-# Protobuf cannot hold a message of 2 GiB or more.
-MAX_BYTES = 2**31 - 1
 TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".txt", ".prototxt")
 SAVED_MODEL_FILES = ("saved_model.pb", "saved_model.pbtxt")
 
@@ -62,7 +60,7 @@ def read(path: str, max_bytes: int | None = None, limits: Limits | None = None) 
 
     Example:
         >>> art = read("frozen.pb")  # doctest: +SKIP
-        >>> art.kind
+        >>> art.kind  # doctest: +SKIP
         'graph_def'
     """
     limits = limits or Limits()

@@ -19,7 +19,6 @@ from tfport._common.errors import TfportInputError, message
 from tfport.graph import _index, _ops
 
 MAX_CALL_DEPTH = 1000
-MAX_ATTR_DEPTH = 1000
 MAX_NODES = 10_000_000
 # Safe ops whose function attributes TensorFlow instantiates (a primitive op name works too).
 FUNC_ATTR_OPS = frozenset(

@@ -43,7 +43,6 @@ def model_to_estimator(
     )
 
 
-
 def graph_optimizer_methods() -> list:
     """`(class, name, function)` for the graph-mode methods (`get_updates`, `get_gradients`)
     that `tfport.install()` adds to tf_keras's current optimizers, as TF 2.0 had them.

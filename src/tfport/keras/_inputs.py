@@ -29,7 +29,7 @@ def ordered(obj: Any, names: list[str] | None, what: str, where: str) -> list | 
     lacks some of `names`.
 
     Example:
-        >>> ordered({"b": 2, "a": 1}, ["a", "b"], "features", "inputs")
+        >>> [int(t) for t in ordered({"b": 2, "a": 1}, ["a", "b"], "features", "inputs")]
         [1, 2]
     """
     if obj is None:

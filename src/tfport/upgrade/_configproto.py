@@ -123,7 +123,9 @@ class ConfigProtoPass(Pass):
         else:
             raise Unsupported(f"sets {key or 'a positional argument'}")
 
-    def _gpu_options(self, plan: _Plan, body: Sequence[Any], index: int, value: cst.BaseExpression) -> list:
+    def _gpu_options(
+        self, plan: _Plan, body: Sequence[Any], index: int, value: cst.BaseExpression
+    ) -> list:
         if isinstance(value, cst.Name):
             for earlier in range(index - 1, -1, -1):
                 found = _assigned_call(body[earlier])

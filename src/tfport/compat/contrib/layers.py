@@ -220,11 +220,21 @@ def conv2d(
 convolution2d = conv2d
 
 
-def _pool(kind: str, inputs, kernel_size, stride, padding, outputs_collections, scope):
+def _pool(kind: str, inputs, kernel_size, stride, padding, data_format, outputs_collections, scope):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(
+            f"tfport.compat.contrib.layers.{kind.lower()}_pool2d: data_format must be 'NHWC' "
+            f"or 'NCHW'. Received: data_format={data_format!r}"
+        )
     tf = v1()
     with tf.name_scope(scope, f"{kind}Pool2D", [inputs]) as name:
         fn = tf.nn.max_pool2d if kind == "Max" else tf.nn.avg_pool2d
-        outputs = fn(inputs, _pair(kernel_size), _pair(stride), padding.upper(), name=name)
+        if data_format == "NHWC":
+            outputs = fn(inputs, _pair(kernel_size), _pair(stride), padding.upper(), name=name)
+        else:  # pooled as NHWC: TensorFlow's CPU kernels take NHWC only
+            nhwc = tf.transpose(inputs, [0, 2, 3, 1])
+            pooled = fn(nhwc, _pair(kernel_size), _pair(stride), padding.upper())
+            outputs = tf.transpose(pooled, [0, 3, 1, 2], name=name)
         return _collect(outputs_collections, name, outputs)
 
 
@@ -238,8 +248,10 @@ def max_pool2d(
     outputs_collections=None,
     scope=None,
 ):
-    """2-D max pooling (NHWC)."""
-    return _pool("Max", inputs, kernel_size, stride, padding, outputs_collections, scope)
+    """2-D max pooling of NHWC or NCHW (`data_format`) inputs."""
+    return _pool(
+        "Max", inputs, kernel_size, stride, padding, data_format, outputs_collections, scope
+    )
 
 
 @add_arg_scope
@@ -252,8 +264,10 @@ def avg_pool2d(
     outputs_collections=None,
     scope=None,
 ):
-    """2-D average pooling (NHWC)."""
-    return _pool("Avg", inputs, kernel_size, stride, padding, outputs_collections, scope)
+    """2-D average pooling of NHWC or NCHW (`data_format`) inputs."""
+    return _pool(
+        "Avg", inputs, kernel_size, stride, padding, data_format, outputs_collections, scope
+    )
 
 
 @add_arg_scope

@@ -116,7 +116,9 @@ def check_sequence_columns(sequence_columns: Any, context_columns: Any) -> tuple
 
     Example:
         >>> check_sequence_columns([], [])
-        ([], [])
+        Traceback (most recent call last):
+        ...
+        tfport._common.errors.TfportInputError: RNN estimators need sequence_feature_columns...
     """
     sequence_columns = list(sequence_columns or ())
     context_columns = list(context_columns or ())
