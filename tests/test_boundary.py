@@ -19,7 +19,15 @@ INTERNAL_PREFIXES = ("tensorflow.python", "keras.src", "tf_keras.src")
 OWN_PREFIXES = ("tensorflow.python.estimator",)
 # Standard-library names that start with an underscore by design (namedtuple's API,
 # argparse's sub-parser action type).
-STDLIB_PRIVATE = {"_asdict", "_replace", "_fields", "_make", "_field_defaults", "_SubParsersAction"}
+STDLIB_PRIVATE = {
+    "_asdict",
+    "_replace",
+    "_fields",
+    "_make",
+    "_field_defaults",
+    "_SubParsersAction",
+    "_exit",  # os._exit
+}
 SELF_NAMES = {"self", "cls"}
 
 

@@ -61,7 +61,7 @@ class _Paths:
         return node_id in self.parent
 
     def __getitem__(self, node_id: int) -> str:
-        parts = []
+        parts: list[str] = []
         while node_id > 0 and len(parts) < MAX_PATH_PARTS:
             node_id, name = self.parent[node_id]
             parts.append(name)

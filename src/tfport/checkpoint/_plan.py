@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -33,7 +34,7 @@ class Step:
 
     out: str
     sources: list[str] = dataclasses.field(default_factory=list)
-    value: np.ndarray | None = None
+    value: np.ndarray | np.generic | None = None
     note: str = ""
 
     @property
@@ -145,12 +146,12 @@ def _variable_parts(reader: CheckpointReader, var: str) -> list[str] | None:
 
 def _ordered_pieces(
     reader: CheckpointReader,
-    names: list[tuple[int, str]],
+    pieces: list[tuple[int, str]],
     full: tuple,
     var_parts: list[str] | None = None,
     what: str = "a slot",
 ):
-    names = _parts(reader, names, what)
+    names = _parts(reader, pieces, what)
     shapes = [reader.entry(n).shape for n in names]
     if var_parts is not None and len(names) == len(var_parts):
         wanted = [reader.entry(n).shape for n in var_parts]
@@ -189,12 +190,13 @@ def plan_v1_to_keras(reader: CheckpointReader, hyper: Callable | None = None) ->
     for name, info in infos.items():
         if info.group != "optimizer_slots" or info.naming != "tf1":
             continue
-        index = _slots.v1_slot_index(info.slot)
-        counts.setdefault((info.variable, info.optimizer), set()).add(index)
+        variable, optimizer = cast(str, info.variable), cast(str, info.optimizer)
+        index = _slots.v1_slot_index(cast(str, info.slot))
+        counts.setdefault((variable, optimizer), set()).add(index)
         piece = _PIECE.match(name)
-        key = f"{info.variable}\0{info.optimizer}\0{index}"
+        key = f"{variable}\0{optimizer}\0{index}"
         slot_pieces.setdefault(key, []).append((int(piece["n"]) if piece else 0, name))
-        slot_meta[key] = (info.variable, info.optimizer, index, name)
+        slot_meta[key] = (variable, optimizer, index, name)
     used_opts: dict[str, str] = {}
     for key, pieces in sorted(slot_pieces.items()):
         var, v1_opt, index, _ = slot_meta[key]
@@ -288,7 +290,9 @@ def _keras_hyper(reader, plan: Plan, used_opts: dict, hyper: Callable | None) ->
                     f"{power}: no float32 beta reproduces it after {step} steps; "
                     "Keras -> TF1 will not be bit-exact"
                 )
-    for keras_opt, var in sorted(used_opts.items()) if hyper else ():
+    if hyper is None:
+        return
+    for keras_opt, var in sorted(used_opts.items()):
         for key, (value, source) in sorted(hyper(keras_opt, var).items()):
             out = f"training/{keras_opt}/{key}"
             if out in plan.hyperparameters:
@@ -309,7 +313,8 @@ def plan_keras_to_v1(reader: CheckpointReader) -> Plan:
     present: dict[tuple[str, str], set[str]] = {}
     for info in infos.values():
         if info.group == "optimizer_slots" and info.naming == "keras":
-            present.setdefault((info.optimizer, info.variable), set()).add(info.slot)
+            key = (cast(str, info.optimizer), cast(str, info.variable))
+            present.setdefault(key, set()).add(cast(str, info.slot))
     if not present:
         plan.warnings.append("no Keras optimizer slots found; tensors copied unchanged")
     for name, info in sorted(infos.items()):
@@ -318,14 +323,15 @@ def plan_keras_to_v1(reader: CheckpointReader) -> Plan:
                 raise CheckpointError(
                     message("AMSGrad's vhat slot has no TF1 equivalent", None, name=name)
                 )
-            slots = present[(info.optimizer, info.variable)]
-            v1_opt, index = _slots.v1_index_for_keras(info.optimizer, info.slot, slots)
-            plan.add(Step(_slots.v1_slot_name(info.variable, v1_opt, index), [name]))
+            optimizer, variable = cast(str, info.optimizer), cast(str, info.variable)
+            slots = present[(optimizer, variable)]
+            v1_opt, index = _slots.v1_index_for_keras(optimizer, cast(str, info.slot), slots)
+            plan.add(Step(_slots.v1_slot_name(variable, v1_opt, index), [name]))
             if info.optimizer == "RMSprop" and "momentum" not in slots and info.slot == "rms":
                 entry = reader.entry(name)
                 zeros = np.zeros(entry.shape, entry.dtype.to_numpy())
                 momentum_index = 2 if "mg" in slots else 1
-                out = _slots.v1_slot_name(info.variable, "RMSProp", momentum_index)
+                out = _slots.v1_slot_name(variable, "RMSProp", momentum_index)
                 plan.add(Step(out, value=zeros, note="TF1 RMSProp always has a momentum slot"))
         elif info.naming == "keras" and info.group == "bookkeeping":
             _keras_bookkeeping(reader, name, info, plan)

@@ -98,7 +98,7 @@ def beta_power(beta: np.float32, step: int) -> np.float32:
     return np.multiply.accumulate(np.full(step + 1, beta, np.float32))[-1]
 
 
-def beta_from_power(power: np.float32, step: int) -> tuple[np.float32, bool]:
+def beta_from_power(power: np.generic, step: int) -> tuple[np.float32, bool]:
     """Recovers float32 `beta` from TF1's `beta_power`; returns (beta, exact).
 
     `exact` is True when `beta_power(beta, step)` reproduces `power` bit for bit.

@@ -80,7 +80,7 @@ def convert(
             message("--atol must be a finite number >= 0", "Pass e.g. 1e-6", atol=atol)
         )
     _outputs.check_output(out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND)
-    replan = {
+    replan: dict[str, Any] = {
         "path": path,
         "inputs": list(inputs or []) or None,
         "outputs": list(outputs or []) or None,

@@ -58,7 +58,7 @@ def check_runnable(
     art = _parse.read(path, limits=limits)
     allow = tuple(allow_ops)
     if art.kind == "graph_def":
-        graphs = [(art.graph_def, None)]
+        graphs: list[tuple[Any, Any]] = [(art.graph_def, None)]
     else:
         graphs = [(m.graph_def, _savedmodel.roles(m, True)) for m in art.saved_model.meta_graphs]
     for graph_def, roles in graphs:
