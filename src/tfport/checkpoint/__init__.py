@@ -24,6 +24,7 @@ from tfport.checkpoint._errors import (
 from tfport.checkpoint._inspect import classify, inspect_checkpoint
 from tfport.checkpoint._paths import resolve_prefix, state_path
 from tfport.checkpoint._reader import CheckpointReader, TensorEntry
+from tfport.checkpoint._reports import ConvertReport, DiffResult, InspectReport, PortReport
 from tfport.checkpoint._writer import CheckpointWriter
 
 
@@ -37,6 +38,10 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "ConvertReport",
+    "DiffResult",
+    "InspectReport",
+    "PortReport",
     "CheckpointError",
     "CheckpointNotFoundError",
     "CheckpointReader",

@@ -47,6 +47,7 @@ from tfport.checkpoint._errors import CheckpointError
 from tfport.checkpoint._graph import GraphHyperparameters
 from tfport.checkpoint._layout import partition_layout, write_split
 from tfport.checkpoint._reader import CheckpointReader
+from tfport.checkpoint._reports import ConvertReport
 from tfport.checkpoint._writer import CheckpointWriter
 
 ESTIMATORS = ("dnn", "linear", "combined")
@@ -63,7 +64,7 @@ def convert(
     graph: str | None = None,
     overwrite: bool = False,
     partitions_like: str | None = None,
-) -> dict:
+) -> ConvertReport:
     """Converts checkpoint `src` into the folder `dst`; returns a JSON-able report.
 
     Args:
@@ -259,7 +260,7 @@ def _chain(reader: CheckpointReader, names: list[str]):
         yield from reader.iter_chunks(name)
 
 
-def _report(reader: CheckpointReader, plan: _plan.Plan, dst: str) -> dict:
+def _report(reader: CheckpointReader, plan: _plan.Plan, dst: str) -> ConvertReport:
     return {
         "source": reader.prefix,
         "output": os.path.join(os.path.abspath(dst), OUTPUT_BASENAME),

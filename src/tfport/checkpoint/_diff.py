@@ -14,6 +14,7 @@ import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint._reader import CHUNK, CheckpointReader
+from tfport.checkpoint._reports import DiffResult
 
 
 def _max_abs(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -48,7 +49,7 @@ def _compare(ra: CheckpointReader, rb: CheckpointReader, name: str) -> float | N
     return worst
 
 
-def diff_checkpoints(a: str, b: str, atol: float = 0.0) -> dict:
+def diff_checkpoints(a: str, b: str, atol: float = 0.0) -> DiffResult:
     """Names only in A / only in B, shape or dtype mismatches, max |A - B| per common tensor.
 
     Args:

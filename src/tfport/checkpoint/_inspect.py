@@ -27,6 +27,7 @@ import re
 
 from tfport.checkpoint._objgraph import describe
 from tfport.checkpoint._reader import OBJECT_GRAPH_KEY, CheckpointReader
+from tfport.checkpoint._reports import InspectReport
 from tfport.checkpoint._slots import KERAS_SLOTS, V1_SLOTS
 
 _BOOKKEEPING = re.compile(
@@ -108,7 +109,7 @@ def _partition_groups(names: list[str], shapes: dict) -> dict[str, list[str]]:
     return out
 
 
-def inspect_checkpoint(path: str) -> dict:
+def inspect_checkpoint(path: str) -> InspectReport:
     """Returns a JSON-able description of the checkpoint at `path`.
 
     Keys: `prefix`, `format` ("name-based"/"object-based"), `num_shards`,
@@ -151,7 +152,7 @@ def inspect_checkpoint(path: str) -> dict:
         return _summary(reader, rows)
 
 
-def _summary(reader: CheckpointReader, rows: list[dict]) -> dict:
+def _summary(reader: CheckpointReader, rows: list[dict]) -> InspectReport:
     groups = {
         g: {"count": 0, "bytes": 0} for g in ("model_weights", "optimizer_slots", "bookkeeping")
     }

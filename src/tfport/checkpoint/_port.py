@@ -24,6 +24,7 @@ from tfport.checkpoint._inspect import classify
 from tfport.checkpoint._mapping import Match, match
 from tfport.checkpoint._paths import data_path
 from tfport.checkpoint._reader import CheckpointReader
+from tfport.checkpoint._reports import PortReport
 
 
 def _variables(model) -> list[tuple[str, Any]]:
@@ -58,7 +59,7 @@ def _match(model, reader: CheckpointReader, overrides: dict | None) -> tuple[Mat
     return found, dict(variables)
 
 
-def assignment_map(model, ckpt: str, overrides: dict[str, str] | None = None) -> dict:
+def assignment_map(model, ckpt: str, overrides: dict[str, str] | None = None) -> PortReport:
     """Matches checkpoint names to `model`'s variables.
 
     Args:
@@ -75,7 +76,7 @@ def assignment_map(model, ckpt: str, overrides: dict[str, str] | None = None) ->
     return _report(found)
 
 
-def _report(found: Match) -> dict:
+def _report(found: Match) -> PortReport:
     return {
         "map": found.as_map(),
         "mapping": found.pairs,
@@ -85,7 +86,7 @@ def _report(found: Match) -> dict:
     }
 
 
-def restore(model, ckpt: str, assignment_map: dict[str, str] | None = None) -> dict:
+def restore(model, ckpt: str, assignment_map: dict[str, str] | None = None) -> PortReport:
     """Assigns the checkpoint's weights to `model`'s variables, eagerly.
 
     Raises:
@@ -137,7 +138,7 @@ def port(
     map_file: str | None = None,
     overwrite: bool = False,
     dry_run: bool = False,
-) -> dict:
+) -> PortReport:
     """Builds the model from `model` (MODULE:FACTORY), restores `src`, saves to `out`.
 
     `to` is "keras-weights" (a `.weights.h5`) or "tf-checkpoint" (an object-based

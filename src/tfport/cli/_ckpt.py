@@ -11,8 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from tfport.cli._output import human_bytes, plural, print_table, spinner
+
+if TYPE_CHECKING:
+    from tfport.checkpoint import DiffResult
 
 
 def add_parser(subparsers, parents) -> None:
@@ -127,7 +131,7 @@ def _diff(args: argparse.Namespace) -> int:
     return 0 if result["equal"] else 1
 
 
-def _diff_summary(result: dict) -> str:
+def _diff_summary(result: DiffResult) -> str:
     """`N equal, M differ, K only in A, L only in B[, S shape/dtype mismatches]`.
 
     Example:
