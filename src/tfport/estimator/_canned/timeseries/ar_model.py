@@ -19,10 +19,11 @@ from tfport.estimator._canned.timeseries.feature_keys import PredictionFeatures,
 from tfport.estimator._engine.spec import ModeKeys
 
 tf = import_tf()  # LSTMPredictionModel subclasses a Keras model: this module loads lazily
+_Model: Any = tf.keras.models.Model
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
 
-class LSTMPredictionModel(tf.keras.models.Model):
+class LSTMPredictionModel(_Model):
     """An LSTM encoder over the input window, an LSTM decoder over the output window.
 
     Args:

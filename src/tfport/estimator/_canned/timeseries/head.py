@@ -244,7 +244,7 @@ class OneShotPredictionHead(TimeSeriesRegressionHead):
 
     def _evaluate_ops(self, features: dict) -> EstimatorSpec:
         spec = super()._evaluate_ops(features)
-        del spec.eval_metric_ops[feature_keys.State.STATE_TUPLE]
+        del (spec.eval_metric_ops or {})[feature_keys.State.STATE_TUPLE]
         return spec
 
     def _serving_ops(self, features: dict) -> EstimatorSpec:
