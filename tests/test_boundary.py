@@ -28,6 +28,14 @@ STDLIB_PRIVATE = {
     "_SubParsersAction",
     "_exit",  # os._exit
 }
+# Legacy attributes tfport sets on its own objects outside their class (the Estimator's
+# `_train_distribution`..., what `estimator_export` puts on the functions it decorates).
+OWN_ATTRIBUTES = {
+    "_train_distribution",
+    "_eval_distribution",
+    "_estimator_api_names",
+    "_estimator_api_names_v1",
+}
 SELF_NAMES = {"self", "cls"}
 
 
@@ -50,7 +58,7 @@ def _is_private(name: object) -> bool:
 
 def _own_names(trees: dict[str, ast.Module]) -> set[str]:
     """Every name tfport defines: functions, classes, assignments, own attributes, ..."""
-    out: set[str] = set()
+    out: set[str] = set(OWN_ATTRIBUTES)
     for tree in trees.values():
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -94,9 +94,9 @@ class _Head(abc.ABC):  # noqa: B024 - the legacy base class, abstract members be
 
 
 class _V1Head(_Head):
-    """A concrete v1 head backed by tfport's v1 `heads.Head`."""
+    """A concrete v1 head backed by tfport's v1 `heads.CannedHead`."""
 
-    _impl: heads.Head
+    _impl: heads.CannedHead
 
     @property
     def name(self) -> Any:
@@ -155,7 +155,7 @@ class _BinaryLogisticHeadWithSigmoidCrossEntropyLoss(_V1Head):
         loss_fn: Any = None,
         name: Any = None,
     ) -> None:
-        self._impl = heads.Head(
+        self._impl = heads.CannedHead(
             "classifier",
             n_classes=2,
             weight_column=weight_column,
@@ -197,7 +197,7 @@ class _MultiClassHeadWithSoftmaxCrossEntropyLoss(_V1Head):
         name: Any = None,
     ) -> None:
         _validate_n_classes(n_classes)
-        self._impl = heads.Head(
+        self._impl = heads.CannedHead(
             "classifier",
             n_classes=n_classes,
             weight_column=weight_column,
@@ -238,7 +238,7 @@ class _RegressionHeadWithMeanSquaredErrorLoss(_V1Head):
         inverse_link_fn: Any = None,
         name: Any = None,
     ) -> None:
-        self._impl = heads.Head(
+        self._impl = heads.CannedHead(
             "regression",
             label_dimension=label_dimension,
             weight_column=weight_column,

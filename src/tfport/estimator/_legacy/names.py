@@ -261,7 +261,7 @@ def unavailable(name: str, why: str, signature: str = "*args, **kwargs") -> Any:
         )
 
     fn.__name__ = fn.__qualname__ = name
-    fn.__signature__ = inspect.signature(eval(f"lambda {signature}: None"))  # noqa: S307
+    fn.__signature__ = inspect.signature(eval(f"lambda {signature}: None"))  # type: ignore[attr-defined]  # noqa: S307
     return fn
 
 

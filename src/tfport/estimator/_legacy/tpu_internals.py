@@ -17,7 +17,7 @@ import collections
 import re
 import sys
 import threading
-from typing import Any
+from typing import Any, Literal
 
 from tfport.estimator._legacy.names import unavailable, unavailable_class
 
@@ -99,7 +99,7 @@ class _Catch:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> Literal[False]:
         if value is not None:
             self._r.record_error(self._source, (kind, value, tb), self._session)
         return False

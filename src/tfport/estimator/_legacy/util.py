@@ -11,10 +11,11 @@ from typing import Any
 from tfport._common.tfenv import import_tf
 
 _tf = import_tf()
+_SessionRunHook: Any = _tf.compat.v1.train.SessionRunHook
 MAX_DIRECTORY_CREATION_ATTEMPTS = 10
 
 
-class _DatasetInitializerHook(_tf.compat.v1.train.SessionRunHook):
+class _DatasetInitializerHook(_SessionRunHook):
     """Initializes a v1 dataset iterator once the session exists."""
 
     def __init__(self, iterator: Any) -> None:
@@ -32,7 +33,7 @@ class DistributedIteratorInitializerHook(_DatasetInitializerHook):
     """Initializes a distributed iterator (`strategy.make_dataset_iterator`)."""
 
 
-class MultiHostDatasetInitializerHook(_tf.compat.v1.train.SessionRunHook):
+class MultiHostDatasetInitializerHook(_SessionRunHook):
     """Runs the given dataset initializers once the session exists."""
 
     def __init__(self, dataset_initializers: Any) -> None:
