@@ -175,7 +175,7 @@ def _asname(alias: cst.ImportAlias) -> str:
 def _add_assignment(aliases: Aliases, stmt: cst.CSTNode) -> None:
     if not m.matches(stmt, m.SimpleStatementLine(body=[m.Assign(targets=[m.AssignTarget()])])):
         return
-    assign = stmt.body[0]
+    assign = stmt.body[0]  # type: ignore[attr-defined]  # the matcher checked it
     target = assign.targets[0].target
     if not isinstance(target, cst.Name):
         return

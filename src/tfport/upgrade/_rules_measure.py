@@ -100,7 +100,8 @@ def measure(tf: Any) -> dict[str, str]:
         with v1.Session() as sess:
             values = sess.run({k: (a, b) for k, (a, b, _) in fetch.items()})
         for name, (_, _, what) in fetch.items():
-            out[name] = _text(*values[name], what)
+            a, b = values[name]
+            out[name] = _text(a, b, what)
         for cast, (a, b) in casts.items():
             out[f"tf.to_{cast}"] = (
                 f"tf_upgrade_v2's tf.cast gives the same values but names the op "

@@ -51,7 +51,7 @@ def _upgrader() -> Any:
     return ast_edits.ASTCodeUpgrader(spec)
 
 
-def _reset(spec: Any, spec_type: type) -> None:
+def _reset(spec: Any, spec_type: Any) -> None:
     """`TFAPIChangeSpec.clear_preprocessing` rebuilds the tables: apply the rules again."""
     spec_type.__init__(spec, import_rename=False, upgrade_compat_v1_import=False)
     apply_rules(spec)
