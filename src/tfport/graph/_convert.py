@@ -177,7 +177,7 @@ def load_saved_model_v1(
 
     Example:
         >>> fns, keep = load_saved_model_v1("v1_export")  # doctest: +SKIP
-        >>> fns["serving_default"](x=x)["y"]
+        >>> fns["serving_default"](x=x)["y"]  # doctest: +SKIP
     """
     plan = _verify.make_plan(path, None, None, list(allow_ops), False, None, limits)
     _verify.check_constants(plan, (limits or Limits()).max_const_bytes)
