@@ -222,6 +222,7 @@ NAMES["estimator_export"]["T"] = f"{_N}:T"
 NAMES["export.function"].update(_names("ModelFunction", "EstimatorSpecFunction"))
 NAMES["hooks.fake_summary_writer"].update(_names("FakeSummaryWriter"))
 NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
+NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = f"{_L}util:ExamplesPerSecondHook"
 for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
     NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
 NAMES["util"]["fn_args"] = "tfport.estimator._engine.calls:fn_args"  # TF 1.x util

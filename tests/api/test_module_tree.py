@@ -33,7 +33,6 @@ KNOWN_GAPS = {
     "head.base_head.check_dense_labels_match_logits_and_reshape",
     "head.base_head.create_estimator_spec_train_op",
     "head.base_head.get_weights_and_check_match_logits",
-    "tpu.tpu_estimator.ExamplesPerSecondHook",
 }
 # classes provided as one-line refusals (their members are not): TPU host internals, test
 # utilities, the experimental function-based export

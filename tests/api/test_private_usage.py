@@ -332,3 +332,17 @@ def test_base_head_helpers_for_libraries_writing_v2_heads(tf):
             assert sess.run(loss).tolist() == [[1.0], [1.0]]
             with pytest.raises(tf.errors.InvalidArgumentError, match="n_classes - 1"):
                 sess.run(bad, {fed: [[3]]})
+
+
+def test_examples_per_second_hook_writes_its_rates(tf, tmp_path):
+    hook_cls = _module("tpu.tpu_estimator").ExamplesPerSecondHook
+    with tf.Graph().as_default():
+        writer = tf.compat.v1.summary.FileWriter(str(tmp_path))
+        hook = hook_cls(batch_size=8, every_n_steps=1, summary_writer=writer)
+        hook._log_and_record(elapsed_steps=4, elapsed_time=2.0, global_step=5)
+        writer.close()
+    values = {}
+    for path in tmp_path.glob("events.out.tfevents*"):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            values.update({v.tag: (event.step, v.simple_value) for v in event.summary.value})
+    assert values == {"global_step/sec": (5, 2.0), "examples/sec": (5, 16.0)}
