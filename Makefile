@@ -16,6 +16,7 @@ TF_OLDEST ?= 2.16.2
 # TPUEstimator on CPU), CLI smoke tests. Chosen to fit CI's budget for both jobs (12 min).
 GOLDEN_ACC := tests/estimator/test_accelerators.py
 GOLDEN_CUSTOM := tests/estimator/test_golden_custom.py
+GOLDEN_CANNED := tests/canned/test_canned_goldens.py::test_resume_from_step0_reproduces_step40
 RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
 	tests/test_cli.py::test_help_does_not_import_tensorflow \
 	tests/test_cli.py::test_run_missing_script_is_exit_2_one_line \
@@ -24,9 +25,8 @@ RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
 	$(GOLDEN_CUSTOM)::test_resume_reproduces_metrics_and_predictions \
 	$(GOLDEN_CUSTOM)::test_model_dir_layout_and_summary_tags \
 	$(GOLDEN_CUSTOM)::test_export_matches_golden_export \
-	tests/canned/test_canned_goldens.py::test_resume_from_step0_reproduces_step40 \
+	$(GOLDEN_CANNED)[canned_combined] $(GOLDEN_CANNED)[canned_dnn_v2] \
 	$(GOLDEN_ACC)::test_golden_tpu_estimator_on_cpu \
-	$(GOLDEN_ACC)::test_custom_v1_adam_on_mirrored_2_matches_single_device_golden \
 	$(GOLDEN_ACC)::test_canned_legacy_checkpoint_resumes_on_mirrored_2_with_single_device_names[canned_dnn]
 
 .PHONY: demo test test-fast test-oldest test-nightly lint typecheck docs bench
