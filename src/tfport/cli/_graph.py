@@ -12,7 +12,7 @@ from typing import Any
 from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, message
 from tfport.cli._output import spinner
-from tfport.graph import Limits
+from tfport.graph import ConvertReport, Limits
 
 
 def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -184,7 +184,7 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_convert(convert: Any, args: argparse.Namespace) -> dict:
+def _run_convert(convert: Any, args: argparse.Namespace) -> ConvertReport:
     return convert(
         args.path,
         args.out_dir,

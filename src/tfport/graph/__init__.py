@@ -15,12 +15,16 @@ from tfport.graph._inspect import inspect_graph
 from tfport.graph._ops import SAFE_OPS
 from tfport.graph._plan import sanitize as signature_key
 from tfport.graph._render import render_inspect
+from tfport.graph._reports import ConvertReport, InspectReport, UnsafeNode
 from tfport.graph._runnable import check_runnable, is_tf2_saved_model
 from tfport.graph._textstream import Limits
 
 __all__ = [
     "SAFE_OPS",
+    "ConvertReport",
+    "InspectReport",
     "Limits",
+    "UnsafeNode",
     "check_runnable",
     "convert",
     "inspect_graph",

@@ -19,6 +19,7 @@ from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 from tfport.graph import _parse, _plan, _runnable, _verify
+from tfport.graph._reports import ConvertReport, SignatureReport
 from tfport.graph._textstream import Limits
 
 _CAPTURE_SCOPE = "tfport_variables"
@@ -43,7 +44,7 @@ def convert(
     sample_inputs: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     timeout: float = DEFAULT_TIMEOUT,
-) -> dict[str, Any]:
+) -> ConvertReport:
     """Converts a frozen GraphDef or a TF1 SavedModel to a TF2 SavedModel in `out_dir`.
 
     Args:
@@ -95,7 +96,7 @@ def convert(
     if verify:
         _verify.check_constants(plan, limit)
         feeds = _verify.make_inputs(plan, sample_inputs or {})
-    report: dict[str, Any] = {"source": path, "output": out_dir, "kind": plan.kind}
+    report: ConvertReport = {"source": path, "output": out_dir, "kind": plan.kind}
     with _outputs.build_aside(
         out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND
     ) as tmp:
@@ -110,7 +111,7 @@ def convert(
 
 def save_and_outputs(
     replan: dict[str, Any], out_dir: str, feeds: _verify.Feeds
-) -> tuple[dict[str, Any], dict, dict]:
+) -> tuple[dict[str, SignatureReport], dict, dict]:
     """`convert --verify`'s child: plan again, save into `out_dir`, run both models.
 
     Returns:
@@ -188,7 +189,7 @@ def load_saved_model_v1(
     return functions, list(variables.values())
 
 
-def save(plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
+def save(plan: _plan.Plan, out_dir: str) -> dict[str, SignatureReport]:
     """Builds the TF2 functions of `plan` and saves them as a SavedModel in `out_dir`."""
     tf = import_tf()
     if plan.kind == "saved_model" and plan.trust:
@@ -207,7 +208,7 @@ def save(plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
     return _describe(plan)
 
 
-def _describe(plan: _plan.Plan) -> dict[str, Any]:
+def _describe(plan: _plan.Plan) -> dict[str, SignatureReport]:
     return {
         key: {
             "inputs": {t.key: t.name for t in s.inputs},
@@ -275,7 +276,7 @@ def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
     return tf.function(serve, input_signature=specs, autograph=False).get_concrete_function()
 
 
-def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, Any]:
+def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, SignatureReport]:
     """--trust: TensorFlow's loader (runs main_op/init ops), then a TF2 save."""
     try:
         loaded = tf.saved_model.load(plan.source, tags=plan.tags)

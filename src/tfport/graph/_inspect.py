@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import collections
-import dataclasses
 import os
 from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import protos
 from tfport.graph import _index, _ops, _parse, _safety, _savedmodel, _stream
+from tfport.graph._reports import GraphReport, InspectReport, UnsafeNode
 from tfport.graph._textstream import Limits
 
 
 def inspect_graph(
     path: str, allow_ops: Iterable[str] = (), trust: bool = False, limits: Limits | None = None
-) -> dict[str, Any]:
+) -> InspectReport:
     """Describes a frozen GraphDef (.pb/.pbtxt) or a SavedModel folder, never executing it.
 
     Args:
@@ -48,11 +48,11 @@ def inspect_graph(
 
 def _summary_report(
     path: str, summary: _stream.Summary, allow: tuple[str, ...], trust: bool, limits: Limits
-) -> dict[str, Any]:
+) -> InspectReport:
     """The report of a binary GraphDef streamed by :func:`_stream.summarize`."""
     sparse = summary.sparse
     result = _safety.scan(sparse, allow, None, trust, limits.max_depth, limits.max_nodes)
-    graph = {
+    graph: GraphReport = {
         "nodes": summary.nodes,
         "bytes": summary.nbytes,
         "producer": sparse.versions.producer,
@@ -60,17 +60,23 @@ def _summary_report(
         "outputs": [name + ":0" for name in summary.sinks],
         "op_histogram": dict(summary.histogram.most_common()),
         "functions": [],
-        "unsafe": [dataclasses.asdict(f) for f in result.findings],
+        "unsafe": _unsafe(result),
     }
-    report = {"path": path, "format": "graph_def", "bytes": summary.nbytes, "graphs": [graph]}
-    report["blocking"] = [u for u in graph["unsafe"] if u["blocking"]]
-    return report
+    return {
+        "path": path,
+        "format": "graph_def",
+        "bytes": summary.nbytes,
+        "graphs": [graph],
+        "blocking": [u for u in graph["unsafe"] if u["blocking"]],
+    }
 
 
-def describe(art: _parse.Artifact, allow_ops: Iterable[str] = (), trust: bool = False) -> dict:
+def describe(
+    art: _parse.Artifact, allow_ops: Iterable[str] = (), trust: bool = False
+) -> InspectReport:
     """Like :func:`inspect_graph` for an already parsed artifact."""
     allow = tuple(allow_ops)
-    report: dict[str, Any] = {
+    report: InspectReport = {
         "path": art.path,
         "format": ("saved_model" if art.kind == "saved_model" else "graph_def")
         + ("_text" if art.text else ""),
@@ -93,7 +99,7 @@ def _graph_report(
     trust: bool,
     limits: Limits,
     roles: dict[str, str] | None = None,
-) -> dict[str, Any]:
+) -> GraphReport:
     result = _safety.scan(graph_def, allow, roles, trust, limits.max_depth, limits.max_nodes)
     index = _index.index(graph_def)
     histogram = collections.Counter(index.ops)
@@ -105,12 +111,26 @@ def _graph_report(
         "outputs": [name + ":0" for name in index.sinks(_ops.NO_OUTPUT_OPS)],
         "op_histogram": dict(histogram.most_common()),
         "functions": [_function(f, result.via) for f in graph_def.library.function],
-        "unsafe": [dataclasses.asdict(f) for f in result.findings],
+        "unsafe": _unsafe(result),
     }
 
 
-def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits) -> dict[str, Any]:
-    report: dict[str, Any] = {
+def _unsafe(result: _safety.Scan) -> list[UnsafeNode]:
+    return [
+        {
+            "node": f.node,
+            "op": f.op,
+            "where": f.where,
+            "via": f.via,
+            "role": f.role,
+            "blocking": f.blocking,
+        }
+        for f in result.findings
+    ]
+
+
+def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits) -> GraphReport:
+    report: GraphReport = {
         "tags": list(meta.meta_info_def.tags),
         "tf2_object_graph": _savedmodel.is_tf2(meta),
         "signatures": {
@@ -128,7 +148,8 @@ def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits)
     graph["outputs"] = sorted(
         {t["name"] for sig in report["signatures"].values() for t in sig["outputs"].values()}
     )
-    return {**report, **graph}
+    report.update(graph)
+    return report
 
 
 def _placeholder(node: Any) -> dict[str, Any]:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tfport._common.text import human_bytes, plural
+from tfport.graph._reports import GraphReport, InspectReport, UnsafeNode
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def render_inspect(report: dict[str, Any], console: Console | None = None) -> None:
+def render_inspect(report: InspectReport, console: Console | None = None) -> None:
     """Prints an `inspect_graph` report for people.
 
     Example:
@@ -38,7 +39,7 @@ def render_inspect(report: dict[str, Any], console: Console | None = None) -> No
         _unsafe(console, graph["unsafe"])
 
 
-def _saved_model_parts(console: Console, graph: dict[str, Any]) -> None:
+def _saved_model_parts(console: Console, graph: GraphReport) -> None:
     for key, sig in graph["signatures"].items():
         ins = ", ".join(f"{k}={v['name']}" for k, v in sig["inputs"].items())
         outs = ", ".join(f"{k}={v['name']}" for k, v in sig["outputs"].items())
@@ -49,7 +50,7 @@ def _saved_model_parts(console: Console, graph: dict[str, Any]) -> None:
         console.print(f"init ({key}): {', '.join(ops)}  (never run without --trust)")
 
 
-def _unsafe(console: Console, unsafe: list[dict[str, Any]]) -> None:
+def _unsafe(console: Console, unsafe: list[UnsafeNode]) -> None:
     if not unsafe:
         console.print("unsafe ops: none")
         return

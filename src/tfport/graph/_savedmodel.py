@@ -6,6 +6,7 @@ from typing import Any
 
 from tfport._common import protos
 from tfport.graph import _index, _ops
+from tfport.graph._reports import SignatureReport
 
 # Collections and signature keys whose ops run when TensorFlow loads a SavedModel.
 INIT_COLLECTIONS = ("saved_model_main_op", "legacy_init_op", "table_initializer", "main_op")
@@ -36,7 +37,7 @@ def signatures(meta: Any) -> dict[str, Any]:
     return {k: v for k, v in meta.signature_def.items() if k != INIT_SIGNATURE}
 
 
-def describe_signature(sig: Any) -> dict[str, Any]:
+def describe_signature(sig: Any) -> SignatureReport:
     """Returns a JSON-ready description of a SignatureDef."""
 
     def tensors(mapping: Any) -> dict[str, Any]:

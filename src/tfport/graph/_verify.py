@@ -19,6 +19,7 @@ from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 from tfport.graph import _parse, _plan, _runnable
+from tfport.graph._reports import SignatureReport, VerifyResult
 from tfport.graph._textstream import Limits
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
@@ -121,7 +122,7 @@ def save_and_verify(
     atol: float,
     replan: dict[str, Any],
     timeout: float = DEFAULT_TIMEOUT,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, SignatureReport], VerifyResult]:
     """Converts into `out_dir` and runs both models on `feeds`, all in a child process
     (the only process that imports TensorFlow); returns (signatures, verify report).
 
@@ -147,7 +148,7 @@ def save_and_verify(
     return signatures, _compare(reference, converted, atol)
 
 
-def _compare(reference: dict, converted: dict, atol: float) -> dict[str, Any]:
+def _compare(reference: dict, converted: dict, atol: float) -> VerifyResult:
     diffs = {
         key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
         for key in reference

@@ -16,9 +16,12 @@ from tfport.verify._artifacts import FORMS, kind_of
 from tfport.verify._compare import compare_output, render, verify
 from tfport.verify._factory import load_estimator
 from tfport.verify._inputs import generate, read_inputs, to_examples
+from tfport.verify._reports import ArtifactRef, VerifyReport
 
 __all__ = [
     "FORMS",
+    "ArtifactRef",
+    "VerifyReport",
     "compare_output",
     "generate",
     "kind_of",

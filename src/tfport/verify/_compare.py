@@ -20,6 +20,7 @@ from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
 from tfport._common.errors import TfportInputError, message
 from tfport.verify._artifacts import kind_of, open_artifact
 from tfport.verify._inputs import generate, read_inputs
+from tfport.verify._reports import VerifyReport
 
 _CLASS_SCORES = ("probabilities", "logits", "scores", "logistic")
 
@@ -81,7 +82,7 @@ def _argmax(name: str, a: np.ndarray, b: np.ndarray) -> float | None:
     return float(np.mean(np.argmax(a, -1) == np.argmax(b, -1)))
 
 
-def _checkpoints(a: str, b: str, atol: float) -> dict:
+def _checkpoints(a: str, b: str, atol: float) -> VerifyReport:
     from tfport.checkpoint import diff_checkpoints
 
     result = diff_checkpoints(a, b, atol=atol)
@@ -125,7 +126,7 @@ def verify(
     allow_ops: Sequence[str] = (),
     timeout: float = DEFAULT_TIMEOUT,
     max_const_bytes: int = 1 << 30,
-) -> dict:
+) -> VerifyReport:
     """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
 
     Artifacts: `SCRIPT_OR_MODULE:FACTORY@MODEL_DIR` (an Estimator), a SavedModel folder
@@ -228,7 +229,7 @@ def _check_inputs(inputs: str | None) -> None:
         )
 
 
-def run_artifacts(**job: Any) -> dict:
+def run_artifacts(**job: Any) -> VerifyReport:
     """The child's work of :func:`verify`: open both artifacts, run them, compare.
 
     Errors TensorFlow or Keras raise on a damaged artifact become one input-error line.
@@ -267,7 +268,7 @@ def _run_artifacts(
     label_key: str,
     trust: bool,
     limits: Any,
-) -> dict:
+) -> VerifyReport:
     art_a = open_artifact(a, signature_a, io, trust, limits)
     art_b = open_artifact(b, signature_b, io, trust, limits)
     if train_step:
@@ -325,7 +326,7 @@ def _run_artifacts(
     }
 
 
-def render(report: dict) -> str:
+def render(report: VerifyReport) -> str:
     """The human-readable report."""
     lines = [f"A: {report['a']['kind']} {report['a']['path']}"]
     lines.append(f"B: {report['b']['kind']} {report['b']['path']}")

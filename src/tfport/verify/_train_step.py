@@ -17,6 +17,7 @@ import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport.verify._inputs import Batch, generate
+from tfport.verify._reports import VerifyReport
 
 
 def train_step(
@@ -30,7 +31,7 @@ def train_step(
     label_key: str = "label",
     rows: int = 8,
     seed: int = 0,
-) -> dict:
+) -> VerifyReport:
     """Compares one training step of an Estimator artifact and a Keras artifact.
 
     Args:

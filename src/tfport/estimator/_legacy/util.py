@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 
 _tf = import_tf()
@@ -107,13 +108,14 @@ class ExamplesPerSecondHook(_StepCounterHook):
     def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
         steps_per_sec = elapsed_steps / elapsed_time
         examples_per_sec = self._batch_size * steps_per_sec
-        if self._summary_writer is not None:
+        writer = tf_internals.hook_summary_writer(self)
+        if writer is not None:
             summary = _tf.compat.v1.Summary(
                 value=[
                     _tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=steps_per_sec),
                     _tf.compat.v1.Summary.Value(tag="examples/sec", simple_value=examples_per_sec),
                 ]
             )
-            self._summary_writer.add_summary(summary, global_step)
+            writer.add_summary(summary, global_step)
         _log.info("global_step/sec: %g", steps_per_sec)
         _log.info("examples/sec: %g", examples_per_sec)
