@@ -104,6 +104,9 @@ def install() -> Installation:
     _patch_keras_estimator(handle)
     _add_graph_optimizer_methods(handle)
     handle.set(tf.compat.v1.tpu, "CrossShardOptimizer", tpu.CrossShardOptimizer)
+    resolver = tpu.cluster_resolver_class()  # '' / None off TPU: the local machine
+    for resolvers in (tf.distribute.cluster_resolver, tf.compat.v1.distribute.cluster_resolver):
+        handle.set(resolvers, "TPUClusterResolver", resolver)
     for name, cls in tpu.OPTIMIZATION_PARAMETERS.items():
         if not hasattr(tf.compat.v1.tpu.experimental, name):  # gone in TF 2.21
             handle.set(tf.compat.v1.tpu.experimental, name, cls)

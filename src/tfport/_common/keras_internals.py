@@ -50,6 +50,11 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
         "BatchNormalizationBase",
         "_calculate_mean_and_var",
     ),
+    (
+        "tf_keras.src.layers.normalization.batch_normalization",
+        "BatchNormalizationBase",
+        "_assign_moving_average",
+    ),
     ("tf_keras.src.engine.functional", "Functional", "_is_graph_network"),
     ("tf_keras.src.engine.training", "Model", "_get_compile_args"),
     ("tf_keras.src.engine.training", "Model", "_is_compiled"),
@@ -198,12 +203,14 @@ def loss_scaling_replaced(
 def batch_norm_replaced(
     build: Callable[[Callable, Any, Any], None],
     calculate: Callable[..., Any],
+    assign: Callable[..., Any] | None = None,
 ) -> Iterator[None]:
     """tf_keras BatchNormalization's `build` and statistics replaced in the block.
 
     `build(original, layer, input_shape)` and `calculate(original, layer, x, axes,
     keep_dims, mask)` wrap `BatchNormalizationBase.build` and its private
-    `_calculate_mean_and_var` (tf_keras 2.x).
+    `_calculate_mean_and_var` (tf_keras 2.x); `assign(original, layer, variable, value,
+    momentum, inputs_size)`, when given, wraps its private `_assign_moving_average`.
     """
     module = _tf_keras("layers.normalization.batch_normalization")
     if module is None:  # pragma: no cover - tf_keras is a dependency
@@ -211,6 +218,7 @@ def batch_norm_replaced(
         return
     base = module.BatchNormalizationBase
     original_calculate, original_build = base._calculate_mean_and_var, base.build
+    original_assign = base._assign_moving_average
 
     def new_build(self: Any, input_shape: Any) -> None:
         build(original_build, self, input_shape)
@@ -218,11 +226,17 @@ def batch_norm_replaced(
     def new_calculate(self: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None) -> Any:
         return calculate(original_calculate, self, x, axes, keep_dims, mask)
 
+    def new_assign(self: Any, variable: Any, value: Any, momentum: Any, size: Any) -> Any:
+        return assign(original_assign, self, variable, value, momentum, size)  # type: ignore[misc]
+
     base.build, base._calculate_mean_and_var = new_build, new_calculate
+    if assign is not None:
+        base._assign_moving_average = new_assign
     try:
         yield
     finally:
         base.build, base._calculate_mean_and_var = original_build, original_calculate
+        base._assign_moving_average = original_assign
 
 
 def tf_keras_optimizer_class() -> Any:

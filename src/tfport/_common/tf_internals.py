@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -61,6 +63,13 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("saved_model.loader_impl", "SavedModelLoader"),
     ("saved_model.loader_impl", "_get_main_op_tensor"),
     ("saved_model.loader_impl", "get_asset_tensors"),
+    ("ops.summary_ops_v2", "_SUMMARY_WRITER_INIT_COLLECTION_NAME"),
+    ("ops.resource_variable_ops", "ResourceVariable"),
+    ("framework.random_seed", "get_seed"),
+    ("framework.random_seed", "_graph_to_seed_dict"),
+    ("ops.gen_random_ops", "random_uniform"),
+    ("ops.gen_random_ops", "random_standard_normal"),
+    ("ops.gen_random_ops", "truncated_normal"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
@@ -121,6 +130,8 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
         "_experimental_distribute_values_from_function",
     ),
     ("training.saver", "Saver", "_object_restore_saver"),
+    ("framework.ops", "Operation", "_add_control_inputs"),
+    ("framework.ops", "Operation", "_control_outputs"),
 )
 
 
@@ -644,3 +655,239 @@ def distribute_values_from_function(strategy: Any, value_fn: Any) -> Any:
     if public is not None:
         return public(value_fn)
     return strategy.extended._experimental_distribute_values_from_function(value_fn)
+
+
+# --- TPU programs (issue 28): host_call, seeds, model-owned steps, replicated draws ---
+
+
+def summary_writer_init_ops(graph: Any) -> list:
+    """The initializer ops of the summary writers made in `graph` (TF2 and v2-in-graph).
+
+    Relies on `summary_ops_v2._SUMMARY_WRITER_INIT_COLLECTION_NAME`, the collection
+    where graph-mode `create_file_writer` registers its writer's init op (whose first
+    input is the writer resource), as legacy TPUEstimator's host-call hook read it.
+    """
+    from tensorflow.python.ops import summary_ops_v2
+
+    return list(graph.get_collection(summary_ops_v2._SUMMARY_WRITER_INIT_COLLECTION_NAME))
+
+
+def local_buffer_variable(shape: list, dtype: Any, name: str) -> Any:
+    """A zero-filled local resource variable on the CPU, outside any loop or strategy.
+
+    Relies on `resource_variable_ops.ResourceVariable` being constructed directly (not
+    through `tf.Variable`), which bypasses the variable-creator scopes a distribution
+    strategy installs, so the buffer is one plain variable, not one per replica, and on
+    `ops.init_scope` lifting it out of any `while_loop` body.
+    """
+    import tensorflow as tf
+    from tensorflow.python.ops import resource_variable_ops
+
+    with tf.init_scope(), tf.device("/cpu:0"):
+        return resource_variable_ops.ResourceVariable(
+            tf.zeros(shape, dtype),
+            trainable=False,
+            collections=[tf.compat.v1.GraphKeys.LOCAL_VARIABLES],
+            name=name,
+        )
+
+
+@contextlib.contextmanager
+def op_seeds_from(graph: Any) -> Iterator[None]:
+    """Random ops made in function graphs nested in `graph` (a `while_v2` body) draw
+    their op seeds from `graph`'s counter, as the same ops made in `graph` itself do.
+
+    Relies on `random_seed.get_seed` (looked up through its module by every random op)
+    and its per-graph counter `random_seed._graph_to_seed_dict`; a `FuncGraph` knows
+    its `outer_graph`. Without this a while_v2 body restarts the op-seed count at 0,
+    so a seeded program's draws would depend on `iterations_per_loop`.
+    """
+    import tensorflow as tf
+    from tensorflow.python.framework import random_seed
+
+    original = random_seed.get_seed
+    counters = random_seed._graph_to_seed_dict
+
+    def get_seed(op_seed: Any) -> Any:
+        current = tf.compat.v1.get_default_graph()
+        if op_seed is not None or current is graph or not _nested_in(current, graph):
+            return original(op_seed)
+        counters[current] = counters.get(graph, 0)
+        try:
+            return original(op_seed)
+        finally:
+            counters[graph] = counters[current]
+
+    random_seed.get_seed = get_seed
+    try:
+        yield
+    finally:
+        random_seed.get_seed = original
+
+
+def _nested_in(inner: Any, graph: Any) -> bool:
+    outer = getattr(inner, "outer_graph", None)
+    while outer is not None:
+        if outer is graph:
+            return True
+        outer = getattr(outer, "outer_graph", None)
+    return False
+
+
+_WRITES = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
+
+
+def order_writes_after_reads(new_ops: list, variable: Any) -> int:
+    """Makes every write to `variable` among `new_ops` run after its reads among them.
+
+    A model that increments the global step itself (`global_step.assign(global_step + 1)`
+    grouped with its train op) and reads it elsewhere in the step (a learning rate)
+    leaves the order of the read and the increment to the executor; here each write
+    gets the step's other reads as control inputs (reads downstream of a write keep
+    their place). `variable` may be distributed (its components' handles count).
+    Returns the number of writes ordered.
+
+    Only reads in the write's own control-flow context count (a read in a v1 cond branch
+    that is not taken would make the write dead).
+
+    Relies on `Operation._add_control_inputs`, `Operation._control_outputs`,
+    `Operation._get_control_flow_context` and, in a `FuncGraph` (a while_v2 body),
+    `FuncGraph.captures` (external, internal) pairs (TF 2.16 - 2.21).
+    """
+    if not new_ops:
+        return 0
+    graph = new_ops[0].graph
+    external = {internal.name: ext for ext, internal in getattr(graph, "captures", ())}
+    components = getattr(variable, "values", None) or (variable,)
+    names = {c.handle.name for c in components}
+
+    def on_variable(op: Any) -> bool:
+        if not op.inputs:
+            return False
+        handle = op.inputs[0]
+        return external.get(handle.name, handle).name in names
+
+    reads = [op for op in new_ops if op.type == "ReadVariableOp" and on_variable(op)]
+    writes = [op for op in new_ops if op.type in _WRITES and on_variable(op)]
+    if not writes or not reads:
+        return 0
+    downstream = _downstream(writes)
+    before = [op for op in reads if op not in downstream]
+    for write in writes:
+        context = control_flow_context(write)  # a read in a cond branch may never run
+        missing = [
+            op
+            for op in before
+            if op not in write.control_inputs and control_flow_context(op) is context
+        ]
+        if missing:
+            write._add_control_inputs(missing)
+    return len(writes)
+
+
+def _downstream(ops: list) -> set:
+    seen: set = set()
+    stack = list(ops)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(c for t in op.outputs for c in t.consumers())
+        stack.extend(op._control_outputs)
+    return seen
+
+
+_REPLICA = threading.local()
+_REPLICA_SCOPE = re.compile(r"(^|/)replica_\d+/")
+
+
+@contextlib.contextmanager
+def replica_rows(offset: Any, rows: Any, total: Any) -> Iterator[None]:
+    """Marks this replica thread's rows `[offset, offset + rows)` of a `total`-row batch
+    (read by `replica_random_draws`)."""
+    previous = getattr(_REPLICA, "rows", None)
+    _REPLICA.rows = (offset, rows, total)
+    try:
+        yield
+    finally:
+        _REPLICA.rows = previous
+
+
+@contextlib.contextmanager
+def replica_random_draws() -> Iterator[None]:
+    """Random ops made in replicas draw one device's numbers for their rows of the batch.
+
+    Two parts, so a seeded program's dropout on N replicas is one device's:
+    - op seeds: a random op without an op seed made in replica r > 0 takes the op seed
+      of the same op (same name scope, without `replica_r/`) in replica 0, which took
+      one device's (the graph's op-seed counter);
+    - shapes: a random op whose first dimension is the replica's row count (at run
+      time) draws the global batch's rows and keeps the replica's own (Philox draws
+      are in flat order, so these are the rows one device drew).
+
+    Relies on `random_seed.get_seed` and `gen_random_ops.{random_uniform,
+    random_standard_normal, truncated_normal}` being looked up through their modules
+    by TensorFlow's random ops, and on MirroredStrategy's `replica_<r>/` name scopes.
+    """
+    import tensorflow as tf
+    from tensorflow.python.framework import random_seed
+    from tensorflow.python.ops import gen_random_ops
+
+    get_seed = random_seed.get_seed
+    seeds: dict = {}
+    taken: dict = {}
+
+    def replica_seed(op_seed: Any) -> Any:
+        rows = getattr(_REPLICA, "rows", None)
+        if op_seed is not None or rows is None:
+            return get_seed(op_seed)
+        scope = tf.compat.v1.get_default_graph().get_name_scope()
+        base = _REPLICA_SCOPE.sub(r"\1", scope)
+        if base == scope:  # replica 0 (or one device): the graph's counter
+            pair = get_seed(op_seed)
+            seeds.setdefault(base, []).append(pair)
+            return pair
+        index = taken.get(scope, 0)
+        taken[scope] = index + 1
+        known = seeds.get(base, [])
+        return known[index] if index < len(known) else get_seed(op_seed)
+
+    names = ("random_uniform", "random_standard_normal", "truncated_normal")
+    originals = {name: getattr(gen_random_ops, name) for name in names}
+    random_seed.get_seed = replica_seed
+    for name, op in originals.items():
+        setattr(gen_random_ops, name, _global_rows_draw(op))
+    try:
+        yield
+    finally:
+        random_seed.get_seed = get_seed
+        for name, op in originals.items():
+            setattr(gen_random_ops, name, op)
+
+
+def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
+    def draw(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, name: Any = None) -> Any:
+        import tensorflow as tf
+
+        rows = getattr(_REPLICA, "rows", None)
+        shape_t = tf.convert_to_tensor(shape)
+        if (
+            rows is None
+            or rows[0].graph is not tf.compat.v1.get_default_graph()  # lifted: initializers
+            or shape_t.shape.rank != 1
+            or not shape_t.shape[0]
+        ):
+            return op(shape, dtype, seed=seed, seed2=seed2, name=name)
+        offset, count, total = (tf.cast(x, shape_t.dtype) for x in rows)
+        batch = tf.equal(shape_t[0], count)
+        full = tf.concat([[tf.where(batch, total, shape_t[0])], shape_t[1:]], 0)
+        drawn = op(full, dtype, seed=seed, seed2=seed2, name=name)
+        start = tf.concat([[tf.where(batch, offset, 0)], tf.zeros_like(shape_t[1:])], 0)
+        result = tf.slice(drawn, start, shape_t)
+        static = tf.get_static_value(shape_t)
+        if static is not None:
+            result.set_shape(static)
+        return result
+
+    return draw

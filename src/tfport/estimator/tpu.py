@@ -19,6 +19,19 @@ from tfport.estimator._tpu.tpu_estimator import (  # noqa: F401 - tf.compat.v1.t
     cross_shard_optimizer as CrossShardOptimizer,  # noqa: N812
 )
 
+
+def cluster_resolver_class() -> type:
+    """`TPUClusterResolver` that resolves `''` or no TPU name off a TPU host to the local
+    machine (installed as `tf.distribute.cluster_resolver.TPUClusterResolver`).
+
+    Example:
+        >>> cls = cluster_resolver_class()  # doctest: +SKIP
+    """
+    from tfport.estimator._tpu import cluster_resolver
+
+    return cluster_resolver.TPUClusterResolver
+
+
 InputPipelineConfig = type(
     "InputPipelineConfig",
     (),

@@ -22,7 +22,8 @@ KIND:
   partial_m2e    model_to_estimator (L2-regularized, SGD) on the same batches
   partial_k3     the same with a Keras 3 model (tfport only)
   bert_cross     BERT's optimizer pattern (tf.gradients + apply_gradients) in CrossShard
-  bert_plain     the same optimizer, unwrapped
+  bert_plain     the same optimizer, unwrapped (tfport all-reduces tf.gradients' output)
+  bert_computed  the same optimizer on compute_gradients' output (refused: replicas drift)
   adam           the v1 AdamOptimizer control
   tae_export     DNNClassifier (embedding column) through train_and_evaluate with a
                  LatestExporter; OUT_JSON also holds the exported model's predictions
@@ -268,6 +269,10 @@ def custom_model_fn(kind):
             grads = tf.gradients(loss, tvars)
             grads, _ = tf.clip_by_global_norm(grads, clip_norm=100.0)
             train_op = opt.apply_gradients(zip(grads, tvars), global_step=step)
+            train_op = tf.group(train_op, step.assign_add(1))
+        elif kind == "bert_computed":  # its own apply_gradients on compute_gradients' output
+            opt = BertAdam(0.05)
+            train_op = opt.apply_gradients(opt.compute_gradients(loss), global_step=step)
             train_op = tf.group(train_op, step.assign_add(1))
         elif kind.startswith("partial") or kind == "bn_offset":
             opt = v1.train.GradientDescentOptimizer(0.2)

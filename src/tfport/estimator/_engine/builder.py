@@ -68,7 +68,13 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
         else:
             features, labels = batches.next()
             result = step(ctx, features, labels, deferred)
+            if result.host_values is not None:  # one step per run: values [1, ...]
+                result.host_values = tf.nest.map_structure(
+                    lambda t: tf.expand_dims(t, 0), result.host_values
+                )
         spec = _finish(tf, ctx, result, deferred)
+        if result.host_values is not None:
+            steps.bind_host_call(ctx, spec, result.host_values)
         global_step = tf.compat.v1.train.get_global_step(graph)
         if ctx.model_creates_global_step:
             tf.compat.v1.train.assert_global_step(global_step)

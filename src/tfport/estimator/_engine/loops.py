@@ -48,21 +48,31 @@ def looped(
         tf.constant(ctx.iterations, tf.int32), [], name="iterations_per_loop"
     )
     results: list[StepResult] = []
+    buffers = None
 
     def body(i: Any, _: Any) -> tuple:
+        nonlocal buffers
         features, labels = batches.next()
         result = step(ctx, features, labels, deferred if not results else [])
         results.append(result)
-        with tf.control_dependencies([result.train_op]):
+        writes: list = []
+        if result.host_values is not None:  # host_call: this step's values kept for the host
+            from tfport.estimator._engine import host_calls
+
+            buffers = buffers or host_calls.StepBuffers(ctx.iterations)
+            writes = buffers.write(i, result.host_values)
+        with tf.control_dependencies([result.train_op, *writes]):
             return i + 1, tf.cast(tf.identity(result.loss), tf.float32)
 
-    with _initializers_outside_loop():
+    graph = v1.get_default_graph()
+    with _initializers_outside_loop(), tf_internals.op_seeds_from(graph):
         done, loss = v1.while_loop(
             lambda i, _: i < count, body, [tf.constant(0), tf.constant(0.0)], parallel_iterations=1
         )
     _drop_loop_summaries(v1)
     first = results[0]
-    return StepResult(first.spec, loss, done.op), count
+    host_values = buffers.read(done) if buffers is not None else None
+    return StepResult(first.spec, loss, done.op, host_values=host_values), count
 
 
 def _initializers_outside_loop() -> contextlib.AbstractContextManager[None]:

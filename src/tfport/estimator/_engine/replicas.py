@@ -73,7 +73,8 @@ def _slices_as_rows(launcher: Any, slices: Any, options: Any = None) -> Any:
 @contextlib.contextmanager
 def recording_optimizers(found: list) -> Iterator[None]:
     """Appends to `found` the class names of v1 optimizers made inside the block that
-    replace `apply_gradients` (candidates for bypassing the strategy's aggregation).
+    replace `apply_gradients` (they apply gradients without the strategy's aggregation),
+    and "CrossShardOptimizer" when one wraps an optimizer.
 
     Example:
         >>> with recording_optimizers([]):
@@ -86,8 +87,7 @@ def recording_optimizers(found: list) -> Iterator[None]:
         original(self, *args, **kwargs)
         cls = type(self)
         if cls.apply_gradients is not base.apply_gradients and cls.__name__ not in found:
-            if cls.__name__ != "CrossShardOptimizer":
-                found.append(cls.__name__)
+            found.append(cls.__name__)
 
     base.__init__ = init
     try:
@@ -132,16 +132,38 @@ class ReplicaConsistencyHook(_SessionRunHook):
         worst = max(range(len(values)), key=lambda i: values[i])
         if values[worst] > TOLERANCE:
             name = self._names[worst]
-            raise TfportOperationError(_drift_message(name, values[worst], self._optimizers))
+            raise TfportOperationError(drift_message(name, values[worst], self._optimizers))
 
 
-def _drift_message(name: str, gap: float, optimizers: list) -> str:
-    who = " or ".join(optimizers) if optimizers else "the optimizer"
+def drift_message(name: str, gap: float, optimizers: list) -> str:
+    """The stop message: the cause found (never a fix the program already has).
+
+    Example:
+        >>> "LAMB" in drift_message("w", 0.1, ["LAMB"])
+        True
+    """
+    own = [o for o in optimizers if o != "CrossShardOptimizer"]
+    wrapped = "CrossShardOptimizer" in optimizers
+    if own and not wrapped:
+        cause = (
+            f"{' or '.join(own)} applies gradients itself (no cross-replica aggregation) and "
+            "the gradients it applied were not all-reduced (tfport all-reduces those of "
+            "tf.gradients; these came from elsewhere, e.g. compute_gradients or a tape)"
+        )
+        fix = (
+            "Compute them with tf.gradients(loss, tvars), or wrap the optimizer in "
+            "tf.compat.v1.tpu.CrossShardOptimizer"
+        )
+    else:
+        cause = (
+            "the gradients were aggregated, so something else in the step differs by "
+            "replica (replica-local state or random ops outside the batch rows, a variable "
+            "assigned per replica)"
+        )
+        fix = "Run it on one device to compare, and report the model to tfport if it trains there"
     return message(
-        f"The replicas' copies of {name} differ after the first step: {who} applies "
-        "gradients without the strategy's cross-replica aggregation",
-        "Wrap it: tf.compat.v1.tpu.CrossShardOptimizer(optimizer) all-reduces the gradients "
-        "before it applies them",
+        f"The replicas' copies of {name} differ after the first step: {cause}",
+        fix,
         variable=name,
         max_difference=float(gap),
         optimizers=optimizers,
@@ -176,15 +198,41 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
     tf = import_tf()
     if not tf_internals.is_single_worker_mirrored(strategy):
         return None
-    leaves = tf.nest.flatten(labels) + tf.nest.flatten(features)
-    leaves = [leaf for leaf in leaves if leaf is not None]
+    sizes = _replica_sizes(tf, strategy, features, labels)
+    if sizes is None:
+        return None
+    total = tf.math.add_n(sizes)
+    return tf_internals.per_replica(tuple(size / total for size in sizes))
+
+
+def _replica_sizes(tf: Any, strategy: Any, features: Any, labels: Any) -> list | None:
+    """The local replicas' example counts of this batch (None: unknown or one replica)."""
+    leaves = [x for x in tf.nest.flatten(labels) + tf.nest.flatten(features) if x is not None]
     if not leaves:
         return None
     sizes = [_rows(tf, part) for part in strategy.experimental_local_results(leaves[0])]
     if any(size is None for size in sizes) or len(sizes) < 2:
         return None
+    return sizes
+
+
+def batch_rows(strategy: Any, features: Any, labels: Any) -> Any:
+    """Each local replica's `[offset, rows, total]` of this global batch (PerReplica), or None.
+
+    Example:
+        >>> rows = batch_rows(strategy, features, labels)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if not tf_internals.is_single_worker_mirrored(strategy):
+        return None
+    sizes = _replica_sizes(tf, strategy, features, labels)
+    if sizes is None:
+        return None
     total = tf.math.add_n(sizes)
-    return tf_internals.per_replica(tuple(size / total for size in sizes))
+    offsets = [tf.math.add_n([tf.zeros([]), *sizes[:r]]) for r in range(len(sizes))]
+    return tf_internals.per_replica(
+        tuple(tf.cast(tf.stack([o, n, total]), tf.int64) for o, n in zip(offsets, sizes))
+    )
 
 
 def _rows(tf: Any, value: Any) -> Any:
@@ -225,3 +273,85 @@ def share_scaled_losses() -> Iterator[None]:
         keras_internals.loss_scaling_replaced(replica_share.scaled, replica_share.unscaled),
     ):
         yield
+
+
+@contextlib.contextmanager
+def all_reduced_gradients() -> Iterator[None]:
+    """`tf.gradients` in a replica returns one device's gradients for the model's variables.
+
+    Programs that compute their gradients with `tf.gradients` and apply them with their
+    own optimizer (LAMB, AdamWeightDecay: `apply_gradients` overridden, no strategy
+    aggregation), often after `tf.clip_by_global_norm`, get the all-replica gradient of
+    the global batch (each replica's gradient times its batch share, summed, as
+    `CrossShardOptimizer` does before it applies them): every replica applies the same
+    update, and clipping sees one device's norm. A TF optimizer's `apply_gradients`,
+    which sums the replicas' gradients itself, is given each replica's share of them.
+    `CrossShardOptimizer` around either is unchanged (averaging equal gradients).
+
+    Example:
+        >>> with all_reduced_gradients():
+        ...     pass
+    """
+    tf = import_tf()
+    base = tf.compat.v1.train.Optimizer
+    reduced: set = set()
+    originals = {"v1": tf.compat.v1.gradients, "v2": tf.gradients}
+    apply = base.apply_gradients
+
+    def wrap(original: Any) -> Any:
+        def gradients(ys: Any, xs: Any, *args: Any, **kwargs: Any) -> Any:
+            grads = original(ys, xs, *args, **kwargs)
+            return _reduce_to_one_device(tf, xs, grads, reduced)
+
+        return gradients
+
+    def apply_shares(self: Any, grads_and_vars: Any, *args: Any, **kwargs: Any) -> Any:
+        pairs = [
+            (_times(tf, g, replica_share.mean_scale()) if id(g) in reduced else g, v)
+            for g, v in grads_and_vars
+        ]
+        return apply(self, pairs, *args, **kwargs)
+
+    tf.compat.v1.gradients, tf.gradients = wrap(originals["v1"]), wrap(originals["v2"])
+    base.apply_gradients = apply_shares
+    try:
+        yield
+    finally:
+        tf.compat.v1.gradients, tf.gradients = originals["v1"], originals["v2"]
+        base.apply_gradients = apply
+
+
+def _reduce_to_one_device(tf: Any, xs: Any, grads: list, reduced: set) -> list:
+    """`grads` of distributed trainable `xs` replaced by their all-replica sum of shares."""
+    if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
+        return grads
+    if tf.distribute.get_replica_context().num_replicas_in_sync <= 1:
+        return grads
+    xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    grads = list(grads)
+    present = [
+        i
+        for i, (g, x) in enumerate(zip(grads, xs))
+        if g is not None and tf_internals.is_distributed_values(x) and x.trainable
+    ]
+    if not present:
+        return grads
+    share = replica_share.mean_scale()
+    pairs = [(_times(tf, grads[i], share), xs[i]) for i in present]
+    summed = tf.distribute.get_replica_context().merge_call(_sum_to_variables, args=(pairs,))
+    for i, g in zip(present, summed):
+        grads[i] = g
+        reduced.add(id(g))
+    return grads
+
+
+def _sum_to_variables(strategy: Any, pairs: list) -> list:
+    tf = import_tf()
+    return strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, pairs)
+
+
+def _times(tf: Any, grad: Any, factor: Any) -> Any:
+    if isinstance(grad, tf.IndexedSlices):
+        values = grad.values * tf.cast(factor, grad.values.dtype)
+        return tf.IndexedSlices(values, grad.indices, grad.dense_shape)
+    return grad * tf.cast(factor, grad.dtype)

@@ -14,7 +14,9 @@ summed. The step's loss is the replicas' losses weighted the same way. Metrics c
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from tfport._common import replica_share, tf_internals
@@ -27,12 +29,14 @@ from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 
 @dataclasses.dataclass
 class StepResult:
-    """What one step built: the (first replica's) spec, loss, train_op, metric pairs."""
+    """What one step built: the (first replica's) spec, loss, train_op, metric pairs,
+    and the step's host_call values (concatenated across replicas), if any."""
 
     spec: EstimatorSpec
     loss: Any
     train_op: Any = None
     metric_ops: dict | None = None
+    host_values: Any = None
 
 
 def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
@@ -41,8 +45,68 @@ def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) ->
     Example:
         >>> result = single_step(ctx, features, labels, [])  # doctest: +SKIP
     """
-    spec = ctx.call_model_fn(features, labels, deferred)
-    return StepResult(spec, spec.loss, spec.train_op)
+    with _model_step_order(ctx):
+        spec = ctx.call_model_fn(features, labels, deferred)
+    hook = _host_call(ctx, spec)
+    host_values = hook.tensors if hook is not None else None
+    return StepResult(spec, spec.loss, spec.train_op, host_values=host_values)
+
+
+def _replica_rows(rows: Any) -> Any:
+    if rows is None:
+        return contextlib.nullcontext()
+    return tf_internals.replica_rows(rows[0], rows[1], rows[2])
+
+
+@contextlib.contextmanager
+def _model_step_order(ctx: ModeContext) -> Iterator[None]:
+    """A train step's own global-step increments run after the step's reads of it.
+
+    A train_op that increments the global step itself (BERT's
+    `global_step.assign(global_step + 1)`) and a learning rate read from the step
+    would otherwise race: a read (on N replicas, another replica's read) could see
+    the increment. Every reader sees the step's value, the increment happens once.
+    """
+    tf = import_tf()
+    graph = tf.compat.v1.get_default_graph()
+    first = len(graph.get_operations())
+    yield
+    step = tf.compat.v1.train.get_global_step()
+    if ctx.mode == ModeKeys.TRAIN and step is not None:
+        tf_internals.order_writes_after_reads(graph.get_operations()[first:], step)
+
+
+def _host_call(ctx: ModeContext, spec: EstimatorSpec) -> Any:
+    """The spec's host_call hook (TPUEstimatorSpec.host_call) of this mode, or None."""
+    if not any(type(h).__name__ == "HostCallHook" for h in _mode_hooks(ctx, spec)):
+        return None
+    from tfport.estimator._engine import host_calls
+
+    return host_calls.find(_mode_hooks(ctx, spec))
+
+
+def _mode_hooks(ctx: ModeContext, spec: EstimatorSpec) -> tuple:
+    return spec.training_hooks if ctx.mode == ModeKeys.TRAIN else spec.evaluation_hooks
+
+
+def bind_host_call(ctx: ModeContext, spec: EstimatorSpec, stacked: Any) -> None:
+    """Gives the spec's host_call hook the per-step values `[n, ...]` of each run.
+
+    Example:
+        >>> bind_host_call(ctx, spec, stacked)  # doctest: +SKIP
+    """
+    hook = _host_call(ctx, spec)
+    if hook is not None:  # v1 summaries, flushes at checkpoints: training only
+        hook.bind(stacked, ctx.config if ctx.mode == ModeKeys.TRAIN else None)
+
+
+def _replicas_host_values(ctx: ModeContext, specs: list) -> Any:
+    hooks = [_host_call(ctx, spec) for spec in specs]
+    if hooks[0] is None:
+        return None
+    from tfport.estimator._engine import host_calls
+
+    return host_calls.concat_replicas(hooks)
 
 
 def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
@@ -58,8 +122,14 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
 
     shares = replicas.batch_shares(strategy, features, labels)
 
-    def replica_fn(features: Any, labels: Any, share: Any) -> dict:
-        with replica_share.scope(share), lifted_variables.replica_variables_lifted():
+    rows = replicas.batch_rows(strategy, features, labels) if ctx.mode == ModeKeys.TRAIN else None
+
+    def replica_fn(features: Any, labels: Any, share: Any, rows: Any) -> dict:
+        with (
+            replica_share.scope(share),
+            lifted_variables.replica_variables_lifted(),
+            _replica_rows(rows),
+        ):
             spec = ctx.call_model_fn(features, labels, deferred if not specs else [])
         specs.append(spec)
         if ctx.mode == ModeKeys.TRAIN:
@@ -73,9 +143,12 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
         replicas.keras_mean_losses(),
         replicas.share_scaled_losses(),  # ... times N x this replica's batch share
         sync_batch_norm.synchronized_batch_norm(),  # the global batch's statistics
+        replicas.all_reduced_gradients(),  # tf.gradients: one device's gradients
+        tf_internals.replica_random_draws(),  # dropout: one device's masks, row by row
     ):
-        args = (features, labels, shares)
-        grouped = strategy.extended.call_for_each_replica(replica_fn, args=args)
+        args = (features, labels, shares, rows)
+        with _model_step_order(ctx):
+            grouped = strategy.extended.call_for_each_replica(replica_fn, args=args)
     drop_replica_components(tf.compat.v1)
     graph = tf.compat.v1.get_default_graph()
     loss = _reduce_loss(tf, strategy, _loss_reduction(tf, graph), grouped["loss"], shares)
@@ -83,12 +156,13 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     if ctx.mode == ModeKeys.TRAIN:
         hook = replicas.consistency_hook(optimizers)
         spec = specs[0]._replace(training_hooks=[*specs[0].training_hooks, hook])
-        return StepResult(spec, loss, strategy.group(grouped["train_op"]))
+        host_values = _replicas_host_values(ctx, specs)
+        return StepResult(spec, loss, strategy.group(grouped["train_op"]), None, host_values)
     metric_ops = {
         key: (strategy.experimental_local_results(value)[0], strategy.group(update))
         for key, (value, update) in grouped["metrics"].items()
     }
-    return StepResult(specs[0], loss, None, metric_ops)
+    return StepResult(specs[0], loss, None, metric_ops, _replicas_host_values(ctx, specs))
 
 
 def drop_replica_components(v1: Any) -> None:

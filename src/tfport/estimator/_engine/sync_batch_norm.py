@@ -32,7 +32,7 @@ def synchronized_batch_norm() -> Iterator[None]:
         >>> with synchronized_batch_norm():
         ...     pass
     """
-    with keras_internals.batch_norm_replaced(_synced_build, _synced_calculate):
+    with keras_internals.batch_norm_replaced(_synced_build, _synced_calculate, _synced_assign):
         yield
 
 
@@ -40,6 +40,7 @@ def _synced_build(build: Any, layer: Any, input_shape: Any) -> None:
     build(layer, input_shape)
     if _replicated() and layer.fused:
         layer.fused = False  # the fused kernel computes its own (local) statistics
+        layer._tfport_unbiased_moving_variance = True  # as the fused kernel's update
 
 
 def _synced_calculate(
@@ -47,7 +48,31 @@ def _synced_calculate(
 ) -> Any:
     if layer.synchronized or not _replicated():
         return calculate(layer, x, axes, keep_dims, mask=mask)
-    return _global_moments(x, axes, keep_dims, mask)
+    mean, variance, count = _global_moments(x, axes, keep_dims, mask)
+    layer._tfport_moments_count = count
+    return mean, variance
+
+
+def _synced_assign(
+    assign: Any, layer: Any, variable: Any, value: Any, momentum: Any, size: Any
+) -> Any:
+    """The moving variance averages the global batch's unbiased variance (n / (n - 1)),
+    as the fused kernel's update does on one device."""
+    count = getattr(layer, "_tfport_moments_count", None)
+    if (
+        variable is layer.moving_variance
+        and count is not None
+        and getattr(layer, "_tfport_unbiased_moving_variance", False)
+    ):
+        value = value * _bessel_factor(count, value)
+    return assign(layer, variable, value, momentum, size)
+
+
+def _bessel_factor(count: Any, value: Any) -> Any:
+    """n / (n - 1) for the global batch's per-channel count n."""
+    tf = import_tf()
+    n = tf.cast(tf.reshape(count, [-1])[0], value.dtype)
+    return n / tf.maximum(n - 1.0, 1.0)
 
 
 def _replicated() -> bool:
@@ -80,7 +105,7 @@ def _global_moments(x: Any, axes: Any, keep_dims: bool, mask: Any) -> tuple:
         variance = tf.math.divide_no_nan(squares, count)
         if not keep_dims:
             mean, variance = tf.squeeze(mean, axes), tf.squeeze(variance, axes)
-        return tf.cast(mean, x.dtype), tf.cast(variance, x.dtype)
+        return tf.cast(mean, x.dtype), tf.cast(variance, x.dtype), count
 
 
 def _replica_sum(local: Any) -> Any:

@@ -223,11 +223,18 @@ class TPUEstimatorSpec(
         )
 
     def as_estimator_spec(self) -> EstimatorSpec:
-        """The equivalent EstimatorSpec (eval_metrics called, host_call run as a hook)."""
+        """The equivalent EstimatorSpec: eval_metrics called, host_call a per-step hook.
+
+        The host_call's function is not called here (inside the model step): the
+        engine runs it on the host once per step with that step's values
+        (`tfport.estimator._engine.host_calls`).
+        """
         metric_ops = _call(self.eval_metrics) if self.eval_metrics is not None else None
-        hooks = list(self.training_hooks)
+        hooks: tuple = ()
         if self.host_call is not None:
-            hooks.append(_host_call_hook(_call(self.host_call)))
+            from tfport.estimator._engine import host_calls
+
+            hooks = (host_calls.HostCallHook(*self.host_call),)
         return EstimatorSpec(
             mode=self.mode,
             predictions=self.predictions,
@@ -236,29 +243,15 @@ class TPUEstimatorSpec(
             eval_metric_ops=metric_ops,
             export_outputs=self.export_outputs,
             scaffold=self.scaffold_fn() if self.scaffold_fn else None,
-            training_hooks=hooks,
-            evaluation_hooks=self.evaluation_hooks,
-            prediction_hooks=self.prediction_hooks,
+            training_hooks=self.training_hooks + hooks,
+            evaluation_hooks=self.evaluation_hooks + hooks,
+            prediction_hooks=self.prediction_hooks + hooks,
         )
 
 
 def _call(fn_and_tensors: Any) -> Any:
     fn, tensors = fn_and_tensors
     return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
-
-
-def _host_call_hook(ops: Any) -> Any:
-    return _HostCallHook(ops)
-
-
-class _HostCallHook(_SessionRunHook):
-    """Fetches the host_call's ops with every run."""
-
-    def __init__(self, ops: Any) -> None:
-        self._ops = ops
-
-    def before_run(self, run_context: Any) -> Any:
-        return tf.compat.v1.train.SessionRunArgs(self._ops)
 
 
 class TPUEstimator(Estimator):
