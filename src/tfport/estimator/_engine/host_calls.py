@@ -30,9 +30,10 @@ from tfport._common.tfenv import import_tf
 
 tf = import_tf()
 v1 = tf.compat.v1
+_SessionRunHook: Any = v1.train.SessionRunHook
 
 
-class HostCallHook(v1.train.SessionRunHook):
+class HostCallHook(_SessionRunHook):
     """Runs `fn(*tensors)` (or `fn(**tensors)`) on the host once per step.
 
     Until the engine binds the per-step values (`bind`), the hook fetches `tensors`
@@ -153,7 +154,9 @@ class HostCallHook(v1.train.SessionRunHook):
         if self._v1_merged is None:
             return False
         every = self._summary_every
-        return bool(every) and self._step is not None and self._step % every == 0
+        if not every or self._step is None:
+            return False
+        return self._step % every == 0
 
     def _checkpoint_due(self, steps: int) -> bool:
         every = self._checkpoint_every

@@ -21,7 +21,7 @@ from tfport._common.tfenv import import_tf
 
 log = logging.getLogger("tfport")
 tf = import_tf()
-_Base = tf.distribute.cluster_resolver.TPUClusterResolver
+_Base: Any = tf.distribute.cluster_resolver.TPUClusterResolver
 
 
 def tpu_host() -> bool:
