@@ -744,8 +744,8 @@ def order_writes_after_reads(new_ops: list, variable: Any) -> int:
     grouped with its train op) and reads it elsewhere in the step (a learning rate)
     leaves the order of the read and the increment to the executor; here each write
     gets the step's other reads as control inputs (reads downstream of a write keep
-    their place). `variable` may be distributed (its components' handles count).
-    Returns the number of writes ordered.
+    their place). `variable` may be distributed (its components' handles count); a
+    reference variable (no handle) is left as it is. Returns the number of writes ordered.
 
     Only reads in the write's own control-flow context count (a read in a v1 cond branch
     that is not taken would make the write dead).
@@ -759,6 +759,8 @@ def order_writes_after_reads(new_ops: list, variable: Any) -> int:
     graph = new_ops[0].graph
     external = {internal.name: ext for ext, internal in getattr(graph, "captures", ())}
     components = getattr(variable, "values", None) or (variable,)
+    if not all(hasattr(c, "handle") for c in components):
+        return 0  # reference variables (`disable_resource_variables()`): left as legacy ran
     names = {c.handle.name for c in components}
 
     def on_variable(op: Any) -> bool:
