@@ -196,8 +196,6 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
         >>> shares = batch_shares(strategy, features, labels)  # doctest: +SKIP
     """
     tf = import_tf()
-    if not tf_internals.is_single_worker_mirrored(strategy):
-        return None
     sizes = _replica_sizes(tf, strategy, features, labels)
     if sizes is None:
         return None
@@ -206,7 +204,10 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
 
 
 def _replica_sizes(tf: Any, strategy: Any, features: Any, labels: Any) -> list | None:
-    """The local replicas' example counts of this batch (None: unknown or one replica)."""
+    """The local replicas' example counts of this batch (None: several workers, unknown,
+    or one replica)."""
+    if not tf_internals.is_single_worker_mirrored(strategy):
+        return None
     leaves = [x for x in tf.nest.flatten(labels) + tf.nest.flatten(features) if x is not None]
     if not leaves:
         return None
@@ -223,8 +224,6 @@ def batch_rows(strategy: Any, features: Any, labels: Any) -> Any:
         >>> rows = batch_rows(strategy, features, labels)  # doctest: +SKIP
     """
     tf = import_tf()
-    if not tf_internals.is_single_worker_mirrored(strategy):
-        return None
     sizes = _replica_sizes(tf, strategy, features, labels)
     if sizes is None:
         return None
