@@ -1,16 +1,45 @@
-"""Legacy `tools/checkpoint_converter.py`: its tables of optimizer names and hyperparameters.
+"""Legacy `tools/checkpoint_converter.py`: v1 canned-estimator checkpoints to v2 names.
 
-`convert_checkpoint` (v1 canned-estimator checkpoints to Keras-optimizer ones) is not
-provided: tfport's v1 and v2 canned estimators each read their own legacy checkpoints.
+`convert_checkpoint(estimator_type, source_checkpoint, source_graph, target_checkpoint)`
+turns the checkpoint of a v1 `DNNClassifier`/`DNNRegressor` ("dnn"), `Linear*`
+("linear") or `DNNLinearCombined*` ("combined") trained with `tf.compat.v1.train`
+optimizers (Adagrad, Adam, Ftrl, RMSProp, SGD) into the names the v2 canned estimators
+(Keras optimizers) restore: slots become `training/<Opt>/<var>/<slot>`, Adam's
+`beta1_power`/`beta2_power` become `beta_1`/`beta_2` (`power ** (1 / global_step)`, as
+legacy), and the Keras hyperparameter variables are added. The output is legacy's,
+name for name and bit for bit, including its quirks: the hyperparameters are always
+the Keras defaults (legacy's graph lookup compared `"Opt/name"` with bare names and
+never matched; `tfport ckpt convert --estimator` reads them from the graph instead),
+and "combined" keeps the TF1 slot names next to the new ones.
+
+It reads and writes with tfport's TensorFlow-free checkpoint reader and writer. Beyond
+legacy: the output appears atomically (index last) with a relative `checkpoint` state
+file and no `.meta`; an unknown `estimator_type`, a checkpoint of another kind of
+estimator, a graph that does not hold the checkpoint's variables and a target in the
+source's folder are refused with one line (legacy wrote nonsense names, or overwrote the
+model_dir's `checkpoint` state file); missing files raise `tf.errors.NotFoundError` and
+a graph that does not parse `text_format.ParseError`, as legacy did, both also
+`TfportInputError`.
 
 Example:
-    >>> OPT_NAME_V1_TO_V2["RMSProp"]
-    'RMSprop'
+    >>> convert_checkpoint("dnn", "model_dir/model.ckpt-40", "model_dir/graph.pbtxt",
+    ...                    "converted/model.ckpt")  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from tfport.estimator._legacy.names import unavailable
+import argparse
+import collections.abc
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from tfport._common import protos
+from tfport._common.atomic import atomic_file
+from tfport._common.errors import TfportInputError, message
+from tfport.checkpoint import CheckpointNotFoundError, CheckpointReader, CheckpointWriter
 
 HP_IN_CKPT = {
     "Adam": {"beta1_power": "training/Adam/beta_1", "beta2_power": "training/Adam/beta_2"}
@@ -42,12 +71,380 @@ OPT_VAR_NAME_V1_TO_V2 = {
     "RMSProp": {"RMSProp": "rms", "RMSProp_1": None},
     "Adagrad": {"Adagrad": "accumulator"},
 }
-OPT_V2_INSTANCE = None  # legacy held Keras optimizer instances made at import
-_WHY = (
-    "converting v1 canned-estimator checkpoints to Keras-optimizer ones is not provided; "
-    "keep training with the v1 estimator (tf.compat.v1.estimator), which reads them"
-)
-convert_checkpoint = unavailable(
-    "convert_checkpoint", _WHY, "estimator_type, source_checkpoint, source_graph, target_checkpoint"
-)
-main = unavailable("main", _WHY, "_")
+# The `get_config()` of the Keras optimizers the v2 canned estimators use (measured on
+# TF 2.15: `tf.keras.optimizers.legacy.<Opt>()`), for the names in HP_IN_GRAPH.
+_KERAS_DEFAULTS = {
+    "Adagrad": {"learning_rate": 0.001, "decay": 0.0},
+    "Adam": {"learning_rate": 0.001, "decay": 0.0},
+    "Ftrl": {
+        "learning_rate": 0.001,
+        "decay": 0.0,
+        "learning_rate_power": -0.5,
+        "l1_regularization_strength": 0.0,
+        "l2_regularization_strength": 0.0,
+        "beta": 0.0,
+    },
+    "RMSProp": {"learning_rate": 0.001, "decay": 0.0, "rho": 0.9, "momentum": 0.0},
+    "SGD": {"learning_rate": 0.01, "decay": 0.0, "momentum": 0.0},
+}
+ESTIMATOR_TYPES = ("dnn", "linear", "combined")
+# Where each estimator type's TF1 slot names cut the variable name (b/131719899).
+_SLOT_MARKS = {"dnn": "t_0", "linear": "part_0"}
+_PREFIXES = {"dnn": ("dnn/",), "linear": ("linear/",), "combined": ("dnn/", "linear/")}
+
+
+class _KerasOptimizers(collections.abc.Mapping):
+    """Legacy `OPT_V2_INSTANCE`: a default Keras (legacy) optimizer per v1 name, made
+    when first read (legacy made all five at import)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._made:
+            from tfport._common.tfenv import import_tf
+
+            keras_name = OPT_NAME_V1_TO_V2[name]  # KeyError for unknown names, as a dict
+            self._made[name] = getattr(import_tf().keras.optimizers.legacy, keras_name)()
+        return self._made[name]
+
+    def __iter__(self):
+        return iter(OPT_NAME_V1_TO_V2)
+
+    def __len__(self) -> int:
+        return len(OPT_NAME_V1_TO_V2)
+
+
+OPT_V2_INSTANCE = _KerasOptimizers()
+
+
+class _Reader:
+    """The two methods of legacy's `NewCheckpointReader` the converter uses, over tfport's
+    TensorFlow-free reader."""
+
+    def __init__(self, reader: CheckpointReader) -> None:
+        self._reader = reader
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        return self._reader.shapes()
+
+    def get_tensor(self, name: str) -> np.ndarray:
+        return self._reader.read(name)
+
+
+def _variable_value(value: Any) -> np.ndarray:
+    """The value `tf.Variable(value)` would hold: Python floats float32, ints int32."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return np.asarray(value, np.bool_)
+    if isinstance(value, int):
+        return np.asarray(value, np.int32)
+    if isinstance(value, float):
+        return np.asarray(value, np.float32)
+    return np.asarray(value)
+
+
+def _add_new_variable(
+    initial_value: Any, var_name_v2: str, var_name_v1: str, var_map: dict, var_names_map: dict
+) -> None:
+    """Records `var_name_v2` (its value) and where it came from (legacy helper).
+
+    Example:
+        >>> var_map, names = {}, {}
+        >>> _add_new_variable(0.5, "training/SGD/momentum", "momentum", var_map, names)
+        >>> var_map["training/SGD/momentum"].dtype
+        dtype('float32')
+    """
+    var_map[var_name_v2] = _variable_value(initial_value)
+    var_names_map[var_name_v2] = var_name_v1
+
+
+def _add_opt_variable(
+    opt_name_v2: str,
+    var_name_v1: str,
+    idx: int,
+    suffix_v2: str,
+    reader: Any,
+    var_map: dict,
+    var_names_map: dict,
+) -> None:
+    """Adds slot `var_name_v1` as `training/<opt>/<var_name_v1[:idx]><suffix_v2>`."""
+    var_name_v2 = "training/" + opt_name_v2 + "/" + var_name_v1[:idx] + suffix_v2
+    tensor = reader.get_tensor(var_name_v1)
+    _add_new_variable(tensor, var_name_v2, var_name_v1, var_map, var_names_map)
+
+
+def _convert_variables_in_ckpt(
+    opt_name_v1: str,
+    reader: Any,
+    variable_names: list,
+    var_map: dict,
+    var_names_map: dict,
+    est_type: str,
+) -> None:
+    """Converts every checkpoint variable for optimizer `opt_name_v1` (legacy helper):
+    its hyperparameters (Adam's powers), its slots, and the model variables as they are."""
+    hp_ckpt = HP_IN_CKPT.get(opt_name_v1)
+    step = reader.get_tensor("global_step") if opt_name_v1 == "Adam" else None
+    opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
+    for var_name in variable_names:
+        hp_name = next((h for h in hp_ckpt or () if h in var_name), None)
+        if hp_name is not None:
+            power = np.asarray(reader.get_tensor(var_name))
+            # beta = beta_power ** (1 / global_step), in the power's dtype (TF's Pow).
+            value = np.power(power, np.asarray(1.0 / step, power.dtype))
+            _add_new_variable(value, hp_ckpt[hp_name], var_name, var_map, var_names_map)
+        elif opt_name_v1 in var_name:
+            suffix_v1 = var_name.rsplit("/")[-1]
+            suffix_v2 = _slot_suffix(opt_name_v1, suffix_v1, var_name)
+            if suffix_v2:
+                mark = _SLOT_MARKS.get(est_type, suffix_v1)
+                idx = var_name.rfind(mark)
+                _add_opt_variable(
+                    opt_name_v2, var_name, idx, suffix_v2, reader, var_map, var_names_map
+                )
+        else:
+            tensor = reader.get_tensor(var_name)
+            _add_new_variable(tensor, var_name, var_name, var_map, var_names_map)
+
+
+def _slot_suffix(opt_name_v1: str, suffix_v1: str, var_name: str) -> str | None:
+    mapping = OPT_VAR_NAME_V1_TO_V2[opt_name_v1]
+    if suffix_v1 not in mapping:
+        raise TfportInputError(
+            message(
+                f"Checkpoint variable {var_name} names the {opt_name_v1} optimizer but is "
+                f"none of its slots ({', '.join(mapping)})",
+                "Convert a checkpoint written by a v1 canned estimator",
+                variable=var_name,
+            )
+        )
+    return mapping[suffix_v1]
+
+
+def _read_graph(path: str) -> Any:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise _not_found(f"Cannot read source_graph {path}: {err.strerror}", path) from None
+    try:
+        return protos.parse_text(data, protos.graph_def_class(), path)
+    except TfportInputError as err:
+        from tfport.estimator._legacy.converter_errors import GraphParseError
+
+        raise GraphParseError(str(err)) from None
+
+
+def _convert_hyper_params_in_graph(
+    graph_from_path: str, opt_name_v1: str, var_map: dict, var_names_map: dict
+) -> None:
+    """Adds the Keras hyperparameter variables of `opt_name_v1` (legacy helper).
+
+    Legacy looked each one up in the graph as ``"<Opt>/<node>"`` among the bare names of
+    `HP_IN_GRAPH`, which never matched, so every value is the Keras default; the graph
+    is still read (and must parse), as legacy did.
+    """
+    _read_graph(graph_from_path)
+    opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
+    defaults = _KERAS_DEFAULTS[opt_name_v1]
+    for node_name in sorted(HP_IN_GRAPH[opt_name_v1]):
+        hp_name_v2 = "training/" + opt_name_v2 + "/" + node_name
+        _add_new_variable(defaults[node_name], hp_name_v2, node_name, var_map, var_names_map)
+
+
+def _not_found(what: str, path: str) -> Exception:
+    from tfport.estimator._legacy.converter_errors import ConverterNotFoundError
+
+    return ConverterNotFoundError(message(what, "Pass an existing file", path=path))
+
+
+def _open(source_checkpoint: str) -> CheckpointReader:
+    try:
+        return CheckpointReader(os.fspath(source_checkpoint))
+    except CheckpointNotFoundError as err:
+        raise _not_found(str(err).split(". ")[0], str(source_checkpoint)) from None
+
+
+def _check_kind(estimator_type: Any, names: list[str], source: str) -> None:
+    if estimator_type not in ESTIMATOR_TYPES:
+        raise TfportInputError(
+            message(
+                "Unknown estimator_type for convert_checkpoint",
+                f"Use one of {', '.join(ESTIMATOR_TYPES)}",
+                estimator_type=estimator_type,
+            )
+        )
+    missing = [p for p in _PREFIXES[estimator_type] if not any(n.startswith(p) for n in names)]
+    mark = _SLOT_MARKS.get(estimator_type)
+    slots = [n for n in names if n.rsplit("/")[-1] in _ALL_SLOTS]
+    if missing or (mark and any(mark not in n for n in slots)):
+        raise TfportInputError(
+            message(
+                f"Checkpoint {source} was not written by a v1 canned {estimator_type} "
+                "estimator (no " + (missing[0] if missing else f"'{mark}' in its slot names") + ")",
+                "Pass the estimator_type the checkpoint was trained with",
+                estimator_type=estimator_type,
+            )
+        )
+
+
+_ALL_SLOTS = {s for slots in OPT_VAR_NAME_V1_TO_V2.values() for s in slots}
+
+
+def _check_graph(graph: Any, names: list[str], path: str) -> None:
+    nodes = {n.name for n in graph.node}
+    model = [n for n in names if n.rsplit("/")[-1] not in _ALL_SLOTS and n != "global_step"]
+    if not any(n in nodes or n + "/part_0" in nodes for n in model):
+        raise TfportInputError(
+            message(
+                f"source_graph {path} holds none of the checkpoint's variables: it belongs "
+                "to another model",
+                "Pass the graph.pbtxt of the model_dir the checkpoint comes from",
+                source_graph=path,
+            )
+        )
+
+
+def _optimizers(names: list[str], estimator_type: str) -> dict[str, str]:
+    """v1 optimizer name -> a variable naming it (legacy's detection, SGD added)."""
+    found: dict[str, str] = {}
+    for var_name in names:
+        for opt_name in OPT_NAME_V1_TO_V2:
+            if opt_name in var_name:
+                found[opt_name] = var_name
+    if not found and estimator_type == "combined":
+        raise TfportInputError(
+            message(
+                "Two `SGD` optimizers are used in DNNLinearCombined model, and this is not "
+                "handled by the checkpoint converter",
+                "Give the two parts different optimizers",
+                estimator_type=estimator_type,
+            )
+        )
+    return found or {"SGD": ""}
+
+
+def _linear_iter(reader: Any, found: dict[str, str], var_map: dict, names_map: dict) -> None:
+    """Combined: the linear optimizer's own `iter` (the DNN one uses global_step)."""
+    linear = [k for k, v in found.items() if v.startswith("linear/linear_model/")]
+    if len(found) == 1:
+        found["SGD"] = ""
+        linear = linear or ["SGD"]
+    if not linear:
+        raise TfportInputError(
+            message(
+                "No linear/linear_model/ optimizer slot found in a combined checkpoint",
+                "Pass the estimator_type the checkpoint was trained with",
+                optimizers=sorted(found),
+            )
+        )
+    iter_name = "training/" + OPT_NAME_V1_TO_V2[linear[-1]] + "/iter"
+    _add_new_variable(
+        reader.get_tensor("global_step"), iter_name, "global_step", var_map, names_map
+    )
+
+
+def _target(target_checkpoint: Any, reader: CheckpointReader) -> str:
+    target = os.path.abspath(os.fspath(target_checkpoint))
+    given = os.fspath(target_checkpoint)
+    source_folder = os.path.realpath(os.path.dirname(os.path.abspath(reader.files[0])))
+    if os.path.realpath(os.path.dirname(target)) == source_folder:
+        raise TfportInputError(
+            message(
+                "target_checkpoint is in the source checkpoint's folder: the converted "
+                "checkpoint and its `checkpoint` state file would replace the source's",
+                "Write into a new folder (mkdir converted; pass converted/model.ckpt)",
+                target_checkpoint=given,
+            )
+        )
+    if os.path.isdir(target):
+        raise TfportInputError(
+            message(
+                "target_checkpoint is a folder; it is the prefix of the files to write",
+                "Pass FOLDER/model.ckpt",
+                target_checkpoint=given,
+            )
+        )
+    return target
+
+
+def _save(var_map: dict, target: str) -> None:
+    with CheckpointWriter(target, overwrite=True) as writer:
+        for name in sorted(var_map):
+            writer.add(name, var_map[name])
+    base = os.path.basename(target)
+    with atomic_file(os.path.join(os.path.dirname(target), "checkpoint"), "w") as f:
+        f.write(f'model_checkpoint_path: "{base}"\nall_model_checkpoint_paths: "{base}"\n')
+
+
+def convert_checkpoint(
+    estimator_type: str, source_checkpoint: str, source_graph: str, target_checkpoint: str
+) -> None:
+    """Converts a v1 canned-estimator checkpoint to the names of the v2 canned estimators.
+
+    Args:
+        estimator_type: "dnn", "linear" or "combined".
+        source_checkpoint: the v1 checkpoint prefix (e.g. `model_dir/model.ckpt-100`);
+            never modified.
+        source_graph: the model_dir's `graph.pbtxt`.
+        target_checkpoint: the output prefix, in another folder (e.g.
+            `converted/model.ckpt-100`); its folder gets a `checkpoint` state file.
+
+    Raises:
+        TfportInputError: bad arguments or a checkpoint this converter cannot handle;
+            `tf.errors.NotFoundError` (also TfportInputError) for missing files and
+            `text_format.ParseError` (also TfportInputError) for a graph that is not one.
+
+    Example:
+        >>> convert_checkpoint("linear", "m/model.ckpt-40", "m/graph.pbtxt",
+        ...                    "v2/model.ckpt")  # doctest: +SKIP
+    """
+    with _open(source_checkpoint) as ckpt:
+        names = ckpt.names()
+        _check_kind(estimator_type, names, ckpt.prefix)
+        _check_graph(_read_graph(os.fspath(source_graph)), names, os.fspath(source_graph))
+        target = _target(target_checkpoint, ckpt)
+        reader = _Reader(ckpt)
+        found = _optimizers(names, estimator_type)
+        var_map: dict[str, np.ndarray] = {}
+        names_map: dict[str, str] = {}
+        if estimator_type == "combined":
+            _linear_iter(reader, found, var_map, names_map)
+        for opt_name_v1 in found:
+            _convert_variables_in_ckpt(
+                opt_name_v1, reader, names, var_map, names_map, estimator_type
+            )
+            _convert_hyper_params_in_graph(os.fspath(source_graph), opt_name_v1, var_map, names_map)
+        _save(var_map, target)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description="Converts a TF1 canned-estimator checkpoint to the v2 (Keras optimizer) names."
+    )
+    parser.add_argument("estimator_type", choices=list(ESTIMATOR_TYPES))
+    parser.add_argument("source_checkpoint", help="Path to source checkpoint file to be read in.")
+    parser.add_argument("source_graph", help="Path to source graph file to be read in.")
+    parser.add_argument("target_checkpoint", help="Path to checkpoint file to be written out.")
+    return parser
+
+
+def main(_: Any) -> None:
+    """Legacy's command line: `estimator_type source_checkpoint source_graph target_checkpoint`
+    read from `sys.argv` (an argv list given as `_` is used instead, as `app.run` passes).
+
+    Example:
+        >>> main(["prog", "dnn", "m/model.ckpt-40", "m/graph.pbtxt", "v2/model.ckpt"])
+        ... # doctest: +SKIP
+    """
+    argv = list(_) if isinstance(_, (list, tuple)) and len(_) > 1 else sys.argv
+    flags = _parser().parse_args([str(a) for a in argv[1:]])
+    convert_checkpoint(
+        flags.estimator_type, flags.source_checkpoint, flags.source_graph, flags.target_checkpoint
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv)
