@@ -3,7 +3,8 @@
 The oracle is legacy's own converter: `legacy/goldens/canned_*/converted/` holds what it
 wrote for each case's step-40 checkpoint (legacy/generate.py `convert`). A tfport v2 canned
 estimator then predicts from the converted checkpoint what the v1 estimator predicted on
-TF 2.15 (the golden's expected.json).
+TF 2.15 (the golden's expected.json), and trains on from it as TF 2.15 did (golden
+`converter_resume`, made by legacy/scripts/converter_resume.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ from tfport._common.errors import TfportInputError
 from tfport.checkpoint import CheckpointReader
 
 MODULE = "tensorflow_estimator.python.estimator.tools.checkpoint_converter"
-SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "scripts" / "estimator_cases.py"
+LEGACY = pathlib.Path(__file__).resolve().parents[2] / "legacy"
+SCRIPT = LEGACY / "scripts" / "converter_resume.py"
+sys.path.insert(0, str(LEGACY.parent / "tests" / "legacy"))
+import compare  # noqa: E402
+
+# One device, from the same checkpoint: the issue's bound (measured difference: 0.0).
+ATOL = 1e-5
 KINDS = {"canned_dnn": "dnn", "canned_linear": "linear", "canned_combined": "combined"}
 
 
@@ -75,50 +82,42 @@ def test_output_is_legacys_bit_for_bit(converter, goldens, tmp_path, case):
     assert sorted(os.listdir(tmp_path / "converted")) == sorted(os.listdir(golden))
 
 
-def _cases_module():
-    spec = importlib.util.spec_from_file_location("legacy_estimator_cases_27f", SCRIPT)
+def _resume_module():
+    """legacy/scripts/converter_resume.py (the golden's v2 estimators), run under tfport."""
+    sys.path.insert(0, str(SCRIPT.parent))
+    spec = importlib.util.spec_from_file_location("legacy_converter_resume_27f", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _v2_estimator(tf, case: str, model_dir: str):
-    numeric = tf.feature_column.numeric_column("x", shape=(4,))
-    color = tf.feature_column.categorical_column_with_vocabulary_list(
-        "color", ["red", "green", "blue"]
-    )
-    if case == "canned_dnn":
-        return tf.estimator.DNNClassifier(
-            hidden_units=[16, 8], feature_columns=[numeric], n_classes=3, model_dir=model_dir
-        ), False
-    if case == "canned_linear":
-        return tf.estimator.LinearClassifier(
-            feature_columns=[numeric, color], n_classes=3, model_dir=model_dir
-        ), True
-    return tf.estimator.DNNLinearCombinedClassifier(
-        linear_feature_columns=[color],
-        dnn_feature_columns=[numeric],
-        dnn_hidden_units=[16, 8],
-        n_classes=3,
-        model_dir=model_dir,
-    ), True
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(KINDS))
-def test_v2_estimator_predicts_what_v1_did(tf, converter, goldens, tmp_path, case):
-    _convert(converter, goldens, case, tmp_path / "converted")
-    cases = _cases_module()
-    estimator, color = _v2_estimator(tf, case, str(tmp_path / "converted"))
+def test_v2_estimator_predicts_and_resumes_as_legacy(tf, converter, goldens, tmp_path, case):
+    """Predicts what v1 predicted at step 40, then trains 5 steps as TF 2.15 did
+    (golden `converter_resume`: legacy's converter, then the same v2 estimator, 5 steps)."""
+    model_dir = tmp_path / "converted"
+    _convert(converter, goldens, case, model_dir)
+    resumer = _resume_module()
+    estimator, color = resumer._v2_estimator(case, str(model_dir))
+    cases = resumer.cases
     rows = estimator.predict(cases.eval_input_fn(True, color, labels=False))
     got = np.array([row["probabilities"] for row in rows])
-    want = np.array(json.loads((goldens / case / "expected.json").read_text())["predictions"])
-    assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, atol=1e-5)
-    # Training restores every variable it builds (Saver refuses missing ones), optimizer
-    # slots and hyperparameters included, and resumes at the converted step.
-    estimator.train(cases.train_input_fn(True, color), steps=1)
-    assert CheckpointReader(str(tmp_path / "converted")).read("global_step") == 41
+    want = json.loads((goldens / case / "expected.json").read_text())["predictions"]
+    np.testing.assert_allclose(got, np.array(want), atol=ATOL)
+    golden = goldens / "converter_resume" / case
+    expected = json.loads((golden / "expected.json").read_text())
+    estimator.train(cases.train_input_fn(True, color), steps=expected["steps"])
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-45"), str(golden / "model_dir" / "model.ckpt-45"), ATOL
+    )
+    metrics = estimator.evaluate(cases.eval_input_fn(True, color))
+    assert set(metrics) == set(expected["eval_metrics"])
+    for key, value in expected["eval_metrics"].items():
+        assert abs(float(metrics[key]) - value) <= ATOL * max(1.0, abs(value)), key
+    rows = estimator.predict(cases.eval_input_fn(True, color, labels=False))
+    got = np.array([row["probabilities"] for row in rows])
+    np.testing.assert_allclose(got, np.array(expected["predictions"]), atol=ATOL)
 
 
 def test_adam_powers_become_betas_and_sgd_gets_its_defaults(tf, converter, tmp_path):

@@ -65,7 +65,7 @@ OPT_NAME_V1_TO_V2 = {
     "Adam": "Adam",
     "SGD": "SGD",
 }
-OPT_VAR_NAME_V1_TO_V2 = {
+OPT_VAR_NAME_V1_TO_V2: dict[str, dict[str, str | None]] = {
     "Adam": {"Adam": "m", "Adam_1": "v"},
     "Ftrl": {"Ftrl": "accumulator", "Ftrl_1": "linear"},
     "RMSProp": {"RMSProp": "rms", "RMSProp_1": None},
@@ -185,11 +185,11 @@ def _convert_variables_in_ckpt(
 ) -> None:
     """Converts every checkpoint variable for optimizer `opt_name_v1` (legacy helper):
     its hyperparameters (Adam's powers), its slots, and the model variables as they are."""
-    hp_ckpt = HP_IN_CKPT.get(opt_name_v1)
-    step = reader.get_tensor("global_step") if opt_name_v1 == "Adam" else None
+    hp_ckpt = HP_IN_CKPT.get(opt_name_v1, {})
+    step = reader.get_tensor("global_step") if opt_name_v1 == "Adam" else 1
     opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
     for var_name in variable_names:
-        hp_name = next((h for h in hp_ckpt or () if h in var_name), None)
+        hp_name = next((h for h in hp_ckpt if h in var_name), None)
         if hp_name is not None:
             power = np.asarray(reader.get_tensor(var_name))
             # beta = beta_power ** (1 / global_step), in the power's dtype (TF's Pow).

@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.protobuf import text_format
 
 from tfport._common.errors import TfportInputError
@@ -22,13 +24,14 @@ from tfport._common.tfenv import import_tf
 from tfport.checkpoint import CheckpointNotFoundError
 
 tf = import_tf()
+_TF_NOT_FOUND: Any = tf.errors.NotFoundError
 
 
 class GraphParseError(TfportInputError, text_format.ParseError):
     """`source_graph` is not a text-format GraphDef (legacy: `text_format.ParseError`)."""
 
 
-class ConverterNotFoundError(CheckpointNotFoundError, tf.errors.NotFoundError):
+class ConverterNotFoundError(CheckpointNotFoundError, _TF_NOT_FOUND):
     """A missing checkpoint or graph file (legacy: `tf.errors.NotFoundError`).
 
     Args:
@@ -36,7 +39,7 @@ class ConverterNotFoundError(CheckpointNotFoundError, tf.errors.NotFoundError):
     """
 
     def __init__(self, text: str) -> None:
-        tf.errors.NotFoundError.__init__(self, None, None, text)
+        _TF_NOT_FOUND.__init__(self, None, None, text)
 
     def __str__(self) -> str:
         return self.message
