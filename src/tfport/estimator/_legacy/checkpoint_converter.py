@@ -36,10 +36,18 @@ from typing import Any
 
 import numpy as np
 
-from tfport._common import protos
 from tfport._common.atomic import atomic_file
 from tfport._common.errors import TfportInputError, message
-from tfport.checkpoint import CheckpointNotFoundError, CheckpointReader, CheckpointWriter
+from tfport.checkpoint import CheckpointReader, CheckpointWriter
+from tfport.estimator._legacy.converter_inputs import (
+    ESTIMATOR_TYPES,
+    SLOT_MARKS,
+    check_graph,
+    check_kind,
+    check_target,
+    open_checkpoint,
+    read_graph,
+)
 
 HP_IN_CKPT = {
     "Adam": {"beta1_power": "training/Adam/beta_1", "beta2_power": "training/Adam/beta_2"}
@@ -71,6 +79,7 @@ OPT_VAR_NAME_V1_TO_V2: dict[str, dict[str, str | None]] = {
     "RMSProp": {"RMSProp": "rms", "RMSProp_1": None},
     "Adagrad": {"Adagrad": "accumulator"},
 }
+_V1_SLOTS = {s for slots in OPT_VAR_NAME_V1_TO_V2.values() for s in slots}
 # The `get_config()` of the Keras optimizers the v2 canned estimators use (measured on
 # TF 2.15: `tf.keras.optimizers.legacy.<Opt>()`), for the names in HP_IN_GRAPH.
 _KERAS_DEFAULTS = {
@@ -87,10 +96,6 @@ _KERAS_DEFAULTS = {
     "RMSProp": {"learning_rate": 0.001, "decay": 0.0, "rho": 0.9, "momentum": 0.0},
     "SGD": {"learning_rate": 0.01, "decay": 0.0, "momentum": 0.0},
 }
-ESTIMATOR_TYPES = ("dnn", "linear", "combined")
-# Where each estimator type's TF1 slot names cut the variable name (b/131719899).
-_SLOT_MARKS = {"dnn": "t_0", "linear": "part_0"}
-_PREFIXES = {"dnn": ("dnn/",), "linear": ("linear/",), "combined": ("dnn/", "linear/")}
 
 
 class _KerasOptimizers(collections.abc.Mapping):
@@ -199,7 +204,7 @@ def _convert_variables_in_ckpt(
             suffix_v1 = var_name.rsplit("/")[-1]
             suffix_v2 = _slot_suffix(opt_name_v1, suffix_v1, var_name)
             if suffix_v2:
-                mark = _SLOT_MARKS.get(est_type, suffix_v1)
+                mark = SLOT_MARKS.get(est_type, suffix_v1)
                 idx = var_name.rfind(mark)
                 _add_opt_variable(
                     opt_name_v2, var_name, idx, suffix_v2, reader, var_map, var_names_map
@@ -223,20 +228,6 @@ def _slot_suffix(opt_name_v1: str, suffix_v1: str, var_name: str) -> str | None:
     return mapping[suffix_v1]
 
 
-def _read_graph(path: str) -> Any:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as err:
-        raise _not_found(f"Cannot read source_graph {path}: {err.strerror}", path) from None
-    try:
-        return protos.parse_text(data, protos.graph_def_class(), path)
-    except TfportInputError as err:
-        from tfport.estimator._legacy.converter_errors import GraphParseError
-
-        raise GraphParseError(str(err)) from None
-
-
 def _convert_hyper_params_in_graph(
     graph_from_path: str, opt_name_v1: str, var_map: dict, var_names_map: dict
 ) -> None:
@@ -246,65 +237,12 @@ def _convert_hyper_params_in_graph(
     `HP_IN_GRAPH`, which never matched, so every value is the Keras default; the graph
     is still read (and must parse), as legacy did.
     """
-    _read_graph(graph_from_path)
+    read_graph(graph_from_path)
     opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
     defaults = _KERAS_DEFAULTS[opt_name_v1]
     for node_name in sorted(HP_IN_GRAPH[opt_name_v1]):
         hp_name_v2 = "training/" + opt_name_v2 + "/" + node_name
         _add_new_variable(defaults[node_name], hp_name_v2, node_name, var_map, var_names_map)
-
-
-def _not_found(what: str, path: str) -> Exception:
-    from tfport.estimator._legacy.converter_errors import ConverterNotFoundError
-
-    return ConverterNotFoundError(message(what, "Pass an existing file", path=path))
-
-
-def _open(source_checkpoint: str) -> CheckpointReader:
-    try:
-        return CheckpointReader(os.fspath(source_checkpoint))
-    except CheckpointNotFoundError as err:
-        raise _not_found(str(err).split(". ")[0], str(source_checkpoint)) from None
-
-
-def _check_kind(estimator_type: Any, names: list[str], source: str) -> None:
-    if estimator_type not in ESTIMATOR_TYPES:
-        raise TfportInputError(
-            message(
-                "Unknown estimator_type for convert_checkpoint",
-                f"Use one of {', '.join(ESTIMATOR_TYPES)}",
-                estimator_type=estimator_type,
-            )
-        )
-    missing = [p for p in _PREFIXES[estimator_type] if not any(n.startswith(p) for n in names)]
-    mark = _SLOT_MARKS.get(estimator_type)
-    slots = [n for n in names if n.rsplit("/")[-1] in _ALL_SLOTS]
-    if missing or (mark and any(mark not in n for n in slots)):
-        raise TfportInputError(
-            message(
-                f"Checkpoint {source} was not written by a v1 canned {estimator_type} "
-                "estimator (no " + (missing[0] if missing else f"'{mark}' in its slot names") + ")",
-                "Pass the estimator_type the checkpoint was trained with",
-                estimator_type=estimator_type,
-            )
-        )
-
-
-_ALL_SLOTS = {s for slots in OPT_VAR_NAME_V1_TO_V2.values() for s in slots}
-
-
-def _check_graph(graph: Any, names: list[str], path: str) -> None:
-    nodes = {n.name for n in graph.node}
-    model = [n for n in names if n.rsplit("/")[-1] not in _ALL_SLOTS and n != "global_step"]
-    if not any(n in nodes or n + "/part_0" in nodes for n in model):
-        raise TfportInputError(
-            message(
-                f"source_graph {path} holds none of the checkpoint's variables: it belongs "
-                "to another model",
-                "Pass the graph.pbtxt of the model_dir the checkpoint comes from",
-                source_graph=path,
-            )
-        )
 
 
 def _optimizers(names: list[str], estimator_type: str) -> dict[str, str]:
@@ -346,30 +284,6 @@ def _linear_iter(reader: Any, found: dict[str, str], var_map: dict, names_map: d
     )
 
 
-def _target(target_checkpoint: Any, reader: CheckpointReader) -> str:
-    target = os.path.abspath(os.fspath(target_checkpoint))
-    given = os.fspath(target_checkpoint)
-    source_folder = os.path.realpath(os.path.dirname(os.path.abspath(reader.files[0])))
-    if os.path.realpath(os.path.dirname(target)) == source_folder:
-        raise TfportInputError(
-            message(
-                "target_checkpoint is in the source checkpoint's folder: the converted "
-                "checkpoint and its `checkpoint` state file would replace the source's",
-                "Write into a new folder (mkdir converted; pass converted/model.ckpt)",
-                target_checkpoint=given,
-            )
-        )
-    if os.path.isdir(target):
-        raise TfportInputError(
-            message(
-                "target_checkpoint is a folder; it is the prefix of the files to write",
-                "Pass FOLDER/model.ckpt",
-                target_checkpoint=given,
-            )
-        )
-    return target
-
-
 def _save(var_map: dict, target: str) -> None:
     with CheckpointWriter(target, overwrite=True) as writer:
         for name in sorted(var_map):
@@ -401,11 +315,11 @@ def convert_checkpoint(
         >>> convert_checkpoint("linear", "m/model.ckpt-40", "m/graph.pbtxt",
         ...                    "v2/model.ckpt")  # doctest: +SKIP
     """
-    with _open(source_checkpoint) as ckpt:
+    with open_checkpoint(source_checkpoint) as ckpt:
         names = ckpt.names()
-        _check_kind(estimator_type, names, ckpt.prefix)
-        _check_graph(_read_graph(os.fspath(source_graph)), names, os.fspath(source_graph))
-        target = _target(target_checkpoint, ckpt)
+        check_kind(estimator_type, names, ckpt.prefix, _V1_SLOTS)
+        check_graph(read_graph(os.fspath(source_graph)), names, os.fspath(source_graph), _V1_SLOTS)
+        target = check_target(target_checkpoint, ckpt)
         reader = _Reader(ckpt)
         found = _optimizers(names, estimator_type)
         var_map: dict[str, np.ndarray] = {}
