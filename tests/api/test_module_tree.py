@@ -40,13 +40,8 @@ REFUSED_CLASSES = (
     "export.function.ModelFunction",
     "hooks.fake_summary_writer.FakeSummaryWriter",
     "tpu._tpu_estimator_embedding.EmbeddingConfig",
-    "tpu.tpu_context.TPUContext",
-    "tpu.tpu_estimator.CatchInvalidHostcallFunctions",
-    "tpu.tpu_estimator.InstallSignalHandlerHook",
-    "tpu.tpu_estimator.PeriodicLogger",
     "tpu.tpu_estimator.TPUInfeedOutfeedSessionHook",
     "tpu.tpu_estimator.TPUInfeedOutfeedSessionHookForPrediction",
-    "tpu.tpu_estimator.TensorPacker",
 )
 PENDING_27B = ("canned.timeseries", "canned.saved_model_estimator")
 

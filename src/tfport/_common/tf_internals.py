@@ -70,6 +70,7 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("ops.gen_random_ops", "random_uniform"),
     ("ops.gen_random_ops", "random_standard_normal"),
     ("ops.gen_random_ops", "truncated_normal"),
+    ("ops.control_flow_ops", "XLAControlFlowContext"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
@@ -893,3 +894,9 @@ def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
         return result
 
     return draw
+
+
+def xla_control_flow_context_class() -> Any:
+    """`control_flow_ops.XLAControlFlowContext` (TF >= 1.x): a control-flow context whose
+    `AddOp(op)` sees every op created between its `Enter()` and `Exit()` in a graph."""
+    return _tf("ops.control_flow_ops", "XLAControlFlowContext")

@@ -140,12 +140,7 @@ _FUNCTIONS = {
 _CLASSES = {
     "TPUInfeedOutfeedSessionHook": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, run_infeed_loop_on_coordinator=True, rendezvous=None, master=None, session_config=None, tpu_init_ops=None, outfeed_every_n_steps=1",
     "TPUInfeedOutfeedSessionHookForPrediction": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, rendezvous=None, master=None, session_config=None",
-    "TensorPacker": "small_feature_dim_size, minimum_num_small_features_to_group",
-    "InstallSignalHandlerHook": "",
-    "CatchInvalidHostcallFunctions": "",
-    "PeriodicLogger": "seconds",
     "EmbeddingConfig": "embedding_config_spec, train_batch_size, eval_batch_size, num_hosts, num_cores, run_config",
-    "TPUContext": "internal_ctx, input_device=None, invocation_index=None, call_from_input_fn=True, host_id=None",
 }
 _module = sys.modules[__name__]
 for _name, _sig in _FUNCTIONS.items():

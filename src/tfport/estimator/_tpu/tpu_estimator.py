@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import collections
 import enum
+import functools
 import logging
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.distribute import num_replicas
+from tfport.estimator._engine.context import strategy_for
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._tpu import cross_shard, embedding
+from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -254,6 +258,20 @@ def _call(fn_and_tensors: Any) -> Any:
     return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
 
 
+def _while_exporting(method: Any) -> Any:
+    """`method` of Estimator run with the TPUEstimator marked as exporting."""
+
+    @functools.wraps(method)
+    def export(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._exporting = True
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._exporting = False
+
+    return export
+
+
 class TPUEstimator(Estimator):
     """`TPUEstimator` that runs the same model_fn on TPU, GPUs or CPU.
 
@@ -280,10 +298,10 @@ class TPUEstimator(Estimator):
         embedding_config_spec: Any = None,
         export_saved_model_api_version: Any = ExportSavedModelApiVersion.V1,
     ) -> None:
-        if params and "batch_size" in params:
+        if params and ("batch_size" in params or "context" in params):
             raise TfportInputError(
                 message(
-                    "params must not contain 'batch_size'; TPUEstimator sets it",
+                    "params must not contain 'batch_size' or 'context'; TPUEstimator sets them",
                     "Pass train_batch_size / eval_batch_size / predict_batch_size instead",
                     params=params,
                 )
@@ -294,6 +312,8 @@ class TPUEstimator(Estimator):
             ModeKeys.PREDICT: predict_batch_size,
         }
         self._use_tpu = use_tpu
+        self._eval_on_tpu = eval_on_tpu
+        self._exporting = False
         embedding.check_for_estimator(embedding_config_spec, use_tpu, eval_on_tpu)
         self._embedding_config_spec = embedding_config_spec
         params = dict(params or {}, use_tpu=use_tpu)
@@ -307,7 +327,6 @@ class TPUEstimator(Estimator):
             "TPUEstimator",
             {
                 "batch_axis": batch_axis is not None,
-                "eval_on_tpu": eval_on_tpu is not True,
                 "export_to_tpu": export_to_tpu is not True,
                 "export_to_cpu": export_to_cpu is not True,
                 "export_saved_model_api_version": (
@@ -316,20 +335,51 @@ class TPUEstimator(Estimator):
             },
         )
 
+    def _on_tpu(self, mode: str) -> bool:
+        """Whether legacy would run `mode` on the TPU (it then passes `params['context']`)."""
+        if not self._use_tpu or self._exporting:
+            return False
+        return mode != ModeKeys.EVAL or bool(self._eval_on_tpu)
+
+    def _deployment(self, mode: str) -> EmulatedDeployment:
+        replicas = num_replicas(strategy_for(self._config, mode))
+        batch = self._batch_sizes.get(mode)
+        return EmulatedDeployment(
+            replicas,
+            batch_size_for_input_fn=batch,
+            batch_size_for_model_fn=None if batch is None else batch // replicas,
+        )
+
     def _params_for_input(self, mode: str) -> dict:
-        """input_fn params with `batch_size` = the mode's global batch (tfport splits it)."""
+        """input_fn params: `batch_size` = the mode's global batch (tfport splits it) and,
+        where legacy runs the mode on TPU, `context` (one host feeding every replica)."""
         params = dict(super()._params_for_input(mode))
         if self._batch_sizes.get(mode) is not None:
             params["batch_size"] = self._batch_sizes[mode]
+        if self._on_tpu(mode):
+            params["context"] = TPUContext(
+                self._deployment(mode), HOST_DEVICE, invocation_index=0, host_id=0
+            )
         return params
 
     def _params_for_model_fn(self, mode: str, replicas: int) -> dict:
-        """model_fn params with `batch_size` = the mode's per-replica batch, as legacy."""
+        """model_fn params: `batch_size` = the mode's per-replica batch, `use_tpu` and
+        `context` as legacy sets them (`use_tpu=False` and no context when exporting)."""
         params = dict(super()._params_for_model_fn(mode, replicas))
         batch = self._batch_sizes.get(mode)
         if batch is not None:
             params["batch_size"] = batch // replicas
+        params["use_tpu"] = self._on_tpu(mode)
+        if self._on_tpu(mode):
+            params["context"] = TPUContext(self._deployment(mode), call_from_input_fn=False)
         return params
+
+    # legacy exports for CPU: the model_fn then gets `use_tpu=False` and no `context`
+    export_saved_model = _while_exporting(Estimator.export_saved_model)
+    export_savedmodel = _while_exporting(Estimator.export_savedmodel)
+    experimental_export_all_saved_models = _while_exporting(
+        Estimator.experimental_export_all_saved_models
+    )
 
     def train(
         self,

@@ -1,0 +1,246 @@
+"""Issue 27d: the TPU private internals that need no TPU, against legacy's values
+(legacy/goldens/tpu_internals, made by legacy/scripts/tpu_internals.py on TF 2.15), and
+`params['context']` of a TPUEstimator run on one device and on mirrored:2.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import pathlib
+import signal
+
+import numpy as np
+import pytest
+
+from tfport._common.errors import TfportInputError
+from tfport._common.tfenv import import_tf
+from tfport.estimator._legacy import tpu_host
+from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
+
+GOLDEN = json.loads(
+    (pathlib.Path(__file__).parents[2] / "legacy/goldens/tpu_internals/values.json").read_text()
+)
+BATCHES = {"train": 8, "eval": 4, "infer": 2}  # the legacy script's batch sizes
+
+
+def _error(fn):
+    try:
+        fn()
+    except (RuntimeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+@pytest.mark.parametrize("mode", ["train", "eval", "infer"])
+def test_tpu_context_of_one_replica_reports_what_legacy_one_core_reports(mode):
+    batch = BATCHES[mode]
+    deployment = EmulatedDeployment(1, batch_size_for_input_fn=batch, batch_size_for_model_fn=batch)
+    inp = TPUContext(deployment, HOST_DEVICE, invocation_index=0, host_id=0)
+    mod = TPUContext(deployment, call_from_input_fn=False)
+    got = {
+        "current_input_fn_deployment": list(inp.current_input_fn_deployment()),
+        "num_replicas": inp.num_replicas,
+        "num_hosts": inp.num_hosts,
+        "current_host": inp.current_host,
+        "num_of_replicas_per_host": inp.num_of_replicas_per_host,
+        "device_for_replica_0": list(inp.device_for_replica(0)),
+        "host_placement_0": inp.tpu_host_placement_function(0),
+        "model_fn_device_assignment": mod.device_assignment,
+        "model_fn_num_replicas": mod.num_replicas,
+        "input_fn_device_assignment_error": _error(lambda: inp.device_assignment),
+        "model_fn_current_host_error": _error(lambda: mod.current_host),
+        "model_fn_deployment_error": _error(mod.current_input_fn_deployment),
+        "batch_size_for_input_fn": deployment.batch_size_for_input_fn,
+        "batch_size_for_model_fn": deployment.batch_size_for_model_fn,
+    }
+    assert got == GOLDEN["context"][mode]
+
+
+def test_tpu_context_of_n_replicas_and_its_bad_indices():
+    ctx = TPUContext(EmulatedDeployment(4), HOST_DEVICE, invocation_index=0, host_id=0)
+    assert ctx.current_input_fn_deployment() == (HOST_DEVICE, 0, 1, 4)
+    assert [ctx.device_for_replica(i)[1] for i in range(4)] == [0, 1, 2, 3]
+    assert ctx.num_of_replicas_per_host * ctx.num_hosts == ctx.num_replicas == 4
+    with pytest.raises(TfportInputError, match=r"replica_id .*Received: replica_id=4"):
+        ctx.device_for_replica(4)
+    with pytest.raises(TfportInputError, match=r"host_id .*Received: host_id=1"):
+        ctx.tpu_host_placement_function(1)
+
+
+def _features():
+    tf = import_tf()
+    rng = np.random.RandomState(7)
+    features = {f"s{i}": tf.constant(rng.rand(4, 1).astype("float32")) for i in range(5)}
+    features["wide"] = tf.constant(rng.rand(4, 3).astype("float32"))
+    features["pair"] = tf.constant(rng.rand(4, 2).astype("float32"))
+    features["ids"] = tf.constant(rng.randint(0, 9, size=(4, 1)).astype("int64"))
+    return features
+
+
+@pytest.mark.parametrize("case", ["1_5", "2_5", "1_6"])
+def test_tensor_packer_packs_and_unpacks_as_legacy(case):
+    tf = import_tf()
+    dim, minimum = (int(x) for x in case.split("_"))
+    features = _features()
+    original = {k: v.numpy().tolist() for k, v in features.items()}
+    packer = tpu_host.TensorPacker(dim, minimum)
+    packer.maybe_concatenate_features(features)
+    packed = {k: v.numpy().tolist() for k, v in features.items()}
+    packer.maybe_split_features(features)
+    expected = GOLDEN["packer"][case]
+    assert sorted(packed) == expected["packed_keys"]
+    for key, value in expected["packed"].items():
+        np.testing.assert_array_equal(np.array(packed[key]), np.array(value))
+    assert list(features) == expected["unpacked_keys"]
+    assert {k: v.numpy().tolist() for k, v in features.items()} == original
+    assert packer._get_small_feature_key(tf.float32) == expected["small_key"]
+
+
+def test_periodic_logger_logs_at_most_once_per_period(caplog):
+    tf = import_tf()
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        logger = tpu_host.PeriodicLogger(seconds=3600)
+        logger.log("first %d", 1)
+        logger.log("second %d", 2)
+        quick = tpu_host.PeriodicLogger(seconds=-1)
+        quick.log("third %s", "x")
+        quick.log("fourth")
+    words = ("first", "second", "third", "fourth")
+    got = [r.getMessage() for r in caplog.records if r.getMessage().split()[0] in words]
+    assert got == GOLDEN["periodic_logger"]
+
+
+def test_install_signal_handler_hook_restores_the_handler():
+    def handler(signum, frame):
+        del signum, frame
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        hook = tpu_host.InstallSignalHandlerHook()
+        hook.before_run(None)
+        during = signal.getsignal(signal.SIGINT)
+        hook.end(None)
+        after = signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    got = {"during_is_default": during is signal.SIG_DFL, "after_is_handler": after is handler}
+    assert got == GOLDEN["signal_hook"]
+
+
+def test_catch_invalid_hostcall_functions_refuses_v1_summaries_inside_only():
+    tf = import_tf()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(1.0)
+        context = tpu_host.CatchInvalidHostcallFunctions()
+        context.Enter()
+        ok = tf.add(x, 1.0)
+        with pytest.raises(ValueError, match=r"TF1 summary op.*Received: op=.*ScalarSummary"):
+            tf.compat.v1.summary.scalar("loss", x)
+        context.Exit()
+        after = tf.compat.v1.summary.scalar("after", x)
+    expected = GOLDEN["hostcall"]
+    assert expected["summary_error"].startswith("ValueError")
+    assert (ok.op.type, after.op.type) == (expected["plain_op_type"], expected["after"])
+
+
+CONTEXT_SCRIPT = """
+import json, sys
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+model_dir, out = sys.argv[1], sys.argv[2]
+seen = []
+
+
+def input_fn(params):  # the published imagenet_input.py pattern
+    batch_size = params["batch_size"]
+    if "context" in params:
+        host, index, count, replicas = params["context"].current_input_fn_deployment()
+        num_hosts = params["context"].num_hosts
+        seen.append({"where": "input_fn", "deployment": [host, index, count, replicas],
+                     "num_hosts": num_hosts, "current_host": params["context"].current_host,
+                     "per_host": params["context"].num_of_replicas_per_host,
+                     "batch_size": batch_size})
+    else:
+        index, num_hosts = 0, 1
+        seen.append({"where": "input_fn", "context": None, "batch_size": batch_size})
+    rows = np.arange(64, dtype="float32").reshape(32, 2) / 64.0
+    data = tf.data.Dataset.from_tensor_slices((rows, rows.sum(1, keepdims=True)))
+    return data.shard(num_hosts, index).repeat().batch(batch_size, drop_remainder=True)
+
+
+def model_fn(features, labels, mode, params):
+    context = params.get("context")
+    seen.append({"where": "model_fn", "mode": mode, "use_tpu": params["use_tpu"],
+                 "replicas": None if context is None else context.num_replicas,
+                 "device_assignment": None if context is None else context.device_assignment})
+    pred = v1.layers.dense(features, 1, kernel_initializer=v1.ones_initializer())
+    if mode == "infer":
+        return v1.estimator.tpu.TPUEstimatorSpec(mode, predictions={"y": pred})
+    loss = v1.losses.mean_squared_error(labels, pred)
+    opt = v1.estimator.tpu.CrossShardOptimizer(v1.train.GradientDescentOptimizer(0.1))
+    train_op = opt.minimize(loss, v1.train.get_global_step())
+    return v1.estimator.tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+losses = {}
+for use_tpu in (True, False):
+    config = v1.estimator.tpu.RunConfig(
+        model_dir=f"{model_dir}/{use_tpu}", tpu_config=v1.estimator.tpu.TPUConfig(2))
+    est = v1.estimator.tpu.TPUEstimator(
+        model_fn, config=config, use_tpu=use_tpu, eval_on_tpu=False,
+        train_batch_size=8, eval_batch_size=8)
+    est.train(input_fn, max_steps=2)
+    losses[str(use_tpu)] = float(est.evaluate(input_fn, steps=1)["loss"])
+    if use_tpu:
+        def serving():
+            x = v1.placeholder(tf.float32, [None, 2])
+            return v1.estimator.export.TensorServingInputReceiver(x, {"x": x})
+        est.export_saved_model(f"{model_dir}/export", serving)
+with open(out, "w") as f:
+    json.dump({"seen": seen, "losses": losses}, f)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("replicas", [1, 2], ids=["one_device", "mirrored2"])
+def test_tpu_estimator_passes_params_context_where_legacy_does(tmp_path, replicas):
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "imagenet_style.py"
+    script.write_text(CONTEXT_SCRIPT)
+    out = tmp_path / "seen.json"
+    strategy = ["--strategy", f"mirrored:{replicas}"] if replicas > 1 else []
+    cmd = [sys.executable, "-m", "tfport", "run", *strategy, str(script), str(tmp_path), str(out)]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(out.read_text())
+    seen = result["seen"]
+    tpu_train_input = {
+        "where": "input_fn",
+        "deployment": [HOST_DEVICE, 0, 1, replicas],  # one host feeds every replica
+        "num_hosts": 1,
+        "current_host": 0,
+        "per_host": replicas,
+        "batch_size": 8,  # the global batch: tfport splits it among the replicas
+    }
+    no_context = {"where": "input_fn", "context": None, "batch_size": 8}
+    inputs = [s for s in seen if s["where"] == "input_fn"]
+    models = [s for s in seen if s["where"] == "model_fn"]
+    # use_tpu=True: train on TPU (context), eval with eval_on_tpu=False on CPU (none)
+    assert inputs == [tpu_train_input, no_context, no_context, no_context]
+    on_tpu = [m for m in models if m["use_tpu"]]
+    assert on_tpu and all(m["mode"] == "train" and m["replicas"] == replicas for m in on_tpu)
+    assert all(m["device_assignment"] is None for m in models)
+    on_cpu = [m for m in models if not m["use_tpu"]]  # eval, export, the use_tpu=False run
+    assert all(m["replicas"] is None for m in on_cpu)
+    assert [m["mode"] for m in models].index("infer") < len(models) - 2  # export: no context
+    # the context-reading input_fn feeds the same rows as without a context
+    assert result["losses"]["True"] == pytest.approx(result["losses"]["False"], rel=1e-6)
