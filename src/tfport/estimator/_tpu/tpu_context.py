@@ -8,7 +8,7 @@ splits its global batch), so `current_input_fn_deployment()` is
 a one-host TPU system fed per host. No model parallelism: `device_assignment` is None.
 
 Example:
-    >>> ctx = TPUContext(EmulatedDeployment(num_replicas=2))
+    >>> ctx = TPUContext(EmulatedDeployment(num_replicas=2), HOST_DEVICE, invocation_index=0)
     >>> ctx.current_input_fn_deployment()
     ('/replica:0/task:0/device:CPU:0', 0, 1, 2)
 """
