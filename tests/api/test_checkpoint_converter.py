@@ -174,6 +174,16 @@ def test_adam_powers_become_betas_and_sgd_gets_its_defaults(tf, converter, tmp_p
     np.testing.assert_allclose(out.read("training/Adam/beta_2"), 0.999, rtol=1e-6)
     assert out.read("training/Adam/dnn/hiddenlayer_0/kernel/v").tolist() == [[0.5] * 3] * 2
     assert out.read("training/Adam/learning_rate") == np.float32(0.001)  # Keras default
+    # Legacy's private helper, as published code could call it: Keras defaults as float32.
+    var_map, names_map = {}, {}
+    converter._convert_hyper_params_in_graph(str(graph), "RMSProp", var_map, names_map)
+    assert {k: float(v) for k, v in var_map.items()} == {
+        "training/RMSprop/decay": 0.0,
+        "training/RMSprop/learning_rate": float(np.float32(0.001)),
+        "training/RMSprop/momentum": 0.0,
+        "training/RMSprop/rho": float(np.float32(0.9)),
+    }
+    assert {v.dtype for v in var_map.values()} == {np.dtype(np.float32)}
 
 
 def _bad_call(converter, goldens, tmp_path, **change):

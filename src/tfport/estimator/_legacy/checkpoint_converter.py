@@ -238,6 +238,10 @@ def _convert_hyper_params_in_graph(
     is still read (and must parse), as legacy did.
     """
     read_graph(graph_from_path)
+    _add_hyper_defaults(opt_name_v1, var_map, var_names_map)
+
+
+def _add_hyper_defaults(opt_name_v1: str, var_map: dict, var_names_map: dict) -> None:
     opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
     defaults = _KERAS_DEFAULTS[opt_name_v1]
     for node_name in sorted(HP_IN_GRAPH[opt_name_v1]):
@@ -330,7 +334,8 @@ def convert_checkpoint(
             _convert_variables_in_ckpt(
                 opt_name_v1, reader, names, var_map, names_map, estimator_type
             )
-            _convert_hyper_params_in_graph(os.fspath(source_graph), opt_name_v1, var_map, names_map)
+            # (legacy re-read the graph here for each optimizer; it was read and checked above)
+            _add_hyper_defaults(opt_name_v1, var_map, names_map)
         _save(var_map, target)
 
 
