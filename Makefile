@@ -13,11 +13,12 @@ STAMP := $(VENV)/.tfport-installed
 TF_OLDEST ?= 2.16.2
 # The range jobs' tests (RANGE_TESTS): packaging (pip's resolution included), golden cases on
 # one device and mirrored:2 (seed Keras model, custom model_fn, canned estimators,
-# TPUEstimator on CPU), CLI smoke tests. Chosen to fit CI's budget for both jobs (12 min).
+# TPUEstimator on CPU), CLI smoke tests, TF2 summaries in a model_fn (TensorBoard from the
+# project without extras: tf-nightly installs none). Chosen to fit CI's budget for both jobs (12 min).
 GOLDEN_ACC := tests/estimator/test_accelerators.py
 GOLDEN_CUSTOM := tests/estimator/test_golden_custom.py
 GOLDEN_CANNED := tests/canned/test_canned_goldens.py::test_resume_from_step0_reproduces_step40
-RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
+RANGE_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py tests/estimator/test_tensorboard.py \
 	tests/test_cli.py::test_help_does_not_import_tensorflow \
 	tests/test_cli.py::test_run_missing_script_is_exit_2_one_line \
 	tests/test_cli.py::test_run_passes_argv_and_returns_the_scripts_exit_code \

@@ -26,6 +26,12 @@ def _cases(legacy_dir: pathlib.Path) -> dict:
     return generate.discover(legacy_dir / "scripts")
 
 
+def script_cases(legacy_dir: pathlib.Path) -> list[str]:
+    """Every Estimator case the scripts declare (`CASES`; not the `ARTIFACTS`)."""
+    cases = _cases(pathlib.Path(legacy_dir))
+    return [name for name, case in cases.items() if case.kind == "estimator"]
+
+
 def script(legacy_dir: pathlib.Path, case: str) -> pathlib.Path:
     """The script in legacy_dir/scripts that declares CASE."""
     return _cases(pathlib.Path(legacy_dir))[case].script
@@ -40,10 +46,17 @@ def load_script(legacy_dir: pathlib.Path, case: str) -> types.ModuleType:
     return module
 
 
+# golden case -> (model_dir, copied step) for every step_copy of this session: the
+# checkpoints tfport then writes there are checked against legacy's variable names by
+# tests/test_golden_checkpoint_names.py
+COPIES: dict[str, list[tuple[pathlib.Path, int]]] = {}
+
+
 def step_copy(golden_case: pathlib.Path, dest: pathlib.Path, step: int = 0) -> pathlib.Path:
     """Copies a golden model_dir keeping only model.ckpt-STEP (step 0: the README's recipe)."""
     model_dir = dest / "model_dir"
     model_dir.mkdir(parents=True)
+    COPIES.setdefault(golden_case.name, []).append((model_dir, step))
     for f in (golden_case / "model_dir").iterdir():
         if f.name.startswith(f"model.ckpt-{step}."):
             shutil.copy(f, model_dir)

@@ -71,6 +71,8 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("ops.gen_random_ops", "random_standard_normal"),
     ("ops.gen_random_ops", "truncated_normal"),
     ("ops.control_flow_ops", "XLAControlFlowContext"),
+    ("util.tf_should_use", "_add_should_use_warning"),
+    ("ops.summary_ops_v2", "_summary_state"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
@@ -133,6 +135,7 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("training.saver", "Saver", "_object_restore_saver"),
     ("framework.ops", "Operation", "_add_control_inputs"),
     ("framework.ops", "Operation", "_control_outputs"),
+    ("distribute.distribute_lib", "ReplicaContext", "_replica_id_in_sync_group"),
 )
 
 
@@ -900,3 +903,76 @@ def xla_control_flow_context_class() -> Any:
     """`control_flow_ops.XLAControlFlowContext` (TF >= 1.x): a control-flow context whose
     `AddOp(op)` sees every op created between its `Enter()` and `Exit()` in a graph."""
     return _tf("ops.control_flow_ops", "XLAControlFlowContext")
+
+
+# --- TF2 summaries of a model_fn (issue 27): recorded while it builds, written after ---
+
+
+@contextlib.contextmanager
+def replaced_summary_write(write: Callable[..., Any]) -> Iterator[None]:
+    """Within it, `tf.summary.write` (and `tf.compat.v2.summary.write`, which TensorBoard's
+    `tf.summary.scalar`/`histogram`/`image` call) is `write`; restored on exit.
+
+    Relies on the public API modules holding `write` as a plain module attribute that
+    TensorBoard's summary functions look up at call time.
+    """
+    from tfport._common.tfenv import import_tf
+
+    tf = import_tf()
+    modules = [tf.summary, tf.compat.v2.summary]
+    saved = [m.write for m in modules]
+    for module in modules:
+        module.write = write
+    try:
+        yield
+    finally:
+        for module, original in zip(modules, saved, strict=True):
+            module.write = original
+
+
+def replica_id() -> int | None:
+    """The replica id (a Python int) of the current replica context; None in a
+    cross-replica context or without a strategy.
+
+    Relies on `ReplicaContext._replica_id_in_sync_group`: the public property makes a
+    constant op in a graph, and adding ops would renumber later op seeds.
+    """
+    from tfport._common.tfenv import import_tf
+
+    tf = import_tf()
+    context = tf.distribute.get_replica_context()
+    if context is None or not tf.distribute.has_strategy():
+        return None
+    value = context._replica_id_in_sync_group
+    return value if isinstance(value, int) else tf.get_static_value(value)
+
+
+@contextlib.contextmanager
+def results_always_used() -> Iterator[None]:
+    """Within it, results of TF functions marked `should_use_result` (`tf.debugging.assert_*`)
+    come back unwrapped, so none logs "Object was never used" when it is dropped.
+
+    TensorBoard's lazy summary tensors (`tf.summary.image`'s) make such asserts and drop
+    them, as a `tf.function` may; in a v1 graph the caller collects and runs them instead.
+    Relies on `tf_should_use.should_use_result` looking up the module-level
+    `_add_should_use_warning` at each call.
+    """
+    from tensorflow.python.util import tf_should_use
+
+    saved = tf_should_use._add_should_use_warning
+    tf_should_use._add_should_use_warning = lambda x, *args, **kwargs: x
+    try:
+        yield
+    finally:
+        tf_should_use._add_should_use_warning = saved
+
+
+def default_summary_writer() -> Any:
+    """The default TF2 summary writer of this thread (`writer.as_default()`), or None.
+
+    Relies on `summary_ops_v2._summary_state.writer`; TF has no public getter (its public
+    `should_record_summaries()` makes ops in a graph).
+    """
+    from tensorflow.python.ops import summary_ops_v2
+
+    return summary_ops_v2._summary_state.writer

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from tfport._common import tf_internals
@@ -36,6 +37,7 @@ class Built:
         metric_ops: `{name: (value, update)}` aggregated over replicas (None on one device).
         iterations: the `iterations_per_loop` placeholder (None without a loop).
         distributed: whether model_fn ran per replica.
+        summary_hook: runs the model_fn's TF2 summary writes (`model_summaries`), or None.
     """
 
     graph: Any
@@ -45,6 +47,7 @@ class Built:
     metric_ops: dict | None = None
     iterations: Any = None
     distributed: bool = False
+    summary_hook: Any = None
 
 
 def build(ctx: ModeContext, input_fn: Any) -> Built:
@@ -63,11 +66,13 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
         step = steps.replicated_step if ctx.strategy is not None else steps.single_step
         deferred: list = []
         count = None
+        recorder = None
         if ctx.iterations > 1:
             result, count = loops.looped(ctx, batches, step, deferred)
         else:
             features, labels = batches.next()
-            result = step(ctx, features, labels, deferred)
+            with _summaries_recorded(graph, ctx) as recorder:
+                result = step(ctx, features, labels, deferred)
             if result.host_values is not None:  # one step per run: values [1, ...]
                 result.host_values = tf.nest.map_structure(
                     lambda t: tf.expand_dims(t, 0), result.host_values
@@ -80,6 +85,7 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
             tf.compat.v1.train.assert_global_step(global_step)
         if ctx.mode == ModeKeys.TRAIN and spec.train_op is not None:
             _register_step_after_train(tf, spec.train_op, global_step, ctx.strategy)
+        summary_hook = _summary_hook(ctx, recorder)
     metric_ops = result.metric_ops
     if metric_ops is not None:
         with graph.as_default():  # outside the scope: a plain mean of the all-replica loss
@@ -92,6 +98,7 @@ def build(ctx: ModeContext, input_fn: Any) -> Built:
         metric_ops=metric_ops,
         iterations=count,
         distributed=ctx.strategy is not None,
+        summary_hook=summary_hook,
     )
 
 
@@ -108,6 +115,28 @@ def _start(tf: Any, graph: Any, ctx: ModeContext) -> None:
         tf.compat.v1.set_random_seed(ctx.config.tf_random_seed)
     if not ctx.model_creates_global_step:
         tf.compat.v1.train.create_global_step(graph)
+
+
+@contextlib.contextmanager
+def _summaries_recorded(graph: Any, ctx: ModeContext) -> Iterator[Any]:
+    """Records the model_fn's TF2 summary writes of a chief's training graph (else None)."""
+    config = ctx.config
+    if ctx.mode != ModeKeys.TRAIN or not config.save_summary_steps or not config.is_chief:
+        yield None
+        return
+    from tfport.estimator._engine import model_summaries
+
+    recorder = model_summaries.Recorder(graph)
+    with recorder.recording():
+        yield recorder
+
+
+def _summary_hook(ctx: ModeContext, recorder: Any) -> Any:
+    if recorder is None:
+        return None
+    from tfport.estimator._engine import model_summaries
+
+    return model_summaries.summary_hook(recorder, ctx.model_dir, ctx.config.save_summary_steps)
 
 
 def _register_global_step_read(tf: Any, graph: Any, strategy: Any) -> None:

@@ -15,6 +15,9 @@ from tfport._common.tfenv import import_tf
 # run. A hook fetching it in the training run gets the step after that run without racing
 # the increment (the variable itself, fetched beside the train op, may read either side).
 STEP_AFTER_TRAIN_KEY = "tfport_global_step_after_train_op"
+# Graph collection: the init ops of the writer tfport makes for the model_fn's TF2 summaries
+# (`model_summaries`); the host_call hook leaves them to that module's hook.
+MODEL_SUMMARY_INITS_KEY = "tfport_model_summary_writer_inits"
 
 
 def global_step_in_dir(model_dir: str) -> int:

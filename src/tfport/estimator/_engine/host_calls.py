@@ -27,6 +27,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import graphs
 
 tf = import_tf()
 v1 = tf.compat.v1
@@ -86,7 +87,8 @@ class HostCallHook(_SessionRunHook):
             self._v1_summaries = list(summaries[before:])
             del summaries[before:]  # fed values: the summary saver cannot fetch them
             self._v1_merged = v1.summary.merge(self._v1_summaries) if self._v1_summaries else None
-            inits = tf_internals.summary_writer_init_ops(graph)
+            own = set(v1.get_collection(graphs.MODEL_SUMMARY_INITS_KEY))
+            inits = [op for op in tf_internals.summary_writer_init_ops(graph) if op not in own]
             self._init_ops = list(inits)
             self._flush_ops = [tf.raw_ops.FlushSummaryWriter(writer=op.inputs[0]) for op in inits]
         self._step_tensor = v1.train.get_global_step()

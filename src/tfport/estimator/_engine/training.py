@@ -78,6 +78,8 @@ def _train_with_spec(
         logged = {"loss": spec.loss, "step": built.global_step}
         worker_hooks.append(loops.logging_hook(logged, config.log_step_count_steps))
     worker_hooks.extend(spec.training_hooks)
+    if built.summary_hook is not None:
+        worker_hooks.append(built.summary_hook)
     progress = console.progress_hook(spec.loss, *bounds)
     if progress is not None:
         worker_hooks.append(progress)
