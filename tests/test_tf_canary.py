@@ -96,3 +96,20 @@ def test_every_private_attribute_used_is_listed(boundary):
 
 def test_a_missing_attribute_is_reported():
     assert not _has_attribute("tensorflow.python.framework.ops", "Graph", "_no_such_thing")
+
+
+def test_keras_mask_set_in_call_survives_the_layer_call():
+    """`keras_internals.set_keras_mask` / `keras_mask`: a mask set on a subclassed model's
+    output in graph mode is still on the tensor the model call returns (legacy RNNModel)."""
+    tf = import_tf()
+
+    class Masked(tf.keras.Model):
+        def call(self, inputs):
+            out = inputs * 2.0
+            keras_internals.set_keras_mask(out, tf.ones_like(inputs, dtype=tf.bool))
+            return out
+
+    with tf.Graph().as_default():
+        out = Masked()(tf.zeros([2, 3]))
+        assert keras_internals.keras_mask(out) is not None
+        assert keras_internals.keras_mask(out).dtype == tf.bool

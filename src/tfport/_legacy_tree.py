@@ -227,7 +227,27 @@ for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
     NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
 NAMES["util"]["fn_args"] = "tfport.estimator._engine.calls:fn_args"  # TF 1.x util
 NAMES["tools.analytics"].update(_names("track_usage", "track_numerical_issues"))
-NAMES["canned.rnn"]["RNNModel"] = "tfport.estimator._canned.rnn:_model_class()"
+NAMES["canned.rnn"]["RNNModel"] = "tfport.estimator._canned.rnn:RNNModel"
+_V2_ENTRY = "tfport.estimator._canned.v2_entry"
+NAMES["canned.dnn"].update(
+    {n: f"{_V2_ENTRY}:{n}" for n in ("dnn_logit_fn_builder_v2", "dnn_model_fn_v2")}
+)
+NAMES["canned.linear"].update(
+    {
+        "linear_logit_fn_builder_v2": f"{_V2_ENTRY}:linear_logit_fn_builder_v2",
+        "LinearModel": "tfport.estimator._canned.linear_model:LinearModel",
+    }
+)
+NAMES["head.base_head"].update(
+    {
+        n: f"{_L}base_head:{n}"
+        for n in (
+            "create_estimator_spec_train_op",
+            "check_dense_labels_match_logits_and_reshape",
+            "get_weights_and_check_match_logits",
+        )
+    }
+)
 NAMES["canned.dnn"].update(
     {"dnn_logit_fn_builder": "tfport.estimator._canned.logit_fns:dnn_logit_fn_builder"}
 )

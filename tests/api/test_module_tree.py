@@ -22,18 +22,7 @@ import textwrap
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = "tensorflow_estimator.python.estimator"
-KNOWN_GAPS = {
-    # v2-only internals of the canned families (tfport builds them differently)
-    "canned.dnn.dnn_logit_fn_builder_v2",
-    "canned.dnn.dnn_model_fn_v2",
-    "canned.linear.LinearModel",
-    "canned.linear.linear_logit_fn_builder_v2",
-    "canned.rnn.RNNModel",
-    # helpers of the v2 head implementation (train op, label/weight reshaping)
-    "head.base_head.check_dense_labels_match_logits_and_reshape",
-    "head.base_head.create_estimator_spec_train_op",
-    "head.base_head.get_weights_and_check_match_logits",
-}
+KNOWN_GAPS: set[str] = set()
 # classes provided as one-line refusals (their members are not): TPU host internals, test
 # utilities, the experimental function-based export
 REFUSED_CLASSES = (

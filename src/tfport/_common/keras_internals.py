@@ -72,6 +72,7 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("keras.src.layers.layer", "Layer", "_call_has_training_arg"),
     ("keras.src.trainers.trainer", "Trainer", "_compile_loss"),
     ("keras.src.trainers.trainer", "Trainer", "_compile_metrics"),
+    ("tf_keras.src.engine.base_layer", None, "_keras_mask"),
 )
 
 
@@ -359,3 +360,14 @@ def enable_caching_device(cell: Any) -> None:
     """Sets a Keras RNN cell's `_enable_caching_device` (as the legacy estimator did)."""
     if hasattr(cell, "_enable_caching_device"):
         cell._enable_caching_device = True
+
+
+def set_keras_mask(tensor: Any, mask: Any) -> None:
+    """Sets a tf_keras output tensor's mask (`tensor._keras_mask`, which tf_keras's
+    `Layer.__call__` keeps on a call's outputs and legacy `RNNModel` set for its logits)."""
+    tensor._keras_mask = mask
+
+
+def keras_mask(tensor: Any) -> Any:
+    """A tf_keras tensor's mask (`tensor._keras_mask`), None when it has none."""
+    return getattr(tensor, "_keras_mask", None)

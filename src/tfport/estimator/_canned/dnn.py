@@ -66,8 +66,12 @@ def dnn_logits(
     batch_norm: bool = False,
     input_layer_partitioner: Any = None,
     v2: bool = False,
+    layer_prefix: str = "",
 ) -> Any:
     """Builds the DNN in the current variable scope (the caller opens `dnn`); returns logits.
+
+    `layer_prefix` starts the names of the v2 layers (`<prefix>hiddenlayer_N`, ...): legacy's
+    Keras DNN named its layers after the name scope the logit_fn was called in.
 
     Example:
         >>> with tf.compat.v1.variable_scope("dnn"):  # doctest: +SKIP
@@ -87,6 +91,7 @@ def dnn_logits(
             batch_norm,
             input_layer_partitioner,
             v2,
+            layer_prefix,
         )
 
 
@@ -101,6 +106,7 @@ def _build(
     batch_norm: bool,
     input_layer_partitioner: Any,
     v2: bool,
+    prefix: str = "",
 ) -> Any:
     tf = import_tf()
     v1 = tf.compat.v1
@@ -109,10 +115,11 @@ def _build(
         activation_fn = tf.nn.relu
     training = mode == ModeKeys.TRAIN
     scope_name = v1.get_variable_scope().name
-    with v1.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
+    input_scope = prefix + "input_from_feature_columns"
+    with v1.variable_scope(input_scope, partitioner=input_layer_partitioner):
         net = shared_embeddings.input_layer(features, list(feature_columns))
     for i, width in enumerate(hidden_units):
-        name = f"hiddenlayer_{i}"
+        name = f"{prefix}hiddenlayer_{i}"
         net = layers.dense(
             net,
             width,
@@ -130,10 +137,10 @@ def _build(
         net,
         units,
         activation=None,
-        name="logits",
+        name=f"{prefix}logits",
         kernel_initializer=v1.glorot_uniform_initializer(),
     )
-    add_layer_summary(logits, "logits" if v2 else f"{scope_name}/logits")
+    add_layer_summary(logits, f"{prefix}logits" if v2 else f"{scope_name}/logits")
     return logits
 
 

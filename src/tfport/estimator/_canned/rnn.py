@@ -152,35 +152,63 @@ def check_sequence_columns(sequence_columns: Any, context_columns: Any) -> tuple
     return sequence_columns, context_columns
 
 
-def _model_class() -> type:
-    return RNNModel
-
-
 class RNNModel(_Model):
-    """SequenceFeatures [+ context] -> RNN layer (masked) -> dense logits.
+    """A Keras RNN model (legacy `canned.rnn.RNNModel`): SequenceFeatures [+ context columns
+    tiled over time] -> `rnn_layer` (masked by the sequence lengths) -> dense `logits`.
 
-    With `return_sequences`: (logits [batch, time, units], mask [batch, time]).
+    With `return_sequences` the logits `[batch, time, units]` carry the sequence mask as
+    their Keras mask (`logits._keras_mask`, as legacy set it).
+
+    Args:
+        rnn_layer: a Keras RNN layer.
+        units: width of the logits layer (an int).
+        sequence_feature_columns: sequence columns (or columns built on one).
+        context_feature_columns: dense non-sequence columns fed at every step, or None.
+        activation: activation of the logits layer (None: plain logits).
+        return_sequences: logits for every step rather than the last one.
+        **kwargs: Keras model arguments (`name`, ...).
+
+    Raises:
+        ValueError: `units` is not an int.
+
+    Example:
+        >>> model = RNNModel(tf.keras.layers.SimpleRNN(8), 1, [seq_col])  # doctest: +SKIP
     """
 
     def __init__(
         self,
         rnn_layer: Any,
         units: int,
-        sequence_columns: list,
-        context: list,
+        sequence_feature_columns: Any,
+        context_feature_columns: Any = None,
+        activation: Any = None,
         return_sequences: bool = False,
+        **kwargs: Any,
     ):
-        super().__init__(name="rnn_model")
+        super().__init__(**kwargs)
+        if isinstance(units, bool) or not isinstance(units, int):
+            raise ValueError(f"units must be an int.  Given type: {type(units)}")
         self._return_sequences = return_sequences
-        self._sequence_layer = tf.keras.experimental.SequenceFeatures(sequence_columns)
+        self._sequence_feature_columns = sequence_feature_columns
+        self._context_feature_columns = context_feature_columns
+        self._sequence_layer = tf.keras.experimental.SequenceFeatures(sequence_feature_columns)
         self._context_layer = None
-        if context:
+        if context_feature_columns:
             dense_features = getattr(tf.compat.v1.keras.layers, "DenseFeatures", None)
-            self._context_layer = (dense_features or tf.keras.layers.DenseFeatures)(context)
+            self._context_layer = (dense_features or tf.keras.layers.DenseFeatures)(
+                context_feature_columns
+            )
         self._rnn_layer = rnn_layer
-        self._logits_layer = tf.keras.layers.Dense(units=units, name="logits")
+        self._logits_layer = tf.keras.layers.Dense(
+            units=units, activation=activation, name="logits"
+        )
 
-    def call(self, inputs: dict, training: Any = None) -> Any:
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        """Logits `[batch, units]` (`[batch, time, units]` with `return_sequences`)."""
+        if not isinstance(inputs, dict):
+            raise ValueError(
+                f"inputs should be a dictionary of `Tensor`s. Given type: {type(inputs)}"
+            )
         with tf.compat.v1.name_scope("sequence_input_layer"):
             sequence_input, sequence_length = self._sequence_layer(inputs, training=training)
             tf.compat.v1.summary.histogram("sequence_length", sequence_length)
@@ -194,8 +222,49 @@ class RNNModel(_Model):
         mask = tf.sequence_mask(sequence_length, maxlen=tf.shape(sequence_input)[1])
         outputs = self._rnn_layer(sequence_input, mask=mask, training=training)
         logits = self._logits_layer(outputs)
-        # Per-step logits come with the mask of their valid steps (the sequential head's).
-        return (logits, mask) if self._return_sequences else logits
+        if self._return_sequences:  # the sequential head's mask of valid steps
+            keras_internals.set_keras_mask(logits, mask)
+        return logits
+
+    def get_config(self) -> dict:
+        """The model's config: layer, units, activation and serialized columns."""
+        serialize = tf.__internal__.feature_column.serialize_feature_column
+        context = self._context_feature_columns
+        return {
+            "name": self.name,
+            "rnn_layer": {
+                "class_name": type(self._rnn_layer).__name__,
+                "config": self._rnn_layer.get_config(),
+            },
+            "units": self._logits_layer.units,
+            "return_sequences": self._return_sequences,
+            "activation": tf.keras.activations.serialize(self._logits_layer.activation),
+            "sequence_feature_columns": [serialize(c) for c in self._sequence_feature_columns],
+            "context_feature_columns": [serialize(c) for c in context] if context else None,
+        }
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Any = None) -> Any:
+        """An `RNNModel` from `get_config()`'s output."""
+        deserialize = tf.__internal__.feature_column.deserialize_feature_column
+        config = dict(config)
+        rnn_layer = tf.keras.layers.deserialize(
+            config.pop("rnn_layer"), custom_objects=custom_objects
+        )
+        sequence = [deserialize(c, custom_objects) for c in config.pop("sequence_feature_columns")]
+        context = config.pop("context_feature_columns", None)
+        if context:
+            context = [deserialize(c, custom_objects) for c in context]
+        activation = tf.keras.activations.deserialize(
+            config.pop("activation", None), custom_objects=custom_objects
+        )
+        return cls(
+            rnn_layer=rnn_layer,
+            sequence_feature_columns=sequence,
+            context_feature_columns=context,
+            activation=activation,
+            **config,
+        )
 
 
 def _concatenate_context(tf: Any, context: Any, sequence: Any) -> Any:
@@ -255,16 +324,20 @@ def rnn_model_fn(
     # Each replica rebuilds the model in one graph: equal Keras names reuse replica 0's variables.
     import_tf().keras.backend.reset_uids()
     layer = make_rnn_layer(rnn_cell_fn, units, cell_type, return_sequences)
-    model = _model_class()(
-        layer, head.logits_dimension, sequence_columns, context_columns, return_sequences
+    model = RNNModel(
+        layer,
+        head.logits_dimension,
+        sequence_columns,
+        context_columns,
+        return_sequences=return_sequences,
+        name="rnn_model",
     )
     training = mode == ModeKeys.TRAIN
     opt = _optimizer(optimizer) if training else None
     logits = model(features, training)
-    if return_sequences:
-        logits, mask = logits
-        if head.input_sequence_mask_key not in features:
-            features = {**features, head.input_sequence_mask_key: mask}
+    if return_sequences and head.input_sequence_mask_key not in features:
+        mask = keras_internals.keras_mask(logits)
+        features = {**features, head.input_sequence_mask_key: mask}
     return head.create_estimator_spec(
         features,
         mode,

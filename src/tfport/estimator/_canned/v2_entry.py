@@ -1,0 +1,234 @@
+"""The v2 entry points of legacy's `canned.dnn` / `canned.linear` modules that libraries build
+custom Estimators on: `dnn_logit_fn_builder_v2`, `dnn_model_fn_v2`, `linear_logit_fn_builder_v2`.
+
+They run tfport's canned DNN and linear builders (`dnn.dnn_logits`, `linear.linear_logits`)
+and give legacy's variable names and summaries: the DNN lives in a `dnn` scope with layers
+named after the scope the logit_fn is called in (`deep/dnn/deep/hiddenlayer_0/kernel` inside
+`variable_scope("deep")`, `dnn/hiddenlayer_0/kernel` at the top), the linear model in
+`linear_model/<column>/weights` and `linear_model/bias_weights`.
+
+Example:
+    >>> from tfport.estimator._canned.v2_entry import linear_logit_fn_builder_v2
+    >>> callable(linear_logit_fn_builder_v2(1, []))
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import dnn, linear, optimizers
+from tfport.estimator._canned.model_fns import _iterations
+from tfport.estimator._engine.spec import ModeKeys
+
+tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
+
+__all__ = ["dnn_logit_fn_builder_v2", "dnn_model_fn_v2", "linear_logit_fn_builder_v2"]
+
+
+def _check_units(units: Any) -> int:
+    if isinstance(units, bool) or not isinstance(units, int):
+        raise TfportInputError(
+            message("units must be an int", "Pass the logits dimension", units=type(units))
+        )
+    return units
+
+
+def _check_v2_columns(feature_columns: Any) -> None:
+    base = tf.__internal__.feature_column.FeatureColumn
+    for column in feature_columns:
+        if not isinstance(column, base):
+            raise TfportInputError(
+                message(
+                    "Received a feature column from TensorFlow v1, but this is a TensorFlow v2 "
+                    "model",
+                    "Use v2 feature columns (tf.feature_column.*), or the v1 builders "
+                    "(tf.compat.v1.estimator.experimental.*_logit_fn_builder) with v1 columns",
+                    column=column,
+                )
+            )
+
+
+def _check_features(features: Any) -> None:
+    if not isinstance(features, dict):
+        raise TfportInputError(
+            message(
+                "features should be a dictionary of `Tensor`s",
+                "Return ({'name': tensor, ...}, labels) from input_fn",
+                features=type(features),
+            )
+        )
+
+
+def _build_dnn(
+    features: Any,
+    mode: str,
+    units: int,
+    hidden_units: Any,
+    feature_columns: Any,
+    activation_fn: Any,
+    dropout: Any,
+    batch_norm: bool,
+) -> tuple:
+    """(logits, trainable variables, update ops) of the DNN built in a new `dnn` scope."""
+    v1 = tf.compat.v1
+    _check_v2_columns(feature_columns)
+    outer = v1.get_variable_scope().name
+    prefix = f"{outer}/" if outer else ""
+    before = set(v1.get_collection(v1.GraphKeys.UPDATE_OPS))
+    with v1.variable_scope("dnn", values=tuple(features.values())) as scope:
+        logits = dnn.dnn_logits(
+            features,
+            mode,
+            units=units,
+            hidden_units=tuple(hidden_units),
+            feature_columns=list(feature_columns),
+            activation_fn=activation_fn,
+            dropout=dropout,
+            batch_norm=batch_norm,
+            v2=True,
+            layer_prefix=prefix,
+        )
+    variables = v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/")
+    updates = [op for op in v1.get_collection(v1.GraphKeys.UPDATE_OPS) if op not in before]
+    return logits, variables, updates
+
+
+def dnn_logit_fn_builder_v2(
+    units: int,
+    hidden_units: Any,
+    feature_columns: Any,
+    activation_fn: Any,
+    dropout: Any,
+    batch_norm: bool,
+) -> Callable:
+    """A `logit_fn(features, mode)` building the v2 canned DNN (legacy's Keras `dnn` model).
+
+    Args:
+        units: dimension of the logits.
+        hidden_units: widths of the hidden layers.
+        feature_columns: v2 feature columns read through the input layer.
+        activation_fn: activation of the hidden layers.
+        dropout: drop probability in training, or None.
+        batch_norm: batch normalization after each hidden layer.
+
+    Returns:
+        `logit_fn(features, mode) -> logits` of shape `[batch, units]`.
+
+    Raises:
+        ValueError: `units` is not an int (a `TfportInputError`).
+
+    Example:
+        >>> fn = dnn_logit_fn_builder_v2(3, [8], cols, tf.nn.relu, None, False)  # doctest: +SKIP
+        >>> logits = fn(features, tf.estimator.ModeKeys.TRAIN)  # doctest: +SKIP
+    """
+    units = _check_units(units)
+
+    def dnn_logit_fn(features: Any, mode: str) -> Any:
+        _check_features(features)
+        hidden = dnn.check_hidden_units(hidden_units)
+        return _build_dnn(
+            features, mode, units, hidden, feature_columns, activation_fn, dropout, batch_norm
+        )[0]
+
+    return dnn_logit_fn
+
+
+def dnn_model_fn_v2(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    hidden_units: Any,
+    feature_columns: Any,
+    optimizer: Any = "Adagrad",
+    activation_fn: Any = tf.nn.relu,
+    dropout: Any = None,
+    config: Any = None,
+    use_tpu: bool = False,
+    batch_norm: bool = False,
+) -> Any:
+    """The model_fn of the v2 DNN estimators, over any v2 head.
+
+    Args:
+        features: dict of feature name -> `Tensor`.
+        labels: the labels, or None in PREDICT.
+        mode: a `ModeKeys` value.
+        head: a `tf.estimator.Head` (v2).
+        hidden_units: widths of the hidden layers.
+        feature_columns: v2 feature columns.
+        optimizer: a Keras optimizer name, class, instance or callable (TRAIN only).
+        activation_fn: activation of the hidden layers.
+        dropout: drop probability in training, or None.
+        config: the `RunConfig` (unused, as in legacy).
+        use_tpu: build the spec with `head._create_tpu_estimator_spec`.
+        batch_norm: batch normalization after each hidden layer.
+
+    Returns:
+        The head's `EstimatorSpec` (`TPUEstimatorSpec` with `use_tpu`).
+
+    Example:
+        >>> def model_fn(features, labels, mode, config):  # doctest: +SKIP
+        ...     return dnn_model_fn_v2(features, labels, mode, tf.estimator.BinaryClassHead(),
+        ...                            [8, 4], cols, config=config)
+    """
+    del config
+    _check_features(features)
+    logits, variables, updates = _build_dnn(
+        features,
+        mode,
+        _check_units(head.logits_dimension),
+        dnn.check_hidden_units(hidden_units),
+        feature_columns,
+        activation_fn,
+        dropout,
+        batch_norm,
+    )
+    opt = None
+    if mode == ModeKeys.TRAIN:
+        opt = _iterations(optimizers.get_v2(optimizer))  # one instance, every replica
+    spec_fn = head._create_tpu_estimator_spec if use_tpu else head.create_estimator_spec
+    return spec_fn(
+        features=features,
+        mode=mode,
+        labels=labels,
+        optimizer=opt,
+        logits=logits,
+        trainable_variables=variables,
+        update_ops=updates,
+    )
+
+
+def linear_logit_fn_builder_v2(
+    units: int, feature_columns: Any, sparse_combiner: str = "sum"
+) -> Callable:
+    """A `logit_fn(features)` building the v2 linear model (`linear_model/...` variables).
+
+    Adds legacy's `bias` and `fraction_of_zero_weights` summaries.
+
+    Args:
+        units: dimension of the logits.
+        feature_columns: v2 feature columns.
+        sparse_combiner: how multivalent categorical columns combine (`'sum'`, `'mean'`,
+            `'sqrtn'`).
+
+    Returns:
+        `logit_fn(features) -> logits` of shape `[batch, units]`.
+
+    Example:
+        >>> fn = linear_logit_fn_builder_v2(1, cols)  # doctest: +SKIP
+        >>> logits = fn(features)  # doctest: +SKIP
+    """
+
+    def linear_logit_fn(features: Any) -> Any:
+        _check_v2_columns(feature_columns)
+        logits, bias, weights = linear.linear_logits(
+            features, list(feature_columns), _check_units(units), sparse_combiner
+        )
+        linear.add_linear_summaries(bias, weights, units)
+        return logits
+
+    return linear_logit_fn
