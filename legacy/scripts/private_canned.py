@@ -20,13 +20,16 @@ predicts 24 rows. Features: `x` (3 floats), `c` (an id in [0, 4)), `w` (a weight
   scope, through ``MultiClassHead(3)``'s own ``create_estimator_spec`` (Keras Adagrad).
 """
 
-import json
+import pathlib
 import sys
 
 import numpy as np
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import private_cases  # noqa: E402  (its data pipeline, rows and output writer)
+
 CASES = ("private_dnn_model_fn", "private_linear_logit_fn", "private_linear_model")
-STEPS, BATCH = 40, 16
+STEPS = private_cases.STEPS  # 40 steps of batch 16
 
 
 def _data():
@@ -47,47 +50,14 @@ def _columns(tf):
     return x, c
 
 
-def _input_fns(tf, features, labels):
-    def train():
-        ds = tf.data.Dataset.from_tensor_slices((features, labels))
-        return ds.repeat().batch(BATCH, drop_remainder=True)
-
-    def evaluate():
-        return tf.data.Dataset.from_tensor_slices((features, labels)).take(48).batch(16)
-
-    def predict():
-        feats = {k: v[:24] for k, v in features.items()}
-        return tf.data.Dataset.from_tensor_slices(feats).batch(8)
-
-    return train, evaluate, predict
-
-
 def _run(tf, model_fn, label_key, model_dir, out_json):
     features, labels = _data()
-    train, evaluate, predict = _input_fns(tf, features, labels[label_key])
-    config = tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=20)
-    est = tf.estimator.Estimator(model_fn, config=config)
+    train, evaluate, predict = private_cases._dataset_fns(tf, features, labels[label_key])
+    est = tf.estimator.Estimator(model_fn, config=private_cases._config(tf, model_dir))
     est.train(train, max_steps=STEPS)
     metrics = est.evaluate(evaluate)
-    rows = []
-    for p in est.predict(predict):
-        rows.append(
-            {
-                str(k): np.asarray(v).astype("float64").tolist()
-                for k, v in p.items()
-                if np.asarray(v).dtype.kind in "fi"
-            }
-        )
-    ckpt = tf.train.latest_checkpoint(model_dir)
-    out = {
-        "eval_metrics": {k: float(v) for k, v in metrics.items()},
-        "predictions": rows[:24],
-        "variables": sorted(n for n, _ in tf.train.list_variables(ckpt)),
-        "steps": STEPS,
-        "batch_size": BATCH,
-    }
-    with open(out_json, "w") as f:
-        json.dump(out, f, indent=1, sort_keys=True)
+    rows = private_cases._rows(est.predict(predict))
+    private_cases._finish(tf, metrics, rows, model_dir, out_json)
 
 
 def dnn_model_fn_case(model_dir, out_json):
