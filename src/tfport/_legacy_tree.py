@@ -75,7 +75,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "export.export": (_EXPORT, _RECEIVERS),
     "export.export_lib": (_EXPORT, _RECEIVERS),
     "export.export_output": (_EXPORT,),
-    "export.function": (),
+    "export.function": (_L + "export_function",),
     "exporter": (_V2,),
     "extenders": (_V2,),
     "gc": (_L + "gc",),
@@ -90,7 +90,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "head.sequential_head": ("tfport.estimator._heads.sequential",),
     "hooks": (_V2, _EXP),
     "hooks.basic_session_run_hooks": (),
-    "hooks.fake_summary_writer": (),
+    "hooks.fake_summary_writer": (_L + "fake_summary_writer",),
     "hooks.hooks": (_EXP,),
     "hooks.session_run_hook": (),
     "inputs": (_INPUTS,),
@@ -219,8 +219,6 @@ NAMES["model_fn"].update(
 )
 NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
 NAMES["estimator_export"]["T"] = f"{_N}:T"
-NAMES["export.function"].update(_names("ModelFunction", "EstimatorSpecFunction"))
-NAMES["hooks.fake_summary_writer"].update(_names("FakeSummaryWriter"))
 NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
 NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = f"{_L}util:ExamplesPerSecondHook"
 for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
@@ -268,6 +266,4 @@ WHY = {
     "MultiLabelHead",
     "inputs.queues": "queue-based feeding is gone from TF 2.21 (tfport's input functions use "
     "tf.data); use tf.estimator.inputs.numpy_input_fn / pandas_input_fn or tf.data",
-    "export.function": "the TF2 function-based export was experimental and is not provided; "
-    "use Estimator.export_saved_model",
 }

@@ -73,6 +73,12 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("ops.control_flow_ops", "XLAControlFlowContext"),
     ("util.tf_should_use", "_add_should_use_warning"),
     ("ops.summary_ops_v2", "_summary_state"),
+    ("summary.writer.writer", "FileWriter"),
+    ("summary.writer.writer_cache", "FileWriter"),
+    ("ops.variable_scope", "with_variable_store"),
+    ("ops.variable_scope", "_VariableStore"),
+    ("ops.variable_scope", "_VariableScopeStore"),
+    ("ops.variable_scope", "_VARSCOPESTORE_KEY"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
@@ -976,3 +982,45 @@ def default_summary_writer() -> Any:
     from tensorflow.python.ops import summary_ops_v2
 
     return summary_ops_v2._summary_state.writer
+
+
+def auto_trackable_class() -> Any:
+    """The `AutoTrackable` class itself, to subclass (`trackable.autotrackable`, TF >= 2.9)."""
+    return _tf("trackable.autotrackable", "AutoTrackable")
+
+
+def replace_summary_file_writer(writer_class: Any) -> Any:
+    """Makes `writer_class` the `FileWriter` v1 summaries are written with; returns the old one.
+
+    Relies on `summary.writer.writer.FileWriter` and the module global `FileWriter` of
+    `summary.writer.writer_cache` (what `FileWriterCache.get`, hence `SummaryWriterCache`,
+    the v1 hooks and tfport's evaluation summaries, construct); both hold on TF 2.0 - 2.21.
+    """
+    writer = _module("summary.writer.writer")
+    cache = _module("summary.writer.writer_cache")
+    previous = cache.FileWriter
+    writer.FileWriter = writer_class
+    cache.FileWriter = writer_class
+    return previous
+
+
+@contextlib.contextmanager
+def fresh_v1_variable_store() -> Iterator[None]:
+    """New, empty `get_variable` and variable-scope stores in the current graph for the block.
+
+    Relies on `ops.variable_scope.with_variable_store`, `_VariableStore`,
+    `_VariableScopeStore` and `_VARSCOPESTORE_KEY` (TF 2.0 - 2.21). TF2 function graphs
+    otherwise share both: a `get_variable` name met in an earlier function (of any object)
+    is "already exists", and default scope names (optimizer slots: `w/Adam`) get a suffix.
+    """
+    import tensorflow as tf
+
+    variable_scope = _module("ops.variable_scope")
+    scopes = tf.compat.v1.get_collection_ref(variable_scope._VARSCOPESTORE_KEY)
+    old_scopes = list(scopes)
+    scopes[:] = [variable_scope._VariableScopeStore()]
+    try:
+        with variable_scope.with_variable_store(variable_scope._VariableStore()):
+            yield
+    finally:
+        scopes[:] = old_scopes

@@ -383,19 +383,3 @@ BatchConfig = collections.namedtuple(
     ],
     defaults=(100,),
 )
-_EXPORT_FUNCTION = (
-    "the TF2 function-based export (export.function) was experimental and is not provided; "
-    "use Estimator.export_saved_model"
-)
-ModelFunction = unavailable_class("ModelFunction", _EXPORT_FUNCTION, "config=None, params=None")
-EstimatorSpecFunction = unavailable_class(
-    "EstimatorSpecFunction",
-    _EXPORT_FUNCTION,
-    "fn, mode, config=None, params=None, variable_holder=None, **kwargs",
-)
-FakeSummaryWriter = unavailable_class(
-    "FakeSummaryWriter",
-    "it is a test utility of the legacy package; read the events with tf.compat.v1.train."
-    "summary_iterator",
-    "logdir, graph=None",
-)
