@@ -113,3 +113,45 @@ def test_keras_mask_set_in_call_survives_the_layer_call():
         out = Masked()(tf.zeros([2, 3]))
         assert keras_internals.keras_mask(out) is not None
         assert keras_internals.keras_mask(out).dtype == tf.bool
+
+
+def test_replace_summary_file_writer_is_what_the_writer_cache_builds(tmp_path):
+    tf = import_tf()
+
+    class Recorder:
+        def __init__(self, logdir, graph=None):
+            self.logdir = logdir
+
+        def close(self):
+            pass
+
+    tf.compat.v1.summary.FileWriterCache.clear()
+    previous = tf_internals.replace_summary_file_writer(Recorder)
+    try:
+        assert isinstance(tf.compat.v1.summary.FileWriterCache.get(str(tmp_path)), Recorder)
+    finally:
+        assert tf_internals.replace_summary_file_writer(previous) is Recorder
+        tf.compat.v1.summary.FileWriterCache.clear()
+    assert previous is tf.compat.v1.summary.FileWriter
+
+
+def test_fresh_v1_variable_store_lets_each_function_create_the_name():
+    tf = import_tf()
+    made = []
+
+    def creator(next_creator, **kwargs):
+        kwargs["experimental_enable_variable_lifting"] = False
+        with tf.init_scope():
+            made.append(next_creator(**kwargs))
+        return made[-1]
+
+    @tf.function
+    def fn():
+        with tf_internals.fresh_v1_variable_store(), tf.variable_creator_scope(creator):
+            with tf.compat.v1.variable_scope(None, default_name="scope"):
+                tf.compat.v1.get_variable("v", initializer=lambda: tf.constant(1.0))
+        return tf.constant(0)
+
+    fn()
+    tf.function(fn.python_function)()  # a second function graph: no "already exists"
+    assert [v.name for v in made] == ["scope/v:0", "scope/v:0"]

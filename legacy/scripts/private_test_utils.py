@@ -23,11 +23,12 @@ the same model_fn through ``ModelFunction`` (and a saved and reloaded copy).
 
 ``private_fake_summary_writer``: ``FakeSummaryWriter.install()``, then (1) a
 ``MonitoredSession`` with a ``SummarySaverHook`` (every 2 steps) and a ``StepCounterHook``
-over a graph whose scalar summaries follow a dataset element read once per run, 6 steps; (2) an Estimator trained 6
-steps (``save_summary_steps=2``, checkpoints every 3 steps, a ``tf.compat.v1.summary.scalar``
-in its model_fn) and evaluated one step. Records, for each writer the cache made, the
-``{tag: simple_value}`` per step (``global_step/sec`` left out: wall-time based), the number
-of graphs and meta graphs added and the session logs (status, checkpoint file name).
+over a graph whose scalar summaries follow a dataset element read once per run, 6 steps;
+(2) an Estimator trained 6 steps (``save_summary_steps=2``, checkpoints every 3 steps, a
+``tf.compat.v1.summary.scalar`` in its model_fn) and evaluated one step. Records, for each
+writer the cache made, the ``{tag: simple_value}`` per step (``global_step/sec`` left out:
+wall-time based), the number of graphs and meta graphs added and the session logs (status,
+checkpoint file name).
 """
 
 import json
@@ -266,4 +267,7 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] in ARTIFACTS:
         main(sys.argv[1], sys.argv[2])
     else:
-        sys.exit("usage: private_test_utils.py {private_export_function,private_fake_summary_writer} OUT_DIR")
+        sys.exit(
+            "usage: private_test_utils.py "
+            "{private_export_function,private_fake_summary_writer} OUT_DIR"
+        )

@@ -64,7 +64,9 @@ def _legacy_test_model_fn(features, labels, mode):
     if mode == tf.estimator.ModeKeys.PREDICT:
         return tf.estimator.EstimatorSpec(mode, predictions=features + 1)
     if mode == tf.estimator.ModeKeys.EVAL:
-        return tf.estimator.EstimatorSpec(mode, loss=tf.constant(5) + v, predictions=features + labels)
+        return tf.estimator.EstimatorSpec(
+            mode, loss=tf.constant(5) + v, predictions=features + labels
+        )
     step = tf.compat.v1.train.get_global_step()
     return tf.estimator.EstimatorSpec(
         mode,

@@ -63,7 +63,10 @@ def test_hooks_and_estimator_write_the_legacy_summaries_into_the_fake(name, writ
     assert sorted(writer.summaries) == sorted(expected)
     assert len(writer._added_graphs) == want["graphs"]
     assert len(writer._added_meta_graphs) == want["meta_graphs"]
-    logs = [[int(log.status), log.checkpoint_path.rpartition("/")[2]] for log in writer._added_session_logs]
+    logs = [
+        [int(log.status), log.checkpoint_path.rpartition("/")[2]]
+        for log in writer._added_session_logs
+    ]
     assert logs == want["session_logs"]
 
 

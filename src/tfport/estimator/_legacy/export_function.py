@@ -20,7 +20,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
@@ -153,7 +154,9 @@ def _wrap_and_verify_model_fn(
     """(a function of `(features[, labels])` calling model_fn, whether it takes labels)."""
     verify_model_fn_args(model_fn, params)
     args = calls.fn_args(model_fn)
-    kwargs = {k: v for k, v in (("mode", mode), ("params", params), ("config", config)) if k in args}
+    kwargs = {
+        k: v for k, v in (("mode", mode), ("params", params), ("config", config)) if k in args
+    }
     takes_labels = "labels" in args
     if takes_labels and (input_signature is None or len(input_signature) == 2):
 
@@ -178,7 +181,7 @@ def _filter_estimator_spec_outputs(spec: Any) -> dict:
 
 
 def _spec_outputs(ret: Any) -> Any:
-    from tfport.estimator import EstimatorSpec
+    from tfport.estimator._engine.spec import EstimatorSpec
 
     # the train op is stateful: the function's automatic control dependencies run it
     return _filter_estimator_spec_outputs(ret) if isinstance(ret, EstimatorSpec) else ret
@@ -210,7 +213,8 @@ class EstimatorSpecFunction(_AutoTrackable):
         self._name = mode
         self._variable_holder = variable_holder or _VariableHolder()
         self._python_function = python_function
-        self.__call__ = self._defun(python_function, **kwargs)
+        # a child named `__call__`: tf.saved_model.load makes the restored object callable
+        self.__call__ = self._defun(python_function, **kwargs)  # type: ignore[method-assign]
 
     def _defun(self, fn: Any, **kwargs: Any) -> Any:
         holder = self._variable_holder
