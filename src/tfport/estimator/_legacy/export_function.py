@@ -100,10 +100,11 @@ class _VariableHolder:
         collections = kwargs.pop("collections", None) or [v1.GraphKeys.GLOBAL_VARIABLES]
         with v1.name_scope(kwargs.get("name"), "Variable") as scope:
             name = scope.rstrip("/")
-        variable = self.variables.get(name)
+        # class methods called explicitly: a variable named `get` shadows the attribute
+        variable = _VariablesByName.get(self.variables, name)
         if variable is None:
             variable = self._create(next_creator, name, kwargs)
-            self.variables._add(name, variable)
+            _VariablesByName._add(self.variables, name, variable)
         if variable.trainable and v1.GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections = [*collections, v1.GraphKeys.TRAINABLE_VARIABLES]
         _add_once(collections, variable)
