@@ -303,17 +303,26 @@ def test_builders_refuse_what_legacy_refused():
             )
 
 
-def test_dnn_builder_names_layers_after_the_caller_scope():
+def test_dnn_builder_names_layers_after_the_name_scopes_as_legacy():
+    """Names measured on TF 2.15: Keras took them from the name scopes of the call."""
     x = tf.feature_column.numeric_column("x")
     with tf.Graph().as_default():
         fn = v2_entry.dnn_logit_fn_builder_v2(2, [3], [x], tf.nn.relu, None, False)
-        with v1.variable_scope("deep"):
-            logits = fn({"x": tf.zeros([4, 1])}, "train")
-        names = sorted(v.op.name for v in v1.trainable_variables())
-    assert logits.shape.as_list() == [4, 2]
-    assert names == [
-        "deep/dnn/deep/hiddenlayer_0/bias",
-        "deep/dnn/deep/hiddenlayer_0/kernel",
-        "deep/dnn/deep/logits/bias",
-        "deep/dnn/deep/logits/kernel",
-    ]
+        features = {"x": tf.zeros([4, 1])}
+        assert fn(features, "train").shape.as_list() == [4, 2]
+        fn(features, "train")  # a second DNN in the same scope
+        with v1.variable_scope("a"):
+            fn(features, "train")
+        with v1.name_scope("ns"):
+            fn(features, "train")
+        names = {v.op.name.rpartition("/")[0] for v in v1.trainable_variables()}
+    assert names == {
+        "dnn/hiddenlayer_0",
+        "dnn/logits",
+        "dnn_1/hiddenlayer_0_1",
+        "dnn_1/logits_1",
+        "a/dnn/a/hiddenlayer_0",
+        "a/dnn/a/logits",
+        "ns/dnn/ns/hiddenlayer_0",
+        "ns/dnn/ns/logits",
+    }

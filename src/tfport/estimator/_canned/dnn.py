@@ -66,12 +66,13 @@ def dnn_logits(
     batch_norm: bool = False,
     input_layer_partitioner: Any = None,
     v2: bool = False,
-    layer_prefix: str = "",
+    layer_names: dict | None = None,
 ) -> Any:
     """Builds the DNN in the current variable scope (the caller opens `dnn`); returns logits.
 
-    `layer_prefix` starts the names of the v2 layers (`<prefix>hiddenlayer_N`, ...): legacy's
-    Keras DNN named its layers after the name scope the logit_fn was called in.
+    `layer_names` maps the layer names (`input_from_feature_columns`, `hiddenlayer_N`,
+    `logits`) to the names to use instead: legacy's Keras DNN behind the v2 logit_fn builder
+    named its layers after the name scopes they were made in.
 
     Example:
         >>> with tf.compat.v1.variable_scope("dnn"):  # doctest: +SKIP
@@ -91,7 +92,7 @@ def dnn_logits(
             batch_norm,
             input_layer_partitioner,
             v2,
-            layer_prefix,
+            layer_names or {},
         )
 
 
@@ -106,7 +107,7 @@ def _build(
     batch_norm: bool,
     input_layer_partitioner: Any,
     v2: bool,
-    prefix: str = "",
+    names: dict,
 ) -> Any:
     tf = import_tf()
     v1 = tf.compat.v1
@@ -115,11 +116,11 @@ def _build(
         activation_fn = tf.nn.relu
     training = mode == ModeKeys.TRAIN
     scope_name = v1.get_variable_scope().name
-    input_scope = prefix + "input_from_feature_columns"
+    input_scope = names.get("input_from_feature_columns", "input_from_feature_columns")
     with v1.variable_scope(input_scope, partitioner=input_layer_partitioner):
         net = shared_embeddings.input_layer(features, list(feature_columns))
     for i, width in enumerate(hidden_units):
-        name = f"{prefix}hiddenlayer_{i}"
+        name = names.get(f"hiddenlayer_{i}", f"hiddenlayer_{i}")
         net = layers.dense(
             net,
             width,
@@ -137,10 +138,10 @@ def _build(
         net,
         units,
         activation=None,
-        name=f"{prefix}logits",
+        name=names.get("logits", "logits"),
         kernel_initializer=v1.glorot_uniform_initializer(),
     )
-    add_layer_summary(logits, f"{prefix}logits" if v2 else f"{scope_name}/logits")
+    add_layer_summary(logits, names.get("logits", "logits") if v2 else f"{scope_name}/logits")
     return logits
 
 

@@ -2,9 +2,10 @@
 custom Estimators on: `dnn_logit_fn_builder_v2`, `dnn_model_fn_v2`, `linear_logit_fn_builder_v2`.
 
 They run tfport's canned DNN and linear builders (`dnn.dnn_logits`, `linear.linear_logits`)
-and give legacy's variable names and summaries: the DNN lives in a `dnn` scope with layers
-named after the scope the logit_fn is called in (`deep/dnn/deep/hiddenlayer_0/kernel` inside
-`variable_scope("deep")`, `dnn/hiddenlayer_0/kernel` at the top), the linear model in
+and give legacy's variable names and summaries. Legacy's Keras DNN took its names from name
+scopes: `dnn/hiddenlayer_0/kernel` at the top, `deep/dnn/deep/hiddenlayer_0/kernel` inside
+`variable_scope("deep")` (or `name_scope("deep")`), `dnn_1/hiddenlayer_0_1/kernel` for a
+second DNN in the same scope (all measured on TF 2.15). The linear model is
 `linear_model/<column>/weights` and `linear_model/bias_weights`.
 
 Example:
@@ -15,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +29,7 @@ from tfport.estimator._engine.spec import ModeKeys
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
 __all__ = ["dnn_logit_fn_builder_v2", "dnn_model_fn_v2", "linear_logit_fn_builder_v2"]
+_REPLICA_SCOPE = re.compile(r"(^|/)replica_\d+/")
 
 
 def _check_units(units: Any) -> int:
@@ -63,35 +66,57 @@ def _check_features(features: Any) -> None:
         )
 
 
+def _unreplicated(name: str) -> str:
+    """`name` without a strategy's `replica_N/` scope (replicas reuse replica 0's variables)."""
+    return _REPLICA_SCOPE.sub(r"\1", name)
+
+
+def _layer_names(hidden_units: tuple) -> dict:
+    """Legacy's layer names: the name scopes its Keras DNN opened for them, in its order."""
+    v1 = tf.compat.v1
+    names = {}
+    for base in (
+        "input_from_feature_columns",
+        *(f"hiddenlayer_{i}" for i in range(len(hidden_units))),
+        "logits",
+    ):
+        with v1.name_scope(base) as scope:
+            names[base] = _unreplicated(scope[:-1])
+    return names
+
+
 def _build_dnn(
     features: Any,
     mode: str,
     units: int,
-    hidden_units: Any,
+    hidden_units: tuple,
     feature_columns: Any,
     activation_fn: Any,
     dropout: Any,
     batch_norm: bool,
 ) -> tuple:
-    """(logits, trainable variables, update ops) of the DNN built in a new `dnn` scope."""
+    """(logits, trainable variables, update ops) of the DNN, named as legacy's Keras `dnn`
+    model named them: `<model scope>/<layer scope>/kernel`, both name scopes of the call."""
     v1 = tf.compat.v1
     _check_v2_columns(feature_columns)
-    outer = v1.get_variable_scope().name
-    prefix = f"{outer}/" if outer else ""
+    names = _layer_names(hidden_units)
     before = set(v1.get_collection(v1.GraphKeys.UPDATE_OPS))
-    with v1.variable_scope("dnn", values=tuple(features.values())) as scope:
-        logits = dnn.dnn_logits(
-            features,
-            mode,
-            units=units,
-            hidden_units=tuple(hidden_units),
-            feature_columns=list(feature_columns),
-            activation_fn=activation_fn,
-            dropout=dropout,
-            batch_norm=batch_norm,
-            v2=True,
-            layer_prefix=prefix,
-        )
+    reuse = v1.get_variable_scope().reuse
+    with v1.name_scope("dnn", values=tuple(features.values())) as model_scope:
+        scope = v1.VariableScope(reuse=reuse, name=_unreplicated(model_scope[:-1]))
+        with v1.variable_scope(scope, auxiliary_name_scope=False):
+            logits = dnn.dnn_logits(
+                features,
+                mode,
+                units=units,
+                hidden_units=hidden_units,
+                feature_columns=list(feature_columns),
+                activation_fn=activation_fn,
+                dropout=dropout,
+                batch_norm=batch_norm,
+                v2=True,
+                layer_names=names,
+            )
     variables = v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/")
     updates = [op for op in v1.get_collection(v1.GraphKeys.UPDATE_OPS) if op not in before]
     return logits, variables, updates
@@ -129,7 +154,7 @@ def dnn_logit_fn_builder_v2(
 
     def dnn_logit_fn(features: Any, mode: str) -> Any:
         _check_features(features)
-        hidden = dnn.check_hidden_units(hidden_units)
+        hidden = tuple(hidden_units)  # legacy took [] (logits straight from the inputs)
         return _build_dnn(
             features, mode, units, hidden, feature_columns, activation_fn, dropout, batch_norm
         )[0]
@@ -181,7 +206,7 @@ def dnn_model_fn_v2(
         features,
         mode,
         _check_units(head.logits_dimension),
-        dnn.check_hidden_units(hidden_units),
+        tuple(hidden_units),
         feature_columns,
         activation_fn,
         dropout,
