@@ -326,3 +326,26 @@ def test_dnn_builder_names_layers_after_the_name_scopes_as_legacy():
         "ns/dnn/ns/hiddenlayer_0",
         "ns/dnn/ns/logits",
     }
+
+
+def test_dnn_model_fn_v2_use_tpu_gives_a_tpu_spec():
+    x = tf.feature_column.numeric_column("x")
+    with tf.Graph().as_default():
+        spec = v2_entry.dnn_model_fn_v2(
+            {"x": tf.ones([4, 1])},
+            tf.zeros([4, 1]),
+            "eval",
+            tfport_estimator.RegressionHead(),
+            [2],
+            [x],
+            use_tpu=True,
+        )
+        assert type(spec).__name__ == "TPUEstimatorSpec"
+        metrics = spec.as_estimator_spec().eval_metric_ops
+        assert {"average_loss", "label/mean", "prediction/mean"} <= set(metrics)
+        assert sorted(v.op.name for v in v1.trainable_variables()) == [
+            "dnn/hiddenlayer_0/bias",
+            "dnn/hiddenlayer_0/kernel",
+            "dnn/logits/bias",
+            "dnn/logits/kernel",
+        ]

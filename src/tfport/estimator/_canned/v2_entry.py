@@ -25,6 +25,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear, optimizers
 from tfport.estimator._canned.model_fns import _iterations
 from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._tpu.tpu_estimator import TPUEstimatorSpec
 
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
@@ -215,7 +216,7 @@ def dnn_model_fn_v2(
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = _iterations(optimizers.get_v2(optimizer))  # one instance, every replica
-    spec_fn = head._create_tpu_estimator_spec if use_tpu else head.create_estimator_spec
+    spec_fn = _tpu_spec(head) if use_tpu else head.create_estimator_spec
     return spec_fn(
         features=features,
         mode=mode,
@@ -225,6 +226,32 @@ def dnn_model_fn_v2(
         trainable_variables=variables,
         update_ops=updates,
     )
+
+
+def _tpu_spec(head: Any) -> Callable:
+    """The head's `_create_tpu_estimator_spec`; for a head without one (tfport's own v2
+    heads), its `create_estimator_spec` as a `TPUEstimatorSpec` whose `eval_metrics` give
+    back the metric ops it built (tfport's TPUEstimator builds metrics in the model graph)."""
+    make = getattr(head, "_create_tpu_estimator_spec", None)
+    if make is not None:
+        return make
+
+    def create_tpu_estimator_spec(**kwargs: Any) -> TPUEstimatorSpec:
+        spec = head.create_estimator_spec(**kwargs)
+        ops = spec.eval_metric_ops
+        return TPUEstimatorSpec(
+            mode=spec.mode,
+            predictions=spec.predictions,
+            loss=spec.loss,
+            train_op=spec.train_op,
+            eval_metrics=(lambda: ops, []) if ops else None,
+            export_outputs=spec.export_outputs,
+            training_hooks=spec.training_hooks,
+            evaluation_hooks=spec.evaluation_hooks,
+            prediction_hooks=spec.prediction_hooks,
+        )
+
+    return create_tpu_estimator_spec
 
 
 def linear_logit_fn_builder_v2(
