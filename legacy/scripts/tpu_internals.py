@@ -158,6 +158,86 @@ def _split_values():
     return out
 
 
+def _columns():
+    fc = tf.compat.v1.feature_column
+    tpu = tf.compat.v1.tpu.experimental
+    a, b, c = (
+        fc.categorical_column_with_identity(k, n) for k, n in (("a", 10), ("b", 7), ("c", 7))
+    )
+    seq = fc.sequence_categorical_column_with_identity("s", 6)
+    single = tpu.embedding_column(a, 4, combiner="sum")
+    shared = tpu.shared_embedding_columns([b, c], 3)
+    sequence = tpu.embedding_column(seq, 2, max_sequence_length=5)
+    return [fc.numeric_column("n"), single, *shared, sequence]
+
+
+def _embedding_values():
+    columns = _columns()
+    kept = tpu_emb.get_tpu_embedding_columns(columns)
+    tables, features = tpu_emb.get_configs_from_feature_columns(kept)
+    out = {
+        "kept": [columns.index(c) for c in kept],
+        "tables": {
+            name: [
+                t.vocabulary_size,
+                t.dimension,
+                t.combiner,
+                type(t.initializer).__name__,
+                t.learning_rate_fn,
+                t.learning_rate,
+                t.hot_id_replication,
+            ]
+            for name, t in tables.items()
+        },
+        "features": {k: list(f) for k, f in features.items()},
+        "numeric_error": _error_type(lambda: tpu_emb.get_configs_from_feature_columns(columns[:1])),
+    }
+    graph = tf.Graph()
+    scopes = {
+        "a": ("input_layer/a_embedding", "embedding_weights"),
+        "b_c_shared_embedding": ("", "b_c_shared_embedding"),
+        "s": ("sequence_input_layer/s_embedding", "embedding_weights"),
+    }
+    out["no_scope_error"] = _error_type(lambda: tpu_emb.get_full_variable_names(graph, tables))
+    optimizers = tf.compat.v1.tpu.experimental
+    for name, opt in (
+        ("none", None),
+        ("adagrad", optimizers.AdagradParameters(0.1)),
+        ("adam", optimizers.AdamParameters(0.1)),
+        ("sgd", optimizers.StochasticGradientDescentParameters(0.1)),
+    ):
+        graph.add_to_collection("_tpu_feature_column_scope", dict(scopes))
+        names, slots = tpu_emb.get_full_variable_names(graph, tables, opt)
+        out["names_" + name] = [
+            names,
+            {k: None if v is None else list(v) for k, v in slots.items()},
+            len(graph.get_collection("_tpu_feature_column_scope")),
+        ]
+    spec = tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec(
+        feature_columns=kept,
+        optimization_parameters=optimizers.AdagradParameters(0.1),
+        experimental_gradient_multiplier_fn=lambda step: tf.cast(step, tf.float32) * 0.5 + 2.0,
+    )
+    config = tpu_emb.EmbeddingConfig(spec, 8, 4, 1, 1, tf.compat.v1.estimator.tpu.RunConfig())
+    with tf.Graph().as_default():
+        step = tf.compat.v1.train.create_global_step()
+        multiplier = config.get_grad_multiplier()
+        with tf.compat.v1.Session() as session:
+            session.run(step.initializer)
+            session.run(step.assign(4))
+            out["grad_multiplier"] = [multiplier.dtype.name, float(session.run(multiplier))]
+    out["has_embedding_tables"] = config.has_embedding_tables()
+    return out
+
+
+def _error_type(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001 - the type is what is recorded
+        return type(exc).__name__
+    return None
+
+
 def main(argv):
     name, out_dir = argv
     assert name == "tpu_internals", name
@@ -169,6 +249,7 @@ def main(argv):
         "signal_hook": _signal_values(),
         "hostcall": _hostcall_values(),
         "split_inputs": _split_values(),
+        "embedding": _embedding_values(),
     }
     with open(os.path.join(out_dir, "values.json"), "w") as f:
         json.dump(values, f, indent=1, sort_keys=True)

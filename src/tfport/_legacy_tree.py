@@ -109,7 +109,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "tools.analytics": (),
     "tools.checkpoint_converter": (_L + "checkpoint_converter",),
     "tpu": (_TPU,),
-    "tpu._tpu_estimator_embedding": (_TPU, _TPUI),
+    "tpu._tpu_estimator_embedding": (_TPU, _L + "tpu_embedding_internals", _TPUI),
     "tpu.error_handling": (_TPUI,),
     "tpu.iteration_count_estimator": (_TPUI,),
     "tpu.tpu_config": (_TPU,),

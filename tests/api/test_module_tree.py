@@ -26,7 +26,6 @@ KNOWN_GAPS: set[str] = set()
 # classes provided as one-line refusals (their members are not): TPU host internals, test
 # utilities, the experimental function-based export
 REFUSED_CLASSES = (
-    "tpu._tpu_estimator_embedding.EmbeddingConfig",
     "tpu.tpu_estimator.TPUInfeedOutfeedSessionHook",
     "tpu.tpu_estimator.TPUInfeedOutfeedSessionHookForPrediction",
 )

@@ -244,3 +244,93 @@ def test_tpu_estimator_passes_params_context_where_legacy_does(tmp_path, replica
     assert [m["mode"] for m in models].index("infer") < len(models) - 2  # export: no context
     # the context-reading input_fn feeds the same rows as without a context
     assert result["losses"]["True"] == pytest.approx(result["losses"]["False"], rel=1e-6)
+
+
+def _columns():
+    tf = import_tf()
+    fc = tf.compat.v1.feature_column
+    tpu = tf.compat.v1.tpu.experimental
+    a, b, c = (
+        fc.categorical_column_with_identity(k, n) for k, n in (("a", 10), ("b", 7), ("c", 7))
+    )
+    seq = fc.sequence_categorical_column_with_identity("s", 6)
+    single = tpu.embedding_column(a, 4, combiner="sum")
+    shared = tpu.shared_embedding_columns([b, c], 3)
+    sequence = tpu.embedding_column(seq, 2, max_sequence_length=5)
+    return [fc.numeric_column("n"), single, *shared, sequence]
+
+
+def test_embedding_configs_and_variable_names_match_legacy():
+    from tfport.estimator._legacy import tpu_embedding_internals as emb
+    from tfport.estimator._tpu import embedding
+
+    tf = import_tf()
+    expected = GOLDEN["embedding"]
+    columns = _columns()
+    kept = emb.get_tpu_embedding_columns(columns)
+    assert [columns.index(c) for c in kept] == expected["kept"]
+    tables, features = emb.get_configs_from_feature_columns(kept)
+    got_tables = {
+        name: [t.vocabulary_size, t.dimension, t.combiner, type(t.initializer).__name__]
+        + [t.learning_rate_fn, t.learning_rate, t.hot_id_replication]
+        for name, t in tables.items()
+    }
+    assert got_tables == expected["tables"]
+    assert {k: list(f) for k, f in features.items()} == expected["features"]
+    with pytest.raises(TypeError, match="Received: column="):
+        emb.get_configs_from_feature_columns(columns[:1])
+    graph = tf.Graph()
+    with pytest.raises(RuntimeError, match="recorded no variable scope"):
+        emb.get_full_variable_names(graph, tables)
+    scopes = {
+        "a": ("input_layer/a_embedding", "embedding_weights"),
+        "b_c_shared_embedding": ("", "b_c_shared_embedding"),
+        "s": ("sequence_input_layer/s_embedding", "embedding_weights"),
+    }
+    optimizers = {
+        "none": None,
+        "adagrad": embedding.AdagradParameters(0.1),
+        "adam": embedding.AdamParameters(0.1),
+        "sgd": embedding.StochasticGradientDescentParameters(0.1),
+    }
+    for name, opt in optimizers.items():
+        graph.add_to_collection("_tpu_feature_column_scope", dict(scopes))
+        names, slots = emb.get_full_variable_names(graph, tables, opt)
+        slots = {k: None if v is None else list(v) for k, v in slots.items()}
+        left = len(graph.get_collection("_tpu_feature_column_scope"))
+        assert [names, slots, left] == expected["names_" + name], name
+
+
+def test_embedding_config_and_split_inputs():
+    from tfport.estimator._legacy import tpu_embedding_internals as emb
+    from tfport.estimator._tpu import embedding
+    from tfport.estimator._tpu.tpu_estimator import RunConfig
+
+    tf = import_tf()
+    kept = emb.get_tpu_embedding_columns(_columns())
+    spec = embedding.EmbeddingConfigSpec(
+        feature_columns=kept,
+        optimization_parameters=embedding.AdagradParameters(0.1),
+        experimental_gradient_multiplier_fn=lambda step: tf.cast(step, tf.float32) * 0.5 + 2.0,
+    )
+    config = emb.EmbeddingConfig(spec, 8, 4, 1, 1, RunConfig())
+    with tf.Graph().as_default():
+        step = tf.compat.v1.train.create_global_step()
+        multiplier = config.get_grad_multiplier()
+        with tf.compat.v1.Session() as session:
+            session.run(step.initializer)
+            session.run(step.assign(4))
+            got = [multiplier.dtype.name, float(session.run(multiplier))]
+    assert got == GOLDEN["embedding"]["grad_multiplier"]
+    assert config.has_embedding_tables() is GOLDEN["embedding"]["has_embedding_tables"]
+    with pytest.raises(TfportInputError, match=r"TPU embedding engine.*Received: mode='train'"):
+        config.get_tpu_embedding("train")
+    with pytest.raises(TfportInputError, match="split_inputs of TPU embedding tables"):
+        emb.split_inputs(type("Ctx", (), {"embedding_config": config})(), {}, None)
+    ctx = type("Ctx", (), {"embedding_config": None, "tensor_core_embedding_columns": None})()
+    for cores in (1, 2):
+        features = {"x": tf.constant([[1.0], [2.0]])}
+        f, labels, datas = emb.split_inputs(ctx, dict(features), tf.constant([0, 1]), cores)
+        expected = GOLDEN["split_inputs"][str(cores)]
+        assert {k: v.numpy().tolist() for k, v in f.items()} == expected["features"]
+        assert (labels.numpy().tolist(), datas) == (expected["labels"], expected["enqueue_datas"])

@@ -79,12 +79,18 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("ops.variable_scope", "_VariableStore"),
     ("ops.variable_scope", "_VariableScopeStore"),
     ("ops.variable_scope", "_VARSCOPESTORE_KEY"),
+    ("tpu.feature_column", "_TPU_FC_TO_SCOPE"),
+    ("tpu.feature_column", "_TPUSharedEmbeddingColumn"),
+    ("tpu.feature_column_v2", "_TPUSharedEmbeddingColumnV2"),
+    ("tpu.feature_column_v2", "pad_sparse_embedding_lookup_indices"),
+    ("tpu.feature_column_v2", "_TENSOR_CORE_MASK_KEY_SUFFIX"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
 # private attribute of a TensorFlow object read or written here. The class has it (a
 # method) or sets it on its instances (`self.<attribute> = ...` in its source).
 ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
+    ("tpu.feature_column_v2", "_TPUDeviceSpecificEmbeddingColumnV2", "_tensor_core_shape"),
     ("ops.variables", "Variable", "_save_slice_info"),
     ("ops.variables", "PartitionedVariable", "_get_variable_list"),
     (
@@ -1024,3 +1030,34 @@ def fresh_v1_variable_store() -> Iterator[None]:
             yield
     finally:
         scopes[:] = old_scopes
+
+
+def tpu_column_scope_collection() -> str:
+    """The graph collection where TF's TPU embedding columns record `{embedding var name:
+    (variable scope, variable name)}` when built for a TPU (`tpu.feature_column`)."""
+    return _tf("tpu.feature_column", "_TPU_FC_TO_SCOPE")
+
+
+def tensor_core_padding(column: Any, sparse: Any) -> tuple[Any, Any, str, int]:
+    """(padded ids, mask, mask key suffix, padded size) of a tensor-core TPU embedding
+    column's sparse ids: `feature_column_v2.pad_sparse_embedding_lookup_indices` to its
+    `_tensor_core_shape[1]` (TF >= 2.4)."""
+    pad = _tf("tpu.feature_column_v2", "pad_sparse_embedding_lookup_indices")
+    size = column._tensor_core_shape[1]
+    values, mask = pad(sparse, size)
+    return values, mask, _tf("tpu.feature_column_v2", "_TENSOR_CORE_MASK_KEY_SUFFIX"), size
+
+
+def tpu_embedding_column_classes() -> tuple:
+    """TF's TPU embedding column classes (v1 and v2, single and shared; `tpu.feature_column*`,
+    TF >= 1.14), () where a build leaves them out."""
+    modules = tpu_feature_columns()
+    if modules is None:  # pragma: no cover - TensorFlow without its TPU columns
+        return ()
+    v1, v2 = modules
+    return (
+        v1._TPUEmbeddingColumn,
+        v1._TPUSharedEmbeddingColumn,
+        v2._TPUEmbeddingColumnV2,
+        v2._TPUSharedEmbeddingColumnV2,
+    )

@@ -132,15 +132,10 @@ _FUNCTIONS = {
     "call_computation": "computation_inputs, computation, batch_config=None",
     "inference_on_tpu": "computation, inputs_to_tpu, num_batch_threads, max_batch_size, batch_timeout_micros, allowed_batch_sizes=None, max_enqueued_batches=100",
     "model_fn_inference_on_tpu": "model_fn, features, labels=None, config=None, params=None, batch_config=None",
-    "get_full_variable_names": "graph, table_to_config_dict, optimization_parameters=None",
-    "split_inputs": "ctx, features, labels, num_cores_per_batch=1",
-    "get_configs_from_feature_columns": "feature_columns",
-    "get_tpu_embedding_columns": "feature_columns",
 }
 _CLASSES = {
     "TPUInfeedOutfeedSessionHook": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, run_infeed_loop_on_coordinator=True, rendezvous=None, master=None, session_config=None, tpu_init_ops=None, outfeed_every_n_steps=1",
     "TPUInfeedOutfeedSessionHookForPrediction": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, rendezvous=None, master=None, session_config=None",
-    "EmbeddingConfig": "embedding_config_spec, train_batch_size, eval_batch_size, num_hosts, num_cores, run_config",
 }
 _module = sys.modules[__name__]
 for _name, _sig in _FUNCTIONS.items():
