@@ -155,3 +155,41 @@ def test_fresh_v1_variable_store_lets_each_function_create_the_name():
     fn()
     tf.function(fn.python_function)()  # a second function graph: no "already exists"
     assert [v.name for v in made] == ["scope/v:0", "scope/v:0"]
+
+
+def test_xla_control_flow_context_passes_ops_made_inside_to_add_op():
+    from tfport.estimator._legacy.tpu_host import CatchInvalidHostcallFunctions
+
+    tf = import_tf()
+    assert issubclass(CatchInvalidHostcallFunctions, tf_internals.xla_control_flow_context_class())
+    with tf.Graph().as_default():
+        context = CatchInvalidHostcallFunctions()
+        context.Enter()
+        try:
+            with pytest.raises(ValueError, match="TF1 summary op"):
+                tf.compat.v1.summary.scalar("s", tf.constant(1.0))
+        finally:
+            context.Exit()
+
+
+def test_tpu_columns_record_their_scope_in_the_named_collection():
+    assert isinstance(tf_internals.tpu_column_scope_collection(), str)
+    assert len(tf_internals.tpu_embedding_column_classes()) == 4
+
+
+def test_tensor_core_padding_pads_ids_to_the_column_shape():
+    tf = import_tf()
+    ids = tf.compat.v1.feature_column.categorical_column_with_identity("a", 10)
+    column = tf.compat.v1.tpu.experimental.embedding_column(
+        ids, 4, embedding_lookup_device="tpu_tensor_core", tensor_core_shape=[2, 3]
+    )
+    sparse = tf.sparse.SparseTensor(
+        [[0, 0], [1, 0], [1, 1]], tf.constant([3, 5, 7], tf.int64), [2, 3]
+    )
+    values, mask, suffix, size = tf_internals.tensor_core_padding(column, sparse)
+    assert (values.numpy().tolist(), mask.numpy().tolist(), size) == (
+        [[3, 0, 0], [5, 7, 0]],
+        [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]],
+        3,
+    )
+    assert suffix.startswith("__")

@@ -25,10 +25,7 @@ ROOT = "tensorflow_estimator.python.estimator"
 KNOWN_GAPS: set[str] = set()
 # classes provided as one-line refusals (their members are not): TPU host internals, test
 # utilities, the experimental function-based export
-REFUSED_CLASSES = (
-    "tpu.tpu_estimator.TPUInfeedOutfeedSessionHook",
-    "tpu.tpu_estimator.TPUInfeedOutfeedSessionHookForPrediction",
-)
+REFUSED_CLASSES = ()
 PENDING_27B = ("canned.timeseries", "canned.saved_model_estimator")
 
 

@@ -334,3 +334,121 @@ def test_embedding_config_and_split_inputs():
         expected = GOLDEN["split_inputs"][str(cores)]
         assert {k: v.numpy().tolist() for k, v in f.items()} == expected["features"]
         assert (labels.numpy().tolist(), datas) == (expected["labels"], expected["enqueue_datas"])
+
+
+def _run_hook(hook_class, loops, **kwargs):
+    """(enqueue runs, dequeue runs) after `loops` session runs of 3 iterations each."""
+    from tfport.estimator._legacy import tpu_infeed
+
+    tf = import_tf()
+    with tf.Graph().as_default():
+        enqueued = tf.compat.v1.get_variable("enq", [], tf.int32, use_resource=True)
+        dequeued = tf.compat.v1.get_variable("deq", [], tf.int32, use_resource=True)
+        ctx = EmulatedDeployment(1)
+        hook = hook_class(ctx, enqueued.assign_add(1), dequeued.assign_add(1), None, **kwargs)
+        hook.begin()
+        iterations = tpu_infeed.iterations_per_loop_variable()
+        with tf.compat.v1.Session() as session:
+            session.run([tf.compat.v1.global_variables_initializer(), iterations.initializer])
+            session.run(iterations.assign(3))
+            hook.after_create_session(session, None)
+            for _ in range(loops):
+                hook.before_run(tf.compat.v1.train.SessionRunContext(None, session))
+            hook.end(session)
+            return tuple(session.run([enqueued, dequeued]))
+
+
+def test_infeed_outfeed_hook_runs_the_ops_per_iteration_in_threads():
+    from tfport.estimator._legacy import tpu_infeed
+
+    hook = tpu_infeed.TPUInfeedOutfeedSessionHook
+    assert _run_hook(hook, 2) == (6, 6)
+    assert _run_hook(hook, 2, outfeed_every_n_steps=2) == (6, 4)  # iterations 0 and 2
+    assert _run_hook(hook, 2, run_infeed_loop_on_coordinator=False) == (2, 6)
+    # prediction: the infeed op runs once (it loops over its input itself)
+    assert _run_hook(tpu_infeed.TPUInfeedOutfeedSessionHookForPrediction, 2) == (1, 6)
+
+
+def test_infeed_outfeed_hook_reraises_a_thread_error_at_end():
+    from tfport.estimator._legacy import tpu_infeed
+
+    tf = import_tf()
+    with tf.Graph().as_default():
+        nan = tf.compat.v1.get_variable("nan", initializer=float("nan"), use_resource=True)
+        failing = tf.debugging.check_numerics(nan.read_value(), "bad batch")
+        hook = tpu_infeed.TPUInfeedOutfeedSessionHook(EmulatedDeployment(1), failing, [], None)
+        hook.begin()
+        iterations = tpu_infeed.iterations_per_loop_variable()
+        with tf.compat.v1.Session() as session:
+            session.run([iterations.initializer, nan.initializer])
+            session.run(iterations.assign(1))
+            hook.after_create_session(session, None)
+            hook.before_run(tf.compat.v1.train.SessionRunContext(None, session))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad batch"):
+                hook.end(session)
+
+
+def test_call_computation_and_model_fn_inference_run_on_this_device():
+    import tfport.estimator
+    from tfport.estimator._legacy import tpu_infeed
+    from tfport.estimator._legacy.names import BatchConfig
+
+    tf = import_tf()
+
+    def model_fn(features, mode, params):
+        y = features["x"] * params["scale"]
+        outputs = {"serving_default": tfport.estimator.export.PredictOutput({"y": y})}
+        return tfport.estimator.EstimatorSpec(mode, predictions={"y": y}, export_outputs=outputs)
+
+    rows = np.arange(6, dtype="float32").reshape(3, 2)
+    batching = BatchConfig(1, 4, 1000, [4], 10)
+    with tf.Graph().as_default():
+        x = tf.constant(rows)
+        plain = tpu_infeed.call_computation({"x": x}, lambda f: [f["x"] + 1.0])
+        batched = tpu_infeed.call_computation({"x": x}, lambda f: [f["x"] + 1.0], batching)
+        direct = tpu_infeed.inference_on_tpu(lambda a: [a * 3.0], [x], 1, 0, 1000)
+        queued = tpu_infeed.inference_on_tpu(lambda a: [a * 3.0], [x], 1, 4, 1000, [4])
+        spec = tpu_infeed.model_fn_inference_on_tpu(model_fn, {"x": x}, params={"scale": 2.0})
+        spec_b = tpu_infeed.model_fn_inference_on_tpu(
+            model_fn, {"x": x}, params={"scale": 2.0}, batch_config=batching
+        )
+        out = spec_b.export_outputs["serving_default"].outputs["y"]
+        with tf.compat.v1.Session() as session:
+            got = session.run(
+                [plain[0], batched[0], direct[0], queued[0], spec.predictions["y"], out]
+            )
+    for value, expected in zip(got, [rows + 1, rows + 1, rows * 3, rows * 3, rows * 2, rows * 2]):
+        np.testing.assert_allclose(value, expected)
+
+
+def test_enqueue_builders_say_they_need_a_tpu_host():
+    from tfport.estimator._legacy import tpu_internals
+
+    with pytest.raises(TfportInputError, match=r"InfeedEnqueueTuple.*Received: name="):
+        tpu_internals.generate_per_host_enqueue_ops_fn_for_host(None, None, None, None, "", 0)
+
+
+def test_split_inputs_pads_tensor_core_embedding_ids():
+    from tfport.estimator._legacy import tpu_embedding_internals as emb
+
+    tf = import_tf()
+    ids = tf.compat.v1.feature_column.categorical_column_with_identity("a", 10)
+    column = tf.compat.v1.tpu.experimental.embedding_column(
+        ids, 4, embedding_lookup_device="tpu_tensor_core", tensor_core_shape=[2, 3]
+    )
+    ctx = type(
+        "Ctx",
+        (),
+        {
+            "embedding_config": None,
+            "tensor_core_embedding_columns": [column],
+            "batch_size_for_input_fn": 2,
+        },
+    )()
+    sparse = tf.sparse.SparseTensor(
+        [[0, 0], [1, 0], [1, 1]], tf.constant([3, 5, 7], tf.int64), [2, 3]
+    )
+    features, _, datas = emb.split_inputs(ctx, {"a": sparse}, None, 2)
+    assert sorted(features) == ["a", "a__TENSOR_CORE_MASK"] and datas == [{}, {}]
+    assert features["a"].numpy().tolist() == [[3, 0, 0], [5, 7, 0]]  # ids padded to 3 per row
+    assert features["a__TENSOR_CORE_MASK"].numpy().tolist() == [[1, 0, 0], [1, 1, 0]]

@@ -1,8 +1,8 @@
 """Names of the legacy TPU private modules (`tpu.util`, `tpu.error_handling`,
-`tpu.iteration_count_estimator`, `tpu.tpu_estimator`'s infeed internals).
+`tpu.iteration_count_estimator`, `tpu.tpu_estimator`'s infeed enqueue builders).
 
-The small utilities behave as legacy; the infeed/outfeed machinery of a real TPU host
-cannot exist here (tfport runs TPU programs on CPU/GPU replicas) and raises when called.
+The small utilities behave as legacy; the `generate_*_enqueue_ops_fn*` builders make a
+TPU host's infeed enqueue ops, which cannot exist here, and raise one line when called.
 
 Example:
     >>> parse_iterations_per_loop(20)
@@ -17,15 +17,19 @@ import collections
 import re
 import sys
 import threading
-from typing import Any, Literal
+from typing import Any
 
-from tfport.estimator._legacy.names import unavailable, unavailable_class
+from tfport.estimator._legacy.names import unavailable
 
 IterationsPerLoopCounter = collections.namedtuple("IterationsPerLoopCounter", ["value", "unit"])
 RuntimeCounter = collections.namedtuple(
     "RuntimeCounter", ["runtime_secs", "steps", "step_time_secs"]
 )
-_WHY = "TPU host infeed/outfeed internals do not exist on TF 2.21; TPUEstimator runs its program on CPU/GPU replicas"
+_WHY = (
+    "it builds a TPU host's infeed enqueue ops (InfeedEnqueueTuple), kernels that exist only "
+    "on a TPU host; tfport's TPUEstimator calls the input_fn once and feeds the replicas of "
+    "the RunConfig's strategy itself (TPUInfeedOutfeedSessionHook runs enqueue ops you build)"
+)
 
 
 def check_positive_integer(value: Any, name: str) -> None:
@@ -80,7 +84,7 @@ class ErrorRendezvous:
             self._done += 1
 
     def catch_errors(self, source: Any, session: Any = None) -> Any:
-        """A context manager recording any error raised inside it as `source`'s."""
+        """A context manager recording (and swallowing) any error raised inside it."""
         return _Catch(self, source, session)
 
     def raise_errors(self, timeout_sec: float = 0) -> None:
@@ -99,9 +103,10 @@ class _Catch:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> Literal[False]:
-        if value is not None:
+    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+        if isinstance(value, Exception):  # recorded, re-raised by raise_errors (legacy)
             self._r.record_error(self._source, (kind, value, tb), self._session)
+            return True
         return False
 
 
@@ -129,16 +134,7 @@ _FUNCTIONS = {
     "generate_per_host_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, batch_axis, device, host_id",
     "generate_per_host_v2_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, device, host_id, invocation_index",
     "generate_broadcast_enqueue_ops_fn": "ctx, input_fn, inputs_structure_recorder, num_hosts",
-    "call_computation": "computation_inputs, computation, batch_config=None",
-    "inference_on_tpu": "computation, inputs_to_tpu, num_batch_threads, max_batch_size, batch_timeout_micros, allowed_batch_sizes=None, max_enqueued_batches=100",
-    "model_fn_inference_on_tpu": "model_fn, features, labels=None, config=None, params=None, batch_config=None",
-}
-_CLASSES = {
-    "TPUInfeedOutfeedSessionHook": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, run_infeed_loop_on_coordinator=True, rendezvous=None, master=None, session_config=None, tpu_init_ops=None, outfeed_every_n_steps=1",
-    "TPUInfeedOutfeedSessionHookForPrediction": "ctx, enqueue_ops, dequeue_ops, tpu_compile_op, rendezvous=None, master=None, session_config=None",
 }
 _module = sys.modules[__name__]
 for _name, _sig in _FUNCTIONS.items():
     setattr(_module, _name, unavailable(_name, _WHY, _sig))
-for _name, _sig in _CLASSES.items():
-    setattr(_module, _name, unavailable_class(_name, _WHY, _sig))
