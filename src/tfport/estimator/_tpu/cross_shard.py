@@ -124,3 +124,27 @@ class CrossShardOptimizer(_Optimizer):
 
     def variables(self) -> list:
         return self._opt.variables()
+
+
+def cross_shard_optimizer(
+    opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer", group_assignment: Any = None
+) -> Any:
+    """`CrossShardOptimizer` that works everywhere.
+
+    Inside a TPU computation it is TF's own (cross-replica sum). Inside N > 1 replicas
+    of a strategy it all-reduces the gradients (their mean) before the wrapped optimizer
+    applies them, also when they come from `tf.gradients` and the wrapped optimizer has
+    its own `apply_gradients` (BERT's pattern). On one device it is the wrapped optimizer.
+
+    Example:
+        >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
+        ... # doctest: +SKIP
+    """
+    if tf_internals.tpu_shard_count() is not None:
+        kwargs = {"name": name, "group_assignment": group_assignment}
+        if reduction is not None:
+            kwargs["reduction"] = reduction
+        return tf_internals.cross_shard_optimizer_class()(opt, **kwargs)
+    if replicas_in_sync() > 1:
+        return wrapper_class()(opt, name=name)
+    return opt

@@ -24,7 +24,8 @@ from tfport.estimator._engine.context import strategy_for
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._tpu import cross_shard, embedding
+from tfport.estimator._tpu import embedding
+from tfport.estimator._tpu.cross_shard import cross_shard_optimizer  # noqa: F401 - its home
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
 
 tf = import_tf()
@@ -429,27 +430,3 @@ class _ExamplesPerSecondHook(_StepCounterHook):
                 ]
             )
             writer.add_summary(summary, global_step)
-
-
-def cross_shard_optimizer(
-    opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer", group_assignment: Any = None
-) -> Any:
-    """`CrossShardOptimizer` that works everywhere.
-
-    Inside a TPU computation it is TF's own (cross-replica sum). Inside N > 1 replicas
-    of a strategy it all-reduces the gradients (their mean) before the wrapped optimizer
-    applies them, also when they come from `tf.gradients` and the wrapped optimizer has
-    its own `apply_gradients` (BERT's pattern). On one device it is the wrapped optimizer.
-
-    Example:
-        >>> opt = cross_shard_optimizer(tf.compat.v1.train.GradientDescentOptimizer(0.1))
-        ... # doctest: +SKIP
-    """
-    if tf_internals.tpu_shard_count() is not None:
-        kwargs = {"name": name, "group_assignment": group_assignment}
-        if reduction is not None:
-            kwargs["reduction"] = reduction
-        return tf_internals.cross_shard_optimizer_class()(opt, **kwargs)
-    if cross_shard.replicas_in_sync() > 1:
-        return cross_shard.wrapper_class()(opt, name=name)
-    return opt
