@@ -349,3 +349,14 @@ def test_dnn_model_fn_v2_use_tpu_gives_a_tpu_spec():
             "dnn/logits/bias",
             "dnn/logits/kernel",
         ]
+
+
+def test_unnamed_linear_models_of_later_replicas_take_replica_0_names():
+    """Each replica builds the model_fn in one graph; Keras would name replica 1's models
+    `linear_model_2`, ... (variables replica 0 lacks); they take replica 0's names instead."""
+    x = tf.feature_column.numeric_column("x")
+    with tf.Graph().as_default():
+        first, second = linear_model.LinearModel([x]), linear_model.LinearModel([x])
+        assert (first.name, second.name) == ("linear_model", "linear_model_1")
+        taken = [linear_model._replica0_name(1) for _ in range(3)]
+    assert taken == ["linear_model", "linear_model_1", None]

@@ -15,6 +15,7 @@ Example:
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from tfport._common import tf_internals
@@ -25,6 +26,8 @@ _Layer: Any = tf.keras.layers.Layer
 _Model: Any = tf.keras.Model
 
 __all__ = ["LinearModel"]
+# graph -> {"names": names Keras gave replica 0's unnamed LinearModels, r: how many replica r took}
+_AUTO_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _scope_name(column_name: str) -> str:
@@ -180,6 +183,26 @@ class _LinearModelLayer(_Layer):
         return cls(feature_columns=columns, **config)
 
 
+def _replica_id() -> int:
+    context = tf.distribute.get_replica_context()
+    if context is None:  # cross-replica context
+        return 0
+    value = tf.get_static_value(context.replica_id_in_sync_group)
+    return 0 if value is None else int(value)
+
+
+def _replica0_name(replica: int) -> Any:
+    """The name replica 0's unnamed model of the same rank got (None: let Keras name it).
+
+    Each replica builds the model_fn in one graph, and Keras would number a replica's
+    unnamed models on (`linear_model_1`, ...): variables replica 0 does not have.
+    """
+    state = _AUTO_NAMES.setdefault(tf.compat.v1.get_default_graph(), {"names": []})
+    rank = state.get(replica, 0)
+    state[replica] = rank + 1
+    return state["names"][rank] if rank < len(state["names"]) else None
+
+
 class LinearModel(_Model):
     """A linear prediction `[batch, units]` from `feature_columns` (legacy `canned.linear`).
 
@@ -210,7 +233,13 @@ class LinearModel(_Model):
         name: Any = None,
         **kwargs: Any,
     ) -> None:
+        auto, replica = name is None, _replica_id()
+        if auto and replica > 0:
+            name = _replica0_name(replica)
         super().__init__(name=name, **kwargs)
+        if auto and replica == 0:
+            graph = tf.compat.v1.get_default_graph()
+            _AUTO_NAMES.setdefault(graph, {"names": []})["names"].append(self.name)
         self.layer = _LinearModelLayer(
             feature_columns, units, sparse_combiner, trainable, name=self.name, **kwargs
         )
