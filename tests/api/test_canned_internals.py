@@ -108,6 +108,7 @@ def test_weight_column_errors():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="Weight column must be"):
             base_head.get_weights_and_check_match_logits({"w": [1.0]}, 3, tf.zeros([1, 1]))
+        # legacy built a string -> float Cast that failed only when run; tfport says it here
         with pytest.raises(ValueError, match="castable to float"):
             base_head.get_weights_and_check_match_logits(
                 {"w": tf.constant(["a"])}, "w", tf.zeros([1, 1])
