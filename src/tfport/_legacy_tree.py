@@ -75,7 +75,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "export.export": (_EXPORT, _RECEIVERS),
     "export.export_lib": (_EXPORT, _RECEIVERS),
     "export.export_output": (_EXPORT,),
-    "export.function": (_L + "export_function",),
+    "export.function": (_L + "export_function", _L + "export_function_graph"),
     "exporter": (_V2,),
     "extenders": (_V2,),
     "gc": (_L + "gc",),

@@ -126,3 +126,69 @@ def test_an_initial_value_computed_in_the_function_is_one_clear_line(tf, functio
     with pytest.raises(TfportInputError, match="tf.Variable\\(lambda") as err:
         mfn.predict(tf.constant(1.0))
     assert "drawn" in str(err.value).splitlines()[0] and "Received: " in str(err.value)
+
+
+def test_wrapped_graph_over_a_shared_holder_gives_the_legacy_numbers(numbers, goldens, function):
+    """Legacy's own path (`_EstimatorWrappedGraph` per mode, one holder), run by tfport."""
+    import tensorflow as tf
+
+    script = compare.load_script(goldens.parent, CASE)
+    x, y, w0 = script._data()
+    holder = function.ModelFunction()._variable_holder
+    fns = {}
+    for mode in ("train", "eval", "infer"):
+        fn, _ = function._wrap_and_verify_model_fn(
+            script.model_fn, mode, params={"w0": w0, "lr": script.LR}
+        )
+        args = [{"x": tf.constant(x)}] + ([tf.constant(y)] if mode != "infer" else [])
+        graph = function._EstimatorWrappedGraph(holder)
+        fns[mode] = graph.wrap_model_fn(fn, mode, args=args, kwargs={})
+
+    def call(mode, features, labels):
+        return fns[mode](features) if labels is None else fns[mode](features, labels)
+
+    got = {"before": script._section(call, x, y)}
+    got["variables_before"] = script._variables(holder.variables)
+    got["after"] = script._after(call, x, y)
+    got["variables_after"] = script._variables(holder.variables)
+    assert compare.max_abs_diff(got, numbers[1]["numbers"]) <= ATOL
+
+
+def _serving_input_fn():
+    import tensorflow as tf
+
+    receiver_1 = tf.compat.v1.placeholder(tf.string)
+    receiver_2 = tf.compat.v1.placeholder(tf.string)
+    concat = tf.strings.join([receiver_1, receiver_2])
+    concat2 = tf.identity(concat)
+    features = {"feature0": tf.strings.join([concat, concat2], ":"), "feature1": tf.constant([1])}
+    alternatives = {"alt_name_1": concat, "alt_name_2": {"tensor1": concat, "tensor2": concat2}}
+    return tf.estimator.export.ServingInputReceiver(
+        features, {"rec1": receiver_1, "rec2": receiver_2}, alternatives
+    )
+
+
+def test_legacy_wrapped_graph_tests(tf, function):
+    """Legacy's `EstimatorWrappedGraphTest` (its expected values)."""
+    graph = function._EstimatorWrappedGraph()
+    features, labels = tf.constant(3), tf.constant(4)
+    fn = graph.wrap_model_fn(_legacy_test_model_fn, "train", args=[features, labels, "train"])
+    assert int(graph.global_step) == 0
+    assert int(fn(features, labels)["predictions"]) == 12
+    assert int(graph.global_step) == 1
+    assert graph.estimator_spec.train_op.type == "AssignAddVariableOp"
+    graph = function._EstimatorWrappedGraph()
+    args = [tf.constant(7), None, "infer"]
+    assert (
+        int(graph.wrap_model_fn(_legacy_test_model_fn, "infer", args=args)(args[0])["predictions"])
+        == 8
+    )
+    calls = {None: ("1", "2"), "alt_name_1": ("3",), "alt_name_2": ("4", "5")}
+    want = {None: b"12:12", "alt_name_1": b"3:3", "alt_name_2": b"4:5"}
+    fns = function._EstimatorWrappedGraph().wrap_input_receiver_fn(_serving_input_fn)
+    assert sorted(name or "" for _, name in fns) == ["", "alt_name_1", "alt_name_2"]
+    for fn, name in fns:
+        out = fn(*[tf.constant(v) for v in calls[name]])
+        assert out["feature0"].numpy() == want[name] and out["feature1"].numpy().tolist() == [1]
+    with pytest.raises(ValueError, match="tfport's variable holder"):
+        function._EstimatorWrappedGraph(object())
