@@ -176,8 +176,9 @@ def test_the_table_is_what_the_installed_tensorflow_gives() -> None:
         [sys.executable, "-c", _BUILD], capture_output=True, text=True, timeout=600, check=True
     )
     built = json.loads(proc.stdout)
-    if not built["version"].startswith("2.21."):
-        pytest.skip(f"the committed table is built on TF 2.21; this is {built['version']}")
+    # the committed table is built on the pinned TensorFlow (make test's); the range jobs
+    # (2.16, nightly) do not run this file
+    assert built["version"].startswith("2.21."), built["version"]
 
     def key(rule: dict) -> tuple:
         return rule["name"], rule["action"], rule["target"], rule["exact"]
