@@ -452,3 +452,42 @@ def test_split_inputs_pads_tensor_core_embedding_ids():
     assert sorted(features) == ["a", "a__TENSOR_CORE_MASK"] and datas == [{}, {}]
     assert features["a"].numpy().tolist() == [[3, 0, 0], [5, 7, 0]]  # ids padded to 3 per row
     assert features["a__TENSOR_CORE_MASK"].numpy().tolist() == [[1, 0, 0], [1, 1, 0]]
+
+
+def _tpu_estimator_params_seen(tmp_path):
+    """What input_fn and model_fn receive when a TPUEstimator subclass calls
+    `_call_input_fn` / `_call_model_fn` itself (use_tpu=False, batch sizes 8 / 4)."""
+    tf = import_tf()
+    from tfport.estimator.tpu import RunConfig, TPUEstimator, TPUEstimatorSpec
+
+    seen: dict = {}
+
+    def model_fn(features, labels, mode, params):
+        seen[mode] = sorted(params), params.get("batch_size"), params.get("use_tpu")
+        w = tf.compat.v1.get_variable("w", [2, 1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(features["x"], w) - labels))
+        return TPUEstimatorSpec(mode, loss=loss, train_op=tf.no_op())
+
+    def input_fn(params):
+        seen["input"] = sorted(params), params.get("batch_size")
+        x = np.ones((8, 2), "float32")
+        return tf.data.Dataset.from_tensors(({"x": x}, x[:, :1])).repeat()
+
+    config = RunConfig(model_dir=str(tmp_path))
+    est = TPUEstimator(
+        model_fn=model_fn, config=config, use_tpu=False, train_batch_size=8,
+        eval_batch_size=4, params={"a": 1},
+    )  # fmt: skip
+    with tf.Graph().as_default():
+        dataset = est._call_input_fn(input_fn, "train")
+        features, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+        est._call_model_fn(features, labels, "train", est.config)
+    return seen, sorted(est.params)
+
+
+def test_a_tpu_estimator_subclass_calling_the_internals_gets_legacys_params(tmp_path):
+    seen, params = _tpu_estimator_params_seen(tmp_path)
+    # measured on TF 2.15 + tensorflow-estimator 2.15 with the same calls
+    assert seen["input"] == (["a", "batch_size"], 8)
+    assert seen["train"] == (["a", "batch_size", "use_tpu"], 8, False)
+    assert params == ["a"]

@@ -11,6 +11,8 @@ Example:
 
 from __future__ import annotations
 
+import copy
+
 import logging
 from typing import Any
 
@@ -104,7 +106,9 @@ def public_model_fn(est: Any) -> Any:
 def call_model_fn(self: Any, features: Any, labels: Any, mode: Any, config: Any) -> Any:
     """Calls the model_fn with the arguments it takes (params from the Estimator)."""
     log.info("Calling model_fn.")
-    spec = calls.call_model_fn(self._model_fn, features, labels, mode, self._params, config)
+    # a copy, as legacy's `self.params`; a TPUEstimator adds `batch_size`, `use_tpu`, `context`
+    params = copy.deepcopy(self._params_for_model_fn(mode, 1))
+    spec = calls.call_model_fn(self._model_fn, features, labels, mode, params, config)
     log.info("Done calling model_fn.")
     return spec
 
@@ -114,7 +118,7 @@ def call_input_fn(self: Any, input_fn: Any, mode: Any, input_context: Any = None
     args = calls.fn_args(input_fn)
     kwargs: dict[str, Any] = {}
     if "params" in args:
-        kwargs["params"] = self._params
+        kwargs["params"] = copy.deepcopy(self._params_for_input(mode))
     if "config" in args:
         kwargs["config"] = self.config
     if "mode" in args:

@@ -317,7 +317,7 @@ class TPUEstimator(Estimator):
         self._exporting = False
         embedding.check_for_estimator(embedding_config_spec, use_tpu, eval_on_tpu)
         self._embedding_config_spec = embedding_config_spec
-        params = dict(params or {}, use_tpu=use_tpu)
+        params = dict(params or {})  # `use_tpu` is the model_fn's alone, per mode (legacy)
         # The engine calls the model_fn with the argument subset it takes and turns a
         # TPUEstimatorSpec into an EstimatorSpec, so the user's model_fn is used as it is.
         super().__init__(model_fn, model_dir, config or RunConfig(), params, warm_start_from)
