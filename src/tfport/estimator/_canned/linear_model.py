@@ -184,11 +184,8 @@ class _LinearModelLayer(_Layer):
 
 
 def _replica_id() -> int:
-    context = tf.distribute.get_replica_context()
-    if context is None:  # cross-replica context
-        return 0
-    value = tf.get_static_value(context.replica_id_in_sync_group)
-    return 0 if value is None else int(value)
+    """This replica's id, 0 outside replicas (no op made: later op seeds stay legacy's)."""
+    return tf_internals.replica_id() or 0
 
 
 def _replica0_name(replica: int) -> Any:
