@@ -12,7 +12,6 @@ Example:
 from __future__ import annotations
 
 import copy
-
 import logging
 from typing import Any
 
