@@ -193,3 +193,14 @@ def test_tensor_core_padding_pads_ids_to_the_column_shape():
         3,
     )
     assert suffix.startswith("__")
+
+
+def test_infeed_queue_builds_infeed_enqueue_ops_without_a_tpu():
+    tf = import_tf()
+    with tf.Graph().as_default():
+        queue = tf_internals.infeed_queue_class()(number_of_tuple_elements=2)
+        ops = queue.generate_enqueue_ops(
+            [[tf.zeros([4, 3]), tf.zeros([4], tf.int64)]], tpu_ordinal_function=lambda i: i
+        )
+    assert [op.type for op in ops] == ["InfeedEnqueueTuple"]
+    assert [tf.TensorShape(s).as_list() for s in ops[0].get_attr("shapes")] == [[4, 3], [4]]

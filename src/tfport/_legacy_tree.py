@@ -119,6 +119,8 @@ PATHS: dict[str, tuple[str, ...]] = {
         "tfport.estimator._tpu.tpu_estimator",
         _L + "tpu_host",
         _L + "tpu_infeed",
+        _L + "tpu_enqueue",
+        _L + "tpu_inputs",
         _TPUI,
     ),
     "tpu.util": (_TPUI, _L + "util"),

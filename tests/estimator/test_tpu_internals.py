@@ -421,13 +421,6 @@ def test_call_computation_and_model_fn_inference_run_on_this_device():
         np.testing.assert_allclose(value, expected)
 
 
-def test_enqueue_builders_say_they_need_a_tpu_host():
-    from tfport.estimator._legacy import tpu_internals
-
-    with pytest.raises(TfportInputError, match=r"InfeedEnqueueTuple.*Received: name="):
-        tpu_internals.generate_per_host_enqueue_ops_fn_for_host(None, None, None, None, "", 0)
-
-
 def test_split_inputs_pads_tensor_core_embedding_ids():
     from tfport.estimator._legacy import tpu_embedding_internals as emb
 

@@ -1061,3 +1061,10 @@ def tpu_embedding_column_classes() -> tuple:
         v2._TPUEmbeddingColumnV2,
         v2._TPUSharedEmbeddingColumnV2,
     )
+
+
+def infeed_queue_class() -> Any:
+    """TF's `tpu.tpu_feed.InfeedQueue` (TF >= 1.x): builds a TPU host's `InfeedEnqueueTuple`
+    ops (`generate_enqueue_ops`, `split_inputs_and_generate_enqueue_ops`); building them
+    needs no TPU, running them does."""
+    return _tf("tpu.tpu_feed", "InfeedQueue")

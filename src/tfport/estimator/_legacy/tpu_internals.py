@@ -1,8 +1,9 @@
 """Names of the legacy TPU private modules (`tpu.util`, `tpu.error_handling`,
-`tpu.iteration_count_estimator`, `tpu.tpu_estimator`'s infeed enqueue builders).
+`tpu.iteration_count_estimator`), behaving as legacy.
 
-The small utilities behave as legacy; the `generate_*_enqueue_ops_fn*` builders make a
-TPU host's infeed enqueue ops, which cannot exist here, and raise one line when called.
+`tpu.tpu_estimator`'s infeed enqueue builders (`generate_*_enqueue_ops_fn*`) live in
+`tpu_enqueue`: they build a TPU host's infeed enqueue ops, as legacy (running them needs
+a TPU host).
 
 Example:
     >>> parse_iterations_per_loop(20)
@@ -15,20 +16,12 @@ from __future__ import annotations
 
 import collections
 import re
-import sys
 import threading
 from typing import Any
-
-from tfport.estimator._legacy.names import unavailable
 
 IterationsPerLoopCounter = collections.namedtuple("IterationsPerLoopCounter", ["value", "unit"])
 RuntimeCounter = collections.namedtuple(
     "RuntimeCounter", ["runtime_secs", "steps", "step_time_secs"]
-)
-_WHY = (
-    "it builds a TPU host's infeed enqueue ops (InfeedEnqueueTuple), kernels that exist only "
-    "on a TPU host; tfport's TPUEstimator calls the input_fn once and feeds the replicas of "
-    "the RunConfig's strategy itself (TPUInfeedOutfeedSessionHook runs enqueue ops you build)"
 )
 
 
@@ -127,14 +120,3 @@ class IterationCountEstimator:
             return 1
         step_time = sum(r.step_time_secs for r in self._buffer) / len(self._buffer)
         return max(1, int(total_secs / step_time))
-
-
-_FUNCTIONS = {
-    "generate_per_core_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, host_device, host_id",
-    "generate_per_host_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, batch_axis, device, host_id",
-    "generate_per_host_v2_enqueue_ops_fn_for_host": "ctx, input_fn, inputs_structure_recorder, device, host_id, invocation_index",
-    "generate_broadcast_enqueue_ops_fn": "ctx, input_fn, inputs_structure_recorder, num_hosts",
-}
-_module = sys.modules[__name__]
-for _name, _sig in _FUNCTIONS.items():
-    setattr(_module, _name, unavailable(_name, _WHY, _sig))

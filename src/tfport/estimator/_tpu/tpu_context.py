@@ -25,7 +25,9 @@ HOST_DEVICE = "/replica:0/task:0/device:CPU:0"
 class EmulatedDeployment:
     """The deployment behind a TPUContext under tfport: one host feeding N replicas.
 
-    It answers what legacy's internal TPU context answers (the members TPUContext reads).
+    It answers what legacy's internal TPU context answers (the members TPUContext and the
+    legacy infeed builders of `tpu.tpu_estimator` read); `mode` is the ModeKeys value of
+    the program it feeds and `config` the TPU RunConfig (None: TPUConfig's defaults).
 
     Example:
         >>> EmulatedDeployment(num_replicas=4).device_for_replica(3)
@@ -41,10 +43,20 @@ class EmulatedDeployment:
         num_replicas: int = 1,
         batch_size_for_input_fn: int | None = None,
         batch_size_for_model_fn: int | None = None,
+        mode: str | None = None,
+        config: Any = None,
     ) -> None:
         self.num_replicas = num_replicas
         self.num_of_replicas_per_host = num_replicas
         self.num_cores = num_replicas
+        self.num_of_cores_per_host = num_replicas
+        self.mode = mode
+        self.config = config
+        tpu_config = getattr(config, "tpu_config", None)
+        self.input_partition_dims = getattr(tpu_config, "input_partition_dims", None)
+        self.allow_per_host_v2_parallel_get_next = bool(
+            getattr(tpu_config, "experimental_allow_per_host_v2_parallel_get_next", False)
+        )
         self.batch_size_for_input_fn = batch_size_for_input_fn
         self.batch_size_for_model_fn = batch_size_for_model_fn
         self.embedding_config = None
@@ -66,10 +78,28 @@ class EmulatedDeployment:
         _check_index("replica_id", replica_id, self.num_replicas)
         return ("/task:0/device:CPU:0", replica_id)
 
-    def tpu_host_placement_function(self, host_id: int = 0) -> str:
-        """The device of host `host_id` (only host 0 exists)."""
-        _check_index("host_id", host_id, self.num_hosts)
+    def tpu_host_placement_function(
+        self, host_id: int | None = None, replica_id: int | None = None
+    ) -> str:
+        """The device of host `host_id`, or of the host of replica `replica_id` (only host
+        0 exists)."""
+        if host_id is not None and replica_id is not None:
+            raise RuntimeError("replica_id and host_id can have only one non-None value.")
+        if replica_id is not None:
+            _check_index("replica_id", replica_id, self.num_replicas)
+        else:
+            _check_index("host_id", 0 if host_id is None else host_id, self.num_hosts)
         return HOST_DEVICE
+
+    def tpu_ordinal_function(self, host_id: int) -> Any:
+        """A function `shard index in host -> device ordinal` of host `host_id`'s shards."""
+        _check_index("host_id", host_id, self.num_hosts)
+        cores = self.num_of_cores_per_host
+
+        def ordinal(shard_index_in_host: int) -> int:
+            return shard_index_in_host % cores
+
+        return ordinal
 
 
 def _check_index(name: str, value: Any, count: int) -> None:

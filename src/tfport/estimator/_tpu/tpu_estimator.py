@@ -349,6 +349,8 @@ class TPUEstimator(Estimator):
             replicas,
             batch_size_for_input_fn=batch,
             batch_size_for_model_fn=None if batch is None else batch // replicas,
+            mode=mode,
+            config=self._config,
         )
 
     def _params_for_input(self, mode: str) -> dict:

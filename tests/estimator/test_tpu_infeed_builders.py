@@ -1,0 +1,225 @@
+"""Issue 27h: legacy `tpu_estimator`'s infeed enqueue builders, built in a graph, against
+what they build on the legacy stack (legacy/goldens/tpu_infeed_builders, made by
+legacy/scripts/tpu_infeed_builders.py on TF 2.15 with a one-core TPU context): what they
+return, the input_fn's deployment, the InfeedEnqueueTuple ops (dtypes, shapes, ordinals),
+the recorded structure and the values of the enqueued tensors over successive batches.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from tfport._common.tfenv import import_tf
+from tfport.estimator._legacy import tpu_enqueue
+from tfport.estimator._legacy.tpu_inputs import (
+    InputsStructureRecorder,
+    _CapturedObject,
+    _Inputs,
+    _StopSignals,
+)
+from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment
+
+tf = import_tf()
+GOLDEN = json.loads(
+    (
+        pathlib.Path(__file__).parents[2] / "legacy/goldens/tpu_infeed_builders/values.json"
+    ).read_text()
+)
+ROWS = 6  # the legacy script's data
+
+
+def _data():
+    rng = np.random.RandomState(11)
+    return {
+        "x": rng.rand(ROWS, 3).astype("float32"),
+        "ids": rng.randint(0, 9, size=(ROWS, 1)).astype("int64"),
+        "y": rng.rand(ROWS, 1).astype("float32"),
+    }
+
+
+def _input_fn(kind, batch, seen):
+    def input_fn(params_ctx):
+        seen.append(list(params_ctx.current_input_fn_deployment()))
+        data = _data()
+        features = {"x": data["x"], "ids": data["ids"]}
+        if kind == "tensors":
+            labels = tf.constant(data["y"][:batch])
+            return {k: tf.constant(v[:batch]) for k, v in features.items()}, labels
+        if kind == "features_only":
+            return tf.data.Dataset.from_tensor_slices(features).batch(batch)
+        dataset = tf.data.Dataset.from_tensor_slices((features, data["y"]))
+        return dataset.batch(batch, drop_remainder=kind == "dataset_full")
+
+    return input_fn
+
+
+def _kind(value):
+    if value is None:
+        return None
+    if callable(value) and not isinstance(value, tf.Operation):
+        return "function"
+    return type(value).__name__
+
+
+def _op_values(op):
+    return {
+        "type": op.type,
+        "dtypes": [tf.as_dtype(d).name for d in op.get_attr("dtypes")],
+        "shapes": [tf.TensorShape(s).as_list() for s in op.get_attr("shapes")],
+        "device_ordinal": op.get_attr("device_ordinal"),
+        "num_inputs": len(op.inputs),
+    }
+
+
+def _run_inputs(op, init, count=4):
+    """The values of op's inputs over `count` runs, in a copy of the graph without the
+    enqueue ops (their kernels exist only on a TPU host)."""
+    graph_def = op.graph.as_graph_def()
+    kept = [n for n in graph_def.node if n.op != "InfeedEnqueueTuple"]
+    del graph_def.node[:]
+    graph_def.node.extend(kept)
+    out = []
+    with tf.Graph().as_default() as graph:
+        tf.compat.v1.import_graph_def(graph_def, name="")
+        tensors = [graph.get_tensor_by_name(t.name) for t in op.inputs]
+        with tf.compat.v1.Session() as session:
+            if init is not None:
+                session.run(graph.get_operation_by_name(init.name))
+            for _ in range(count):
+                try:
+                    values = session.run(tensors)
+                except tf.errors.OutOfRangeError:
+                    out.append("OutOfRangeError")
+                    break
+                out.append([np.asarray(v).tolist() for v in values])
+    return out
+
+
+def _call(builder, ctx, input_fn, recorder, replicas_hosts=1):
+    if builder == "per_core":
+        return tpu_enqueue.generate_per_core_enqueue_ops_fn_for_host(
+            ctx, input_fn, recorder, HOST_DEVICE, 0
+        )
+    if builder == "per_host":
+        return tpu_enqueue.generate_per_host_enqueue_ops_fn_for_host(
+            ctx, input_fn, recorder, None, HOST_DEVICE, 0
+        )
+    if builder == "per_host_v2":
+        return tpu_enqueue.generate_per_host_v2_enqueue_ops_fn_for_host(
+            ctx, input_fn, recorder, HOST_DEVICE, 0, 0
+        )
+    return tpu_enqueue.generate_broadcast_enqueue_ops_fn(ctx, input_fn, recorder, replicas_hosts)
+
+
+def _build(builder, mode, kind, batch):
+    seen, out = [], {}
+    ctx = EmulatedDeployment(1, batch_size_for_input_fn=batch, mode=mode)
+    with tf.Graph().as_default():
+        recorder = InputsStructureRecorder()
+        try:
+            returned = _call(builder, ctx, _input_fn(kind, batch, seen), recorder)
+            out["returned"] = [_kind(v) for v in returned]
+            enqueue = returned[0]()
+        except (TypeError, ValueError, RuntimeError) as exc:
+            out["error"] = f"{type(exc).__name__}: {exc}"
+            out["deployments"] = seen
+            return out
+        out["deployments"] = seen
+        ops = enqueue["ops"] if isinstance(enqueue, dict) else enqueue
+        out["enqueue_kind"] = type(enqueue).__name__
+        out["signals"] = sorted(enqueue["signals"]) if isinstance(enqueue, dict) else None
+        out["ops"] = [_op_values(op) for op in ops]
+        out["structure"] = {
+            part: sorted(value) if isinstance(value, dict) else "tensor"
+            for part, value in recorder._feature_structure.items()
+        }
+        out["queue_tuple_elements"] = returned[1].get().number_of_tuple_elements
+        out["batches"] = _run_inputs(ops[0], returned[2] if len(returned) > 2 else None)
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN))
+def test_builder_builds_what_legacy_builds(case):
+    builder, mode, kind = case.split("/")
+    got = _build(builder, mode, kind, 4)
+    want = GOLDEN[case]
+    assert {k: v for k, v in got.items() if k != "batches"} == {
+        k: v for k, v in want.items() if k != "batches"
+    }
+    assert len(got.get("batches", [])) == len(want.get("batches", []))
+    for got_batch, want_batch in zip(got.get("batches", []), want.get("batches", [])):
+        if want_batch == "OutOfRangeError":
+            assert got_batch == want_batch
+            continue
+        for g, w in zip(got_batch, want_batch, strict=True):
+            np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), atol=0)
+
+
+def test_per_host_splits_the_batch_among_two_replicas_and_v2_reads_one_per_replica():
+    data = _data()
+    ctx = EmulatedDeployment(2, batch_size_for_input_fn=4, mode="train")
+    with tf.Graph().as_default():
+        input_fn = _input_fn("dataset_full", 4, [])  # static shapes, as a TPU needs
+        enqueue_fn, queue, init = _call("per_host", ctx, input_fn, InputsStructureRecorder())
+        ops = enqueue_fn()
+        assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
+        halves = [_run_inputs(op, init, 1)[0] for op in ops]
+        assert halves[0][1] == data["x"][:2].tolist() and halves[1][1] == data["x"][2:4].tolist()
+        assert queue.get().number_of_shards == 2
+    with tf.Graph().as_default():
+        enqueue_fn, _, init = _call("per_host_v2", ctx, _input_fn("dataset_full", 2, []),
+                                    InputsStructureRecorder())  # fmt: skip
+        ops = enqueue_fn()
+        assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
+        # one session run reads one batch per replica, replica 0 first
+        first = _run_inputs(ops[1], init, 1)[0]
+        assert first[1] == data["x"][2:4].tolist()
+
+
+def test_broadcast_sends_one_batch_to_every_replica_of_two():
+    data = _data()
+    ctx = EmulatedDeployment(2, batch_size_for_input_fn=4, mode="eval")
+    with tf.Graph().as_default():
+        enqueue_fn, _, init = _call("broadcast", ctx, _input_fn("dataset_full", 4, []),
+                                    InputsStructureRecorder())  # fmt: skip
+        ops = enqueue_fn()
+        assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
+        assert list(ops[0].inputs) == list(ops[1].inputs)
+        assert _run_inputs(ops[0], init, 1)[0][1] == data["x"][:4].tolist()
+
+
+def test_recorder_round_trips_packed_small_features_and_signals():
+    features = {f"s{i}": tf.constant([[float(i)], [i + 0.5]]) for i in range(5)}
+    features["wide"] = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    labels = tf.constant([[1], [0]])
+    signals = _StopSignals(stop=True, batch_size=2).as_dict()
+    recorder = InputsStructureRecorder()
+    recorder.validate_and_record_structure(dict(features), labels)
+    flat = recorder.flatten_features_and_labels(dict(features), labels, signals)
+    assert len(flat) == 4  # the five [2, 1] features packed into one tensor
+    restored = recorder.unflatten_features_and_labels(flat)
+    assert sorted(restored.features_and_labels()[0]) == sorted(features)
+    for key, value in features.items():
+        assert restored.features_and_labels()[0][key].numpy().tolist() == value.numpy().tolist()
+    assert bool(_StopSignals.should_stop(restored.signals()["stopping"][0][0]))
+    assert recorder.has_labels() and recorder.flattened_input_dims is None
+
+
+def test_recorder_partition_dims_and_captured_object():
+    recorder = InputsStructureRecorder([{"a": [1, 2], "b": None}, None])
+    recorder.validate_and_record_structure({"a": 1, "b": 2}, tf.constant([1]))
+    assert recorder.flattened_input_dims == [[1, 2], None, None]
+    with pytest.raises(ValueError, match="mismatched feature keys"):
+        InputsStructureRecorder([{"a": [1]}]).validate_and_record_structure({"c": 1}, None)
+    box = _CapturedObject()
+    with pytest.raises(RuntimeError, match="not captured"):
+        box.get()
+    box.capture(3)
+    assert box.get() == 3
+    with pytest.raises(RuntimeError, match="only once"):
+        box.capture(4)
+    assert _Inputs.from_input_fn(({"x": 1}, None)).features_and_labels() == ({"x": 1}, None)
