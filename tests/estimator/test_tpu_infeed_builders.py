@@ -7,12 +7,14 @@ the recorded structure and the values of the enqueued tensors over successive ba
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import pytest
 
+import tfport
 from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy import tpu_enqueue
 from tfport.estimator._legacy.tpu_inputs import (
@@ -24,79 +26,26 @@ from tfport.estimator._legacy.tpu_inputs import (
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment
 
 tf = import_tf()
-GOLDEN = json.loads(
-    (
-        pathlib.Path(__file__).parents[2] / "legacy/goldens/tpu_infeed_builders/values.json"
-    ).read_text()
-)
-ROWS = 6  # the legacy script's data
+LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
+GOLDEN = json.loads((LEGACY / "goldens/tpu_infeed_builders/values.json").read_text())
 
 
-def _data():
-    rng = np.random.RandomState(11)
-    return {
-        "x": rng.rand(ROWS, 3).astype("float32"),
-        "ids": rng.randint(0, 9, size=(ROWS, 1)).astype("int64"),
-        "y": rng.rand(ROWS, 1).astype("float32"),
-    }
+def _legacy_script():
+    """The golden's script as a module (its legacy imports resolve to tfport): the same
+    input_fn, data and recording helpers on both stacks."""
+    installed = tfport.install()
+    try:
+        path = LEGACY / "scripts/tpu_infeed_builders.py"
+        spec = importlib.util.spec_from_file_location("legacy_tpu_infeed_builders", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        if installed is not None:
+            tfport.uninstall()
 
 
-def _input_fn(kind, batch, seen):
-    def input_fn(params_ctx):
-        seen.append(list(params_ctx.current_input_fn_deployment()))
-        data = _data()
-        features = {"x": data["x"], "ids": data["ids"]}
-        if kind == "tensors":
-            labels = tf.constant(data["y"][:batch])
-            return {k: tf.constant(v[:batch]) for k, v in features.items()}, labels
-        if kind == "features_only":
-            return tf.data.Dataset.from_tensor_slices(features).batch(batch)
-        dataset = tf.data.Dataset.from_tensor_slices((features, data["y"]))
-        return dataset.batch(batch, drop_remainder=kind == "dataset_full")
-
-    return input_fn
-
-
-def _kind(value):
-    if value is None:
-        return None
-    if callable(value) and not isinstance(value, tf.Operation):
-        return "function"
-    return type(value).__name__
-
-
-def _op_values(op):
-    return {
-        "type": op.type,
-        "dtypes": [tf.as_dtype(d).name for d in op.get_attr("dtypes")],
-        "shapes": [tf.TensorShape(s).as_list() for s in op.get_attr("shapes")],
-        "device_ordinal": op.get_attr("device_ordinal"),
-        "num_inputs": len(op.inputs),
-    }
-
-
-def _run_inputs(op, init, count=4):
-    """The values of op's inputs over `count` runs, in a copy of the graph without the
-    enqueue ops (their kernels exist only on a TPU host)."""
-    graph_def = op.graph.as_graph_def()
-    kept = [n for n in graph_def.node if n.op != "InfeedEnqueueTuple"]
-    del graph_def.node[:]
-    graph_def.node.extend(kept)
-    out = []
-    with tf.Graph().as_default() as graph:
-        tf.compat.v1.import_graph_def(graph_def, name="")
-        tensors = [graph.get_tensor_by_name(t.name) for t in op.inputs]
-        with tf.compat.v1.Session() as session:
-            if init is not None:
-                session.run(graph.get_operation_by_name(init.name))
-            for _ in range(count):
-                try:
-                    values = session.run(tensors)
-                except tf.errors.OutOfRangeError:
-                    out.append("OutOfRangeError")
-                    break
-                out.append([np.asarray(v).tolist() for v in values])
-    return out
+SCRIPT = _legacy_script()
 
 
 def _call(builder, ctx, input_fn, recorder, replicas_hosts=1):
@@ -116,13 +65,14 @@ def _call(builder, ctx, input_fn, recorder, replicas_hosts=1):
 
 
 def _build(builder, mode, kind, batch):
+    """The legacy script's `_build`, with tfport's deployment for legacy's one-core context."""
     seen, out = [], {}
     ctx = EmulatedDeployment(1, batch_size_for_input_fn=batch, mode=mode)
     with tf.Graph().as_default():
         recorder = InputsStructureRecorder()
         try:
-            returned = _call(builder, ctx, _input_fn(kind, batch, seen), recorder)
-            out["returned"] = [_kind(v) for v in returned]
+            returned = _call(builder, ctx, SCRIPT._input_fn(kind, batch, seen), recorder)
+            out["returned"] = [SCRIPT._kind(v) for v in returned]
             enqueue = returned[0]()
         except (TypeError, ValueError, RuntimeError) as exc:
             out["error"] = f"{type(exc).__name__}: {exc}"
@@ -132,13 +82,10 @@ def _build(builder, mode, kind, batch):
         ops = enqueue["ops"] if isinstance(enqueue, dict) else enqueue
         out["enqueue_kind"] = type(enqueue).__name__
         out["signals"] = sorted(enqueue["signals"]) if isinstance(enqueue, dict) else None
-        out["ops"] = [_op_values(op) for op in ops]
-        out["structure"] = {
-            part: sorted(value) if isinstance(value, dict) else "tensor"
-            for part, value in recorder._feature_structure.items()
-        }
+        out["ops"] = [SCRIPT._op_values(op) for op in ops]
+        out["structure"] = SCRIPT._structure(recorder)
         out["queue_tuple_elements"] = returned[1].get().number_of_tuple_elements
-        out["batches"] = _run_inputs(ops[0], returned[2] if len(returned) > 2 else None)
+        out["batches"] = SCRIPT._run_inputs(ops[0], returned[2] if len(returned) > 2 else None)
     return out
 
 
@@ -160,36 +107,36 @@ def test_builder_builds_what_legacy_builds(case):
 
 
 def test_per_host_splits_the_batch_among_two_replicas_and_v2_reads_one_per_replica():
-    data = _data()
+    data = SCRIPT._data()
     ctx = EmulatedDeployment(2, batch_size_for_input_fn=4, mode="train")
     with tf.Graph().as_default():
-        input_fn = _input_fn("dataset_full", 4, [])  # static shapes, as a TPU needs
+        input_fn = SCRIPT._input_fn("dataset_full", 4, [])  # static shapes, as a TPU needs
         enqueue_fn, queue, init = _call("per_host", ctx, input_fn, InputsStructureRecorder())
         ops = enqueue_fn()
         assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
-        halves = [_run_inputs(op, init, 1)[0] for op in ops]
+        halves = [SCRIPT._run_inputs(op, init)[0] for op in ops]
         assert halves[0][1] == data["x"][:2].tolist() and halves[1][1] == data["x"][2:4].tolist()
         assert queue.get().number_of_shards == 2
     with tf.Graph().as_default():
-        enqueue_fn, _, init = _call("per_host_v2", ctx, _input_fn("dataset_full", 2, []),
+        enqueue_fn, _, init = _call("per_host_v2", ctx, SCRIPT._input_fn("dataset_full", 2, []),
                                     InputsStructureRecorder())  # fmt: skip
         ops = enqueue_fn()
         assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
         # one session run reads one batch per replica, replica 0 first
-        first = _run_inputs(ops[1], init, 1)[0]
+        first = SCRIPT._run_inputs(ops[1], init)[0]
         assert first[1] == data["x"][2:4].tolist()
 
 
 def test_broadcast_sends_one_batch_to_every_replica_of_two():
-    data = _data()
+    data = SCRIPT._data()
     ctx = EmulatedDeployment(2, batch_size_for_input_fn=4, mode="eval")
     with tf.Graph().as_default():
-        enqueue_fn, _, init = _call("broadcast", ctx, _input_fn("dataset_full", 4, []),
+        enqueue_fn, _, init = _call("broadcast", ctx, SCRIPT._input_fn("dataset_full", 4, []),
                                     InputsStructureRecorder())  # fmt: skip
         ops = enqueue_fn()
         assert [op.get_attr("device_ordinal") for op in ops] == [0, 1]
         assert list(ops[0].inputs) == list(ops[1].inputs)
-        assert _run_inputs(ops[0], init, 1)[0][1] == data["x"][:4].tolist()
+        assert SCRIPT._run_inputs(ops[0], init)[0][1] == data["x"][:4].tolist()
 
 
 def test_recorder_round_trips_packed_small_features_and_signals():
