@@ -92,43 +92,54 @@ def _build(builder, mode, kind, batch):
         tpu_config=tf.compat.v1.estimator.tpu.TPUConfig(num_shards=1, iterations_per_loop=2)
     )
     internal = tpu_context._get_tpu_context(config, batch, batch, batch, True, True, None)
-    seen = []
-    out = {}
     with tf.Graph().as_default():
         with internal.with_mode(mode) as ctx:
             recorder = tpu_est._InputPipeline.InputsStructureRecorder()
-            input_fn = _input_fn(kind, batch, seen)
-            try:
-                if builder == "per_core":
-                    returned = tpu_est.generate_per_core_enqueue_ops_fn_for_host(
-                        ctx, input_fn, recorder, HOST, 0
-                    )
-                elif builder == "per_host":
-                    returned = tpu_est.generate_per_host_enqueue_ops_fn_for_host(
-                        ctx, input_fn, recorder, None, HOST, 0
-                    )
-                elif builder == "per_host_v2":
-                    returned = tpu_est.generate_per_host_v2_enqueue_ops_fn_for_host(
-                        ctx, input_fn, recorder, HOST, 0, 0
-                    )
-                else:
-                    returned = tpu_est.generate_broadcast_enqueue_ops_fn(ctx, input_fn, recorder, 1)
-                out["returned"] = [_kind(v) for v in returned]
-                enqueue = returned[0]()
-            except (TypeError, ValueError, RuntimeError) as exc:
-                out["error"] = f"{type(exc).__name__}: {exc}"
-                out["deployments"] = seen
-                return out
-            out["deployments"] = seen
-            ops = enqueue["ops"] if isinstance(enqueue, dict) else enqueue
-            out["enqueue_kind"] = type(enqueue).__name__
-            out["signals"] = sorted(enqueue["signals"]) if isinstance(enqueue, dict) else None
-            out["ops"] = [_op_values(op) for op in ops]
-            out["structure"] = _structure(recorder)
-            queue = returned[1].get()
-            out["queue_tuple_elements"] = queue.number_of_tuple_elements
-            init = returned[2] if len(returned) > 2 else None
-            out["batches"] = _run_inputs(ops[0], init)
+            return _record(
+                lambda input_fn: _call(tpu_est, builder, ctx, input_fn, recorder),
+                recorder,
+                kind,
+                batch,
+            )
+
+
+def _call(module, builder, ctx, input_fn, recorder):
+    """Calls `module`'s builder named by `builder` for host 0 (one host)."""
+    if builder == "per_core":
+        return module.generate_per_core_enqueue_ops_fn_for_host(ctx, input_fn, recorder, HOST, 0)
+    if builder == "per_host":
+        return module.generate_per_host_enqueue_ops_fn_for_host(
+            ctx, input_fn, recorder, None, HOST, 0
+        )
+    if builder == "per_host_v2":
+        return module.generate_per_host_v2_enqueue_ops_fn_for_host(
+            ctx, input_fn, recorder, HOST, 0, 0
+        )
+    return module.generate_broadcast_enqueue_ops_fn(ctx, input_fn, recorder, 1)
+
+
+def _record(call, recorder, kind, batch):
+    """What `call(input_fn)` (a builder) returns and builds, in the current graph."""
+    seen = []
+    out = {}
+    try:
+        returned = call(_input_fn(kind, batch, seen))
+        out["returned"] = [_kind(v) for v in returned]
+        enqueue = returned[0]()
+    except (TypeError, ValueError, RuntimeError) as exc:
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        out["deployments"] = seen
+        return out
+    out["deployments"] = seen
+    ops = enqueue["ops"] if isinstance(enqueue, dict) else enqueue
+    out["enqueue_kind"] = type(enqueue).__name__
+    out["signals"] = sorted(enqueue["signals"]) if isinstance(enqueue, dict) else None
+    out["ops"] = [_op_values(op) for op in ops]
+    out["structure"] = _structure(recorder)
+    queue = returned[1].get()
+    out["queue_tuple_elements"] = queue.number_of_tuple_elements
+    init = returned[2] if len(returned) > 2 else None
+    out["batches"] = _run_inputs(ops[0], init)
     return out
 
 

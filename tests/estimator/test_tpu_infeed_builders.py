@@ -23,7 +23,7 @@ from tfport.estimator._legacy.tpu_inputs import (
     _Inputs,
     _StopSignals,
 )
-from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment
+from tfport.estimator._tpu.tpu_context import EmulatedDeployment
 
 tf = import_tf()
 LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
@@ -48,45 +48,18 @@ def _legacy_script():
 SCRIPT = _legacy_script()
 
 
-def _call(builder, ctx, input_fn, recorder, replicas_hosts=1):
-    if builder == "per_core":
-        return tpu_enqueue.generate_per_core_enqueue_ops_fn_for_host(
-            ctx, input_fn, recorder, HOST_DEVICE, 0
-        )
-    if builder == "per_host":
-        return tpu_enqueue.generate_per_host_enqueue_ops_fn_for_host(
-            ctx, input_fn, recorder, None, HOST_DEVICE, 0
-        )
-    if builder == "per_host_v2":
-        return tpu_enqueue.generate_per_host_v2_enqueue_ops_fn_for_host(
-            ctx, input_fn, recorder, HOST_DEVICE, 0, 0
-        )
-    return tpu_enqueue.generate_broadcast_enqueue_ops_fn(ctx, input_fn, recorder, replicas_hosts)
+def _call(builder, ctx, input_fn, recorder):
+    return SCRIPT._call(tpu_enqueue, builder, ctx, input_fn, recorder)
 
 
 def _build(builder, mode, kind, batch):
-    """The legacy script's `_build`, with tfport's deployment for legacy's one-core context."""
-    seen, out = [], {}
+    """The legacy script's case, with tfport's deployment for legacy's one-core context."""
     ctx = EmulatedDeployment(1, batch_size_for_input_fn=batch, mode=mode)
     with tf.Graph().as_default():
         recorder = InputsStructureRecorder()
-        try:
-            returned = _call(builder, ctx, SCRIPT._input_fn(kind, batch, seen), recorder)
-            out["returned"] = [SCRIPT._kind(v) for v in returned]
-            enqueue = returned[0]()
-        except (TypeError, ValueError, RuntimeError) as exc:
-            out["error"] = f"{type(exc).__name__}: {exc}"
-            out["deployments"] = seen
-            return out
-        out["deployments"] = seen
-        ops = enqueue["ops"] if isinstance(enqueue, dict) else enqueue
-        out["enqueue_kind"] = type(enqueue).__name__
-        out["signals"] = sorted(enqueue["signals"]) if isinstance(enqueue, dict) else None
-        out["ops"] = [SCRIPT._op_values(op) for op in ops]
-        out["structure"] = SCRIPT._structure(recorder)
-        out["queue_tuple_elements"] = returned[1].get().number_of_tuple_elements
-        out["batches"] = SCRIPT._run_inputs(ops[0], returned[2] if len(returned) > 2 else None)
-    return out
+        return SCRIPT._record(
+            lambda input_fn: _call(builder, ctx, input_fn, recorder), recorder, kind, batch
+        )
 
 
 @pytest.mark.parametrize("case", sorted(GOLDEN))
