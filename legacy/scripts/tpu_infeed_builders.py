@@ -177,11 +177,79 @@ CASES_BUILT = (
 )
 
 
+PIPELINES = (
+    ("per_host", "train", "dataset_full"),
+    ("per_host", "train", "tensors"),
+    ("per_host", "infer", "dataset"),
+    ("per_host_v2", "train", "dataset_full"),
+    ("per_host_v2", "infer", "dataset"),
+)
+
+
+def _pipeline(config_name, mode, kind, batch):
+    per_host = tf.compat.v1.estimator.tpu.InputPipelineConfig.PER_HOST_V2
+    tpu_config = tf.compat.v1.estimator.tpu.TPUConfig(
+        num_shards=1,
+        iterations_per_loop=2,
+        per_host_input_for_training=per_host if config_name == "per_host_v2" else True,
+    )
+    config = tf.compat.v1.estimator.tpu.RunConfig(tpu_config=tpu_config)
+    internal = tpu_context._get_tpu_context(config, batch, batch, batch, True, True, None)
+    with tf.Graph().as_default():
+        with internal.with_mode(mode) as ctx:
+            tf.compat.v1.train.get_or_create_global_step()  # made first, as TPUEstimator does
+            tpu_est._create_or_get_iterations_per_loop()
+            return _record_pipeline(
+                lambda input_fn: tpu_est._InputPipeline(input_fn, None, ctx), kind, batch
+            )
+
+
+def _record_pipeline(make, kind, batch):
+    """What `make(input_fn)` (an `_InputPipeline`) builds, and what its dequeue_fn gives."""
+    seen = []
+    pipeline = make(_input_fn(kind, batch, seen))
+    enqueue_ops, dequeue_fn, hooks, on_coordinator = (
+        pipeline.generate_infeed_enqueue_ops_and_dequeue_fn()
+    )
+    graph = tf.compat.v1.get_default_graph()
+    out = {
+        "deployments": seen,
+        "enqueue_ops": [type(op).__name__ for op in enqueue_ops],
+        "while_loops": sorted(
+            op.type
+            for op in graph.get_operations()
+            if op.type in ("LoopCond", "While", "StatelessWhile")
+        ),
+        "enqueue_op_types": sorted(
+            {op.type for op in graph.get_operations() if op.type.startswith("Infeed")}
+        ),
+        "hooks": [type(hook).__name__ for hook in hooks],
+        "run_infeed_loop_on_coordinator": on_coordinator,
+        "iterations_variables": len(graph.get_collection("tpu_estimator_iterations_per_loop")),
+    }
+    inputs = dequeue_fn()
+    features, labels = inputs.features_and_labels()
+    signals = inputs.signals()
+    dequeue = [op for op in graph.get_operations() if op.type == "InfeedDequeueTuple"]
+    out["dequeue"] = {
+        "ops": len(dequeue),
+        "dtypes": [tf.as_dtype(d).name for d in dequeue[0].get_attr("dtypes")],
+        "shapes": [tf.TensorShape(x).as_list() for x in dequeue[0].get_attr("shapes")],
+        "features": sorted(features) if isinstance(features, dict) else "tensor",
+        "feature_shapes": {k: v.shape.as_list() for k, v in sorted(features.items())},
+        "labels": None if labels is None else labels.shape.as_list(),
+        "signals": None if signals is None else sorted(signals),
+    }
+    return out
+
+
 def main(name, out_dir):
     assert name == "tpu_infeed_builders", name
     values = {}
     for builder, mode, kind, batch in CASES_BUILT:
         values[f"{builder}/{mode}/{kind}"] = _build(builder, mode, kind, batch)
+    for config_name, mode, kind in PIPELINES:
+        values[f"pipeline/{config_name}/{mode}/{kind}"] = _pipeline(config_name, mode, kind, 4)
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "values.json"), "w") as f:
         json.dump(values, f, indent=1, sort_keys=True)

@@ -121,6 +121,7 @@ PATHS: dict[str, tuple[str, ...]] = {
         _L + "tpu_infeed",
         _L + "tpu_enqueue",
         _L + "tpu_inputs",
+        _L + "tpu_pipeline",
         _TPUI,
     ),
     "tpu.util": (_TPUI, _L + "util"),

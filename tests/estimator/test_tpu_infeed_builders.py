@@ -16,13 +16,16 @@ import pytest
 
 import tfport
 from tfport._common.tfenv import import_tf
+from tfport.estimator import tpu as tfport_tpu
 from tfport.estimator._legacy import tpu_enqueue
+from tfport.estimator._legacy.tpu_infeed import iterations_per_loop_variable
 from tfport.estimator._legacy.tpu_inputs import (
     InputsStructureRecorder,
     _CapturedObject,
     _Inputs,
     _StopSignals,
 )
+from tfport.estimator._legacy.tpu_pipeline import _InputPipeline
 from tfport.estimator._tpu.tpu_context import EmulatedDeployment
 
 tf = import_tf()
@@ -62,7 +65,11 @@ def _build(builder, mode, kind, batch):
         )
 
 
-@pytest.mark.parametrize("case", sorted(GOLDEN))
+BUILDERS = sorted(case for case in GOLDEN if not case.startswith("pipeline/"))
+PIPELINES = sorted(case for case in GOLDEN if case.startswith("pipeline/"))
+
+
+@pytest.mark.parametrize("case", BUILDERS)
 def test_builder_builds_what_legacy_builds(case):
     builder, mode, kind = case.split("/")
     got = _build(builder, mode, kind, 4)
@@ -77,6 +84,60 @@ def test_builder_builds_what_legacy_builds(case):
             continue
         for g, w in zip(got_batch, want_batch, strict=True):
             np.testing.assert_allclose(np.asarray(g, float), np.asarray(w, float), atol=0)
+
+
+@pytest.mark.parametrize("case", PIPELINES)
+def test_input_pipeline_builds_what_legacy_builds(case):
+    _, config_name, mode, kind = case.split("/")
+    per_host = 3 if config_name == "per_host_v2" else True  # InputPipelineConfig.PER_HOST_V2
+    config = tfport_tpu.RunConfig(
+        tpu_config=tfport_tpu.TPUConfig(per_host_input_for_training=per_host)
+    )
+    ctx = EmulatedDeployment(1, batch_size_for_input_fn=4, mode=mode, config=config)
+    with tf.Graph().as_default():
+        tf.compat.v1.train.get_or_create_global_step()  # made first, as TPUEstimator does
+        iterations_per_loop_variable()
+        got = SCRIPT._record_pipeline(lambda fn: _InputPipeline(fn, None, ctx), kind, 4)
+    assert got == GOLDEN[case]
+
+
+class _PerCoreDeployment(EmulatedDeployment):
+    """A context asking for per-core input (TPUConfig PER_SHARD_V1 on a TPU system)."""
+
+    def is_input_sharded_per_core(self):
+        return True
+
+
+class _BroadcastDeployment(EmulatedDeployment):
+    """A context asking for broadcast input (TPUConfig BROADCAST on a TPU system)."""
+
+    def is_input_broadcast_with_iterators(self):
+        return True
+
+
+@pytest.mark.parametrize(
+    ("deployment", "kind", "ordinals", "on_coordinator"),
+    [
+        (_PerCoreDeployment, "tensors", [0, 1], True),
+        (_BroadcastDeployment, "dataset_full", [], False),
+    ],
+)
+def test_input_pipeline_per_core_and_broadcast(deployment, kind, ordinals, on_coordinator):
+    ctx = deployment(2, batch_size_for_input_fn=4, mode="train")
+    seen = []
+    with tf.Graph().as_default():
+        tf.compat.v1.train.get_or_create_global_step()
+        pipeline = _InputPipeline(SCRIPT._input_fn(kind, 4, seen), None, ctx)
+        enqueue_ops, dequeue_fn, hooks, coordinator = (
+            pipeline.generate_infeed_enqueue_ops_and_dequeue_fn()
+        )
+        assert coordinator is on_coordinator and len(enqueue_ops) == 1
+        if ordinals:  # per core: the input_fn called once per core, the ops built directly
+            assert [op.get_attr("device_ordinal") for op in enqueue_ops[0]] == ordinals
+        assert len(seen) == (2 if ordinals else 1)
+        features, labels = dequeue_fn().features_and_labels()
+        assert sorted(features) == ["ids", "x"] and labels.shape.as_list()[-1] == 1
+        assert [type(h).__name__ for h in hooks] == ["MultiHostDatasetInitializerHook"]
 
 
 def test_per_host_splits_the_batch_among_two_replicas_and_v2_reads_one_per_replica():

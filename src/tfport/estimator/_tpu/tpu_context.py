@@ -20,6 +20,7 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 
 HOST_DEVICE = "/replica:0/task:0/device:CPU:0"
+_PER_HOST_V2 = 3  # tpu.InputPipelineConfig.PER_HOST_V2
 
 
 class EmulatedDeployment:
@@ -68,6 +69,13 @@ class EmulatedDeployment:
     def is_input_broadcast_with_iterators(self) -> bool:
         """False: the host's batch is split among the replicas (per-host input)."""
         return False
+
+    def is_input_per_host_with_iterators(self) -> bool:
+        """Whether the TPUConfig asks for the PER_HOST_V2 input pipeline (the batch read once
+        per replica from the host's Dataset)."""
+        tpu_config = getattr(self.config, "tpu_config", None)
+        per_host = getattr(tpu_config, "per_host_input_for_training", None)
+        return not isinstance(per_host, bool) and per_host == _PER_HOST_V2
 
     def is_replica_across_hosts(self) -> bool:
         """False: a replica lives on one device of this host."""
