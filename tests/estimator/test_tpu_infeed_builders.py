@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tfport
+from tfport import _install as tfport_install
 from tfport._common.tfenv import import_tf
 from tfport.estimator import tpu as tfport_tpu
 from tfport.estimator._legacy import tpu_enqueue
@@ -35,8 +36,9 @@ GOLDEN = json.loads((LEGACY / "goldens/tpu_infeed_builders/values.json").read_te
 
 def _legacy_script():
     """The golden's script as a module (its legacy imports resolve to tfport): the same
-    input_fn, data and recording helpers on both stacks."""
-    installed = tfport.install()
+    input_fn, data and recording helpers on both stacks. tfport stays as installed as it was."""
+    was_installed = bool(tfport_install._current)
+    tfport.install()
     try:
         path = LEGACY / "scripts/tpu_infeed_builders.py"
         spec = importlib.util.spec_from_file_location("legacy_tpu_infeed_builders", path)
@@ -44,7 +46,7 @@ def _legacy_script():
         spec.loader.exec_module(module)
         return module
     finally:
-        if installed is not None:
+        if not was_installed:
             tfport.uninstall()
 
 
