@@ -9,11 +9,9 @@ Example:
 from __future__ import annotations
 
 import collections
-import inspect
 import os
 from typing import Any, TypeVar
 
-from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
 LOSS_METRIC_KEY = "loss"
@@ -238,42 +236,6 @@ def _spec(t: Any) -> Any:
 
 def _placeholder_maker(spec: Any) -> Any:
     return import_tf().compat.v1.placeholder(spec[0], spec[1])
-
-
-def unavailable(name: str, why: str, signature: str = "*args, **kwargs") -> Any:
-    """A function named `name` (with the legacy `signature`) that raises, saying why it
-    cannot work on TF 2.21.
-
-    Example:
-        >>> f = unavailable("enqueue_fn", "TPU infeed internals", "ctx, input_fn")
-        >>> f.__name__
-        'enqueue_fn'
-    """
-
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        del args, kwargs
-        raise TfportInputError(
-            message(
-                f"{name} is not provided by tfport: {why}",
-                "Use the public tf.estimator API",
-                name=name,
-            )
-        )
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__signature__ = inspect.signature(eval(f"lambda {signature}: None"))  # type: ignore[attr-defined]  # noqa: S307
-    return fn
-
-
-def unavailable_class(name: str, why: str, signature: str = "*args, **kwargs") -> type:
-    """A class named `name` whose construction raises, saying why (see `unavailable`).
-
-    Example:
-        >>> unavailable_class("FakeSummaryWriter", "a test utility").__name__
-        'FakeSummaryWriter'
-    """
-    init = unavailable(name, why, "self, " + signature)
-    return type(name, (), {"__init__": init, "__doc__": f"Not provided by tfport: {why}."})
 
 
 def model_to_estimator(
