@@ -52,16 +52,7 @@ def replicas(goldens, tmp_path_factory):
 
 
 def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol: float) -> None:
-    want = json.loads((goldens / case / "expected.json").read_text())
-    assert out["variables"] == want["variables"]
-    compare.assert_checkpoints_match(
-        str(model_dir / "model.ckpt-40"), str(goldens / case / "model_dir/model.ckpt-40"), atol
-    )
-    assert set(out["eval_metrics"]) == set(want["eval_metrics"])
-    assert compare.max_abs_diff(out["eval_metrics"], want["eval_metrics"]) <= atol
-    assert len(out["predictions"]) == len(want["predictions"]) == 24
-    for got, expected in zip(out["predictions"], want["predictions"]):
-        assert compare.max_abs_diff(got, expected) <= atol
+    want = compare.assert_run_matches(goldens / case, model_dir, out, atol)
     assert compare.summary_tags(model_dir) == set(want["summary_tags"]["."])
 
 

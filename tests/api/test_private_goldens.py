@@ -60,23 +60,8 @@ def replicas(goldens, tmp_path_factory):
     )
 
 
-def _diff(a: object, b: object) -> float:
-    if isinstance(a, list) and a and isinstance(a[0], dict):
-        assert len(a) == len(b), (len(a), len(b))
-        return max(compare.max_abs_diff(x, y) for x, y in zip(a, b))
-    return compare.max_abs_diff(a, b)
-
-
 def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol: float) -> None:
-    want = json.loads((goldens / case / "expected.json").read_text())
-    assert out["variables"] == want["variables"]
-    compare.assert_checkpoints_match(
-        str(model_dir / "model.ckpt-40"), str(goldens / case / "model_dir/model.ckpt-40"), atol
-    )
-    assert set(out["eval_metrics"]) == set(want["eval_metrics"])
-    assert _diff(out["eval_metrics"], want["eval_metrics"]) <= atol
-    assert len(want["predictions"]) == 24
-    assert _diff(out["predictions"], want["predictions"]) <= atol
+    want = compare.assert_run_matches(goldens / case, model_dir, out, atol)
     if case == "private_subclass":
         assert (
             out["model_fn_args"]
@@ -88,7 +73,7 @@ def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol
             and out["raw_batch_length"] == want["raw_batch_length"]
         )
         assert abs(out["raw_loss"] - want["raw_loss"]) <= atol
-        assert _diff(out["raw_predict"], want["raw_predict"]) <= atol
+        assert compare.max_abs_diff(out["raw_predict"], want["raw_predict"]) <= atol
 
 
 @pytest.mark.parametrize("case", CASES)

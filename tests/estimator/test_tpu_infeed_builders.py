@@ -7,15 +7,13 @@ the recorded structure and the values of the enqueued tensors over successive ba
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import pathlib
 
 import numpy as np
 import pytest
+from tests.legacy import compare
 
-import tfport
-from tfport import _install as tfport_install
 from tfport._common.tfenv import import_tf
 from tfport.estimator import tpu as tfport_tpu
 from tfport.estimator._legacy import tpu_enqueue
@@ -34,23 +32,9 @@ LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
 GOLDEN = json.loads((LEGACY / "goldens/tpu_infeed_builders/values.json").read_text())
 
 
-def _legacy_script():
-    """The golden's script as a module (its legacy imports resolve to tfport): the same
-    input_fn, data and recording helpers on both stacks. tfport stays as installed as it was."""
-    was_installed = bool(tfport_install._current)
-    tfport.install()
-    try:
-        path = LEGACY / "scripts/tpu_infeed_builders.py"
-        spec = importlib.util.spec_from_file_location("legacy_tpu_infeed_builders", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        if not was_installed:
-            tfport.uninstall()
-
-
-SCRIPT = _legacy_script()
+# the golden's script as a module (its legacy imports resolve to tfport): the same input_fn,
+# data and recording helpers on both stacks
+SCRIPT = compare.load_script_installed(LEGACY, "tpu_infeed_builders")
 
 
 def _call(builder, ctx, input_fn, recorder):

@@ -12,24 +12,20 @@ import signal
 
 import numpy as np
 import pytest
+from tests.legacy import compare
 
 from tfport._common.errors import TfportInputError
 from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy import tpu_host
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
 
-GOLDEN = json.loads(
-    (pathlib.Path(__file__).parents[2] / "legacy/goldens/tpu_internals/values.json").read_text()
-)
+LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
+GOLDEN = json.loads((LEGACY / "goldens/tpu_internals/values.json").read_text())
+# the golden's script as a module (its legacy imports resolve to tfport): its features,
+# feature columns and error rendering serve both stacks
+SCRIPT = compare.load_script_installed(LEGACY, "tpu_internals")
+_error, _features, _columns = SCRIPT._error, SCRIPT._features, SCRIPT._columns
 BATCHES = {"train": 8, "eval": 4, "infer": 2}  # the legacy script's batch sizes
-
-
-def _error(fn):
-    try:
-        fn()
-    except (RuntimeError, ValueError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
 
 
 @pytest.mark.parametrize("mode", ["train", "eval", "infer"])
@@ -66,16 +62,6 @@ def test_tpu_context_of_n_replicas_and_its_bad_indices():
         ctx.device_for_replica(4)
     with pytest.raises(TfportInputError, match=r"host_id .*Received: host_id=1"):
         ctx.tpu_host_placement_function(1)
-
-
-def _features():
-    tf = import_tf()
-    rng = np.random.RandomState(7)
-    features = {f"s{i}": tf.constant(rng.rand(4, 1).astype("float32")) for i in range(5)}
-    features["wide"] = tf.constant(rng.rand(4, 3).astype("float32"))
-    features["pair"] = tf.constant(rng.rand(4, 2).astype("float32"))
-    features["ids"] = tf.constant(rng.randint(0, 9, size=(4, 1)).astype("int64"))
-    return features
 
 
 @pytest.mark.parametrize("case", ["1_5", "2_5", "1_6"])
@@ -244,20 +230,6 @@ def test_tpu_estimator_passes_params_context_where_legacy_does(tmp_path, replica
     assert [m["mode"] for m in models].index("infer") < len(models) - 2  # export: no context
     # the context-reading input_fn feeds the same rows as without a context
     assert result["losses"]["True"] == pytest.approx(result["losses"]["False"], rel=1e-6)
-
-
-def _columns():
-    tf = import_tf()
-    fc = tf.compat.v1.feature_column
-    tpu = tf.compat.v1.tpu.experimental
-    a, b, c = (
-        fc.categorical_column_with_identity(k, n) for k, n in (("a", 10), ("b", 7), ("c", 7))
-    )
-    seq = fc.sequence_categorical_column_with_identity("s", 6)
-    single = tpu.embedding_column(a, 4, combiner="sum")
-    shared = tpu.shared_embedding_columns([b, c], 3)
-    sequence = tpu.embedding_column(seq, 2, max_sequence_length=5)
-    return [fc.numeric_column("n"), single, *shared, sequence]
 
 
 def test_embedding_configs_and_variable_names_match_legacy():

@@ -46,6 +46,21 @@ def load_script(legacy_dir: pathlib.Path, case: str) -> types.ModuleType:
     return module
 
 
+def load_script_installed(legacy_dir: pathlib.Path, case: str) -> types.ModuleType:
+    """`load_script` with tfport installed while the script's legacy imports resolve; tfport
+    is left as installed as it was (module-level use in a test file changes nothing)."""
+    import tfport
+    from tfport import _install as tfport_install
+
+    was_installed = bool(tfport_install._current)
+    tfport.install()
+    try:
+        return load_script(legacy_dir, case)
+    finally:
+        if not was_installed:
+            tfport.uninstall()
+
+
 # golden case -> (model_dir, copied step) for every step_copy of this session: the
 # checkpoints tfport then writes there are checked against legacy's variable names by
 # tests/test_golden_checkpoint_names.py
@@ -154,3 +169,19 @@ def assert_checkpoints_match(got: str, want: str, atol: float) -> None:
             assert diff <= atol, (name, diff)
         else:
             assert (a[name] == b[name]).all(), name
+
+
+def assert_run_matches(golden_case: pathlib.Path, model_dir: pathlib.Path, out: dict, atol: float):
+    """A case script's run (its out.json as `out`, its model_dir) against the golden's
+    expected.json and step-40 checkpoint: variable list, checkpoint, eval metrics and the
+    24 predictions. Returns the golden's expected.json for the caller's own checks."""
+    want = json.loads((golden_case / "expected.json").read_text())
+    assert out["variables"] == want["variables"]
+    assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"), str(golden_case / "model_dir/model.ckpt-40"), atol
+    )
+    assert set(out["eval_metrics"]) == set(want["eval_metrics"])
+    assert max_abs_diff(out["eval_metrics"], want["eval_metrics"]) <= atol
+    assert len(out["predictions"]) == len(want["predictions"]) == 24
+    assert max_abs_diff(out["predictions"], want["predictions"]) <= atol
+    return want
