@@ -83,35 +83,8 @@ def replicas(goldens, tmp_path_factory):
     return _run_all(goldens, root, REPLICA_CASES, "--strategy", "mirrored:2")
 
 
-def _diff(a: object, b: object) -> float:
-    """max_abs_diff, also over lists of prediction dicts (same length, same keys)."""
-    if isinstance(a, list) and a and isinstance(a[0], dict):
-        assert len(a) == len(b), (len(a), len(b))
-        return max(compare.max_abs_diff(x, y) for x, y in zip(a, b))
-    return compare.max_abs_diff(a, b)
-
-
-def _checkpoint_diff(got: pathlib.Path, want: pathlib.Path) -> float:
-    a, b = compare.read_checkpoint(str(got)), compare.read_checkpoint(str(want))
-    assert sorted(a) == sorted(b), sorted(set(a) ^ set(b))
-    worst = 0.0
-    for name in b:
-        assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
-        diff = np.abs(a[name].astype(float) - b[name].astype(float))  # bool: STOP flag
-        worst = max(worst, float(np.max(diff, initial=0.0)))
-    return worst
-
-
 def _assert_matches(case: str, model_dir: pathlib.Path, out: dict, goldens, atol: float):
-    want = json.loads((goldens / case / "expected.json").read_text())
-    assert out["variables"] == want["variables"]
-    ckpt = _checkpoint_diff(model_dir / "model.ckpt-40", goldens / case / "model_dir/model.ckpt-40")
-    assert ckpt <= atol, ckpt
-    assert set(out["eval_metrics"]) == set(want["eval_metrics"])
-    assert _diff(out["eval_metrics"], want["eval_metrics"]) <= atol
-    assert len(want["predictions"]) == 24
-    assert _diff(out["predictions"], want["predictions"]) <= atol
-    return want
+    return compare.assert_run_matches(goldens / case, model_dir, out, atol)
 
 
 def _assert_summary_tags(case: str, model_dir: pathlib.Path, want: dict) -> None:
@@ -131,7 +104,7 @@ def _assert_same(got: object, want: object, atol: float, where: str = "") -> Non
     elif want is None or np.asarray(want).dtype.kind in "USb":
         assert got == want, (where, got, want)
     else:
-        assert compare.max_abs_diff(got, want) <= atol, where
+        assert compare.excess(got, want) <= atol, where
 
 
 def _assert_served(out: dict, want: dict, atol: float) -> None:
@@ -151,10 +124,10 @@ def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
         # and 40. tfport reads the input again: the step-40 evaluation equals the final
         # evaluate() of the legacy step-40 model.
         assert sorted(out["in_memory"]) == sorted(want["in_memory"]) == ["0", "20", "40"]
-        assert _diff(out["in_memory"]["0"], want["in_memory"]["0"]) <= atol
+        assert compare.excess(out["in_memory"]["0"], want["in_memory"]["0"]) <= atol
         assert set(want["in_memory"]["40"].values()) == {0.0}
         final = {k: v for k, v in want["eval_metrics"].items() if k != "global_step"}
-        assert _diff(out["in_memory"]["40"], final) <= atol
+        assert compare.excess(out["in_memory"]["40"], final) <= atol
     if case == "api_tae_early_stop":
         # Evaluated after every checkpoint but the first; stopped (max_steps 200) by the
         # hook once the evaluation of step 40 exists. A legacy run may stop one step later
@@ -162,7 +135,7 @@ def _assert_extras(case: str, out: dict, want: dict, atol: float) -> None:
         # reads it after the run, so it stops where this legacy run did, every time.
         assert out["eval_steps"] == want["eval_steps"] == [20, 40]
         assert out["global_step"] == want["global_step"] == 40
-        assert _diff(out["eval_history"], want["eval_history"]) <= atol
+        assert compare.excess(out["eval_history"], want["eval_history"]) <= atol
 
 
 @pytest.mark.parametrize("case", CASES)

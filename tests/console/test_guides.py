@@ -15,7 +15,6 @@ import pathlib
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "legacy"))
@@ -37,6 +36,16 @@ TPU = "guide_tpu_mnist"
 # Legacy checkpointed the early-stopping flag; tfport keeps it a local variable (issue 14:
 # adding the hook to a run resumed from an older checkpoint then works).
 STOP_FLAG = "signal_early_stopping/STOP"
+# guide_model_fn_tf2 (the migration guide's Dense -> BatchNormalization -> Dense) trains the
+# first Dense's bias on rounding noise: batch normalization cancels the bias, so its gradient
+# is zero but for rounding, and Adam scales that noise up to steps of the learning rate.
+# Legacy itself does not give those numbers again on another CPU (measured: TF 2.15 from the
+# golden's step-0 checkpoint on an AVX-512 machine, against the golden: the bias off by
+# 6.6e-3, the moving mean by 6.6e-4, the loss by 4.8e-3, probabilities by 1.6e-3; tfport on
+# that machine equals legacy there exactly). Those variables, the metrics and predictions
+# are held to NOISE_ATOL (about 8x the spread measured); every other variable to ATOL.
+NOISE = {"guide_model_fn_tf2": {"dense/bias", "batch_normalization/moving_mean"}}
+NOISE_ATOL = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -70,23 +79,25 @@ def _out(runs, name):
     return json.loads((root / name / "out.json").read_text()), root / name / "model_dir"
 
 
-def _assert_checkpoint(got: pathlib.Path, want: pathlib.Path, ignore=frozenset()):
+def _assert_checkpoint(got: pathlib.Path, want: pathlib.Path, ignore=frozenset(), noise=()):
     a, b = compare.read_checkpoint(str(got)), compare.read_checkpoint(str(want))
     b = {k: v for k, v in b.items() if k not in ignore}
     assert sorted(a) == sorted(b), sorted(set(a) ^ set(b))
     for name in b:
         assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
-        diff = np.max(np.abs(a[name].astype(float) - b[name].astype(float)), initial=0.0)
-        assert diff <= ATOL, (name, diff)
+        diff = compare.excess(a[name], b[name])
+        assert diff <= (NOISE_ATOL if name in noise else ATOL), (name, diff)
 
 
 def _assert_matches_golden(out, model_dir, golden, ignore=frozenset()):
     want = json.loads((golden / "expected.json").read_text())
+    noise = NOISE.get(golden.name, ())
+    atol = NOISE_ATOL if noise else ATOL  # the outputs: fed by the noise-driven variables
     assert out["variables"] == [v for v in want["variables"] if v not in ignore]
-    assert compare.max_abs_diff(out["eval_metrics"], want["eval_metrics"]) <= ATOL
-    assert compare.max_abs_diff(out["predictions"], want["predictions"]) <= ATOL
+    assert compare.excess(out["eval_metrics"], want["eval_metrics"]) <= atol
+    assert compare.excess(out["predictions"], want["predictions"]) <= atol
     _assert_checkpoint(
-        model_dir / "model.ckpt-40", golden / "model_dir/model.ckpt-40", ignore=ignore
+        model_dir / "model.ckpt-40", golden / "model_dir/model.ckpt-40", ignore, noise
     )
     return want
 
@@ -120,8 +131,8 @@ def test_evaluator_migration_train_and_evaluate_with_exporter(runs, goldens):
     # Evaluated (and exported) after the first new checkpoint and at the end, as legacy.
     assert out["exports"] == want["exports"] == 2
     assert out["export_dir"] == want["export_dir"] == ["export", "latest"]
-    assert compare.max_abs_diff(out["served"], want["served"]) <= ATOL
-    assert compare.max_abs_diff(out["served"], out["predictions"]) <= ATOL
+    assert compare.excess(out["served"], want["served"]) <= ATOL
+    assert compare.excess(out["served"], out["predictions"]) <= ATOL
 
 
 @pytest.mark.slow
@@ -132,7 +143,7 @@ def test_early_stopping_hook_stops_where_legacy_stopped(runs, goldens):
     assert STOP_FLAG in want["variables"] and STOP_FLAG in out["variables"]
     assert out["global_step"] == want["global_step"] == 41
     assert sorted(out["eval_history"]) == sorted(want["eval_history"]) == ["0", "20", "40", "41"]
-    assert compare.max_abs_diff(out["eval_history"], want["eval_history"]) <= ATOL
+    assert compare.excess(out["eval_history"], want["eval_history"]) <= ATOL
     _assert_checkpoint(
         model_dir / "model.ckpt-41",
         goldens / case / "model_dir/model.ckpt-41",
@@ -155,8 +166,8 @@ def test_tpu_mnist_use_tpu_true_gives_the_use_tpu_false_numbers(runs, goldens):
     cpu, cpu_dir = _out(runs, "use_tpu_false")
     assert tpu["use_tpu"] is True
     assert tpu["variables"] == cpu["variables"]
-    assert compare.max_abs_diff(tpu["eval_metrics"], cpu["eval_metrics"]) <= ATOL
-    assert compare.max_abs_diff(tpu["predictions"], cpu["predictions"]) <= ATOL
+    assert compare.excess(tpu["eval_metrics"], cpu["eval_metrics"]) <= ATOL
+    assert compare.excess(tpu["predictions"], cpu["predictions"]) <= ATOL
     assert tpu["classes"] == cpu["classes"]
     _assert_checkpoint(tpu_dir / "model.ckpt-40", cpu_dir / "model.ckpt-40")
     _assert_matches_golden(tpu, tpu_dir, goldens / TPU)
