@@ -299,6 +299,12 @@ def test_embedding_config_and_split_inputs():
         config.get_tpu_embedding("train")
     with pytest.raises(TfportInputError, match="split_inputs of TPU embedding tables"):
         emb.split_inputs(type("Ctx", (), {"embedding_config": config})(), {}, None)
+    from tfport.estimator._legacy.tpu_infeed import TPUInfeedOutfeedSessionHook
+
+    with pytest.raises(TfportInputError, match=r"TPU embedding engine.*Received: mode='eval'"):
+        TPUInfeedOutfeedSessionHook(
+            type("Ctx", (), {"embedding_config": config, "mode": "eval"})(), [], [], None
+        )
     ctx = type("Ctx", (), {"embedding_config": None, "tensor_core_embedding_columns": None})()
     for cores in (1, 2):
         features = {"x": tf.constant([[1.0], [2.0]])}

@@ -123,7 +123,8 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
         self._should_initialize_tpu = not getattr(ctx, "model_parallelism_enabled", False)
         self._outfeed_every_n_steps = outfeed_every_n_steps
         embedding = getattr(ctx, "embedding_config", None)
-        self._embedding_layer_config = embedding and embedding.tpu_embedding.config_proto
+        if embedding:  # its tables need the TF1 TPU embedding engine: one line says so
+            embedding.get_tpu_embedding(ctx.mode)
 
     def begin(self) -> None:
         """Makes the iterations variable and, where a TPU system exists, its shutdown op."""
@@ -168,11 +169,7 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
                 tf.Graph().as_default(),
                 tf.compat.v1.Session(self._master, config=self._session_config) as init_session,
             ):
-                init_session.run(
-                    tf.compat.v1.tpu.initialize_system(
-                        job=self._master_job, embedding_config=self._embedding_layer_config
-                    )
-                )
+                init_session.run(tf.compat.v1.tpu.initialize_system(job=self._master_job))
         session.run(self._init_ops)
         if os.environ.get("TPU_SPLIT_COMPILE_AND_EXECUTE", "") == "1" and self._tpu_compile_op:
             self._assertCompilationSucceeded(session.run(self._tpu_compile_op), coord)
