@@ -239,7 +239,6 @@ class EmbeddingConfig:
             self._table_to_config_dict = embedding_config_spec.table_to_config_dict
             self._feature_to_config_dict = embedding_config_spec.feature_to_config_dict
         self._partition_strategy = embedding_config_spec.partition_strategy
-        self._mode_to_tpu_embedding_dict: dict = {}
         self.dummy_table_variables = None
         self._grad_multiplier_fn = embedding_config_spec.experimental_gradient_multiplier_fn
 
@@ -263,9 +262,7 @@ class EmbeddingConfig:
 
     def get_tpu_embedding(self, mode: str) -> Any:
         """The TPU embedding engine of `mode` (raises: TF 2.21 has none)."""
-        if mode not in self._mode_to_tpu_embedding_dict:
-            self._mode_to_tpu_embedding_dict[mode] = self._create_tpu_embedding(mode)
-        return self._mode_to_tpu_embedding_dict[mode]
+        return self._create_tpu_embedding(mode)
 
 
 def split_inputs(ctx: Any, features: Any, labels: Any, num_cores_per_batch: int = 1) -> tuple:

@@ -23,13 +23,13 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._legacy.tpu_embedding_internals import split_inputs
 from tfport.estimator._legacy.tpu_inputs import _CapturedObject, _Inputs
 from tfport.estimator._legacy.tpu_inputs import _InputsWithStoppingSignals as _WithSignals
 from tfport.estimator._tpu.tpu_context import TPUContext
 
 tf = import_tf()
-_PREDICT = "infer"
 _SLICED = 5  # tpu.InputPipelineConfig.SLICED
 
 
@@ -114,7 +114,7 @@ def generate_per_host_enqueue_ops_fn_for_host(
     with tf.compat.v1.device(device):
         inputs = _call_input_fn(ctx, input_fn, device, host_id, host_id)
         is_dataset = inputs.is_dataset
-        if ctx.mode == _PREDICT:
+        if ctx.mode == ModeKeys.PREDICT:
             if is_dataset and batch_axis is not None:
                 raise TypeError("For mode PREDICT, batch_axis is not supported yet.")
             inputs = _prediction_inputs(ctx, inputs)
@@ -127,9 +127,8 @@ def generate_per_host_enqueue_ops_fn_for_host(
             replicas = ctx.num_of_replicas_per_host
             features, labels = inputs.features_and_labels()
             signals = inputs.signals()
-            features, labels, enqueue_datas = split_inputs(
-                ctx, features, labels, num_cores_per_batch=replicas
-            )
+            # (its enqueue datas feed TPU embedding tables, which split_inputs refuses)
+            features, labels, _ = split_inputs(ctx, features, labels, num_cores_per_batch=replicas)
             inputs_structure_recorder.validate_and_record_structure(features, labels)
             flat = inputs_structure_recorder.flatten_features_and_labels(features, labels, signals)
             queue = _queue(
@@ -142,8 +141,6 @@ def generate_per_host_enqueue_ops_fn_for_host(
             ops = queue.split_inputs_and_generate_enqueue_ops(
                 flat, placement_function=lambda x: device, tpu_ordinal_function=ordinal
             )
-            if ctx.embedding_config:
-                ops.extend(ctx.embedding_config.tpu_embedding.generate_enqueue_ops(enqueue_datas))
             return _result(ops, signals)
 
     return enqueue_ops_fn, captured, initializer
@@ -172,7 +169,7 @@ def generate_per_host_v2_enqueue_ops_fn_for_host(
                 "`input_fn` must return a `Dataset` for the PER_HOST_V2 input pipeline "
                 "configuration."
             )
-        if ctx.mode == _PREDICT:
+        if ctx.mode == ModeKeys.PREDICT:
             per_step = max(1, ctx.num_of_replicas_per_host)
             inputs = _prediction_inputs(ctx, inputs, per_step)
         initializer = inputs.dataset_initializer()
@@ -180,9 +177,7 @@ def generate_per_host_v2_enqueue_ops_fn_for_host(
 
     def enqueue_ops_fn() -> Any:
         with tf.compat.v1.device(device):
-            per_replica, datas, signals = _per_replica_inputs(
-                ctx, inputs, inputs_structure_recorder
-            )
+            per_replica, signals = _per_replica_inputs(ctx, inputs, inputs_structure_recorder)
             if inputs_structure_recorder.flattened_input_dims:
                 raise ValueError(
                     "TPUConfig.input_partition_dims (model parallelism) partitions inputs "
@@ -197,21 +192,19 @@ def generate_per_host_v2_enqueue_ops_fn_for_host(
                 placement_function=lambda shard: _replica_device(ctx, host_id, shard),
             )
             captured.capture(queue)
-        if ctx.embedding_config:
-            ops.extend(ctx.embedding_config.tpu_embedding.generate_enqueue_ops(datas))
         return _result(ops, signals)
 
     return enqueue_ops_fn, captured, initializer
 
 
-def _per_replica_inputs(ctx: Any, inputs: _Inputs, recorder: Any) -> tuple[list, list, Any]:
-    """One flattened batch per replica of the host (in order), the enqueue datas and the
-    signals (every replica shares the first replica's stopping signal)."""
+def _per_replica_inputs(ctx: Any, inputs: _Inputs, recorder: Any) -> tuple[list, Any]:
+    """One flattened batch per replica of the host (in order) and the signals (every
+    replica shares the first replica's stopping signal)."""
     control_deps: list = []
-    per_replica, datas = [], []
+    per_replica = []
     signals = first_signals = None
     parallel = ctx.allow_per_host_v2_parallel_get_next
-    for replica in range(max(1, ctx.num_of_replicas_per_host)):
+    for _ in range(max(1, ctx.num_of_replicas_per_host)):
         if parallel:
             features, labels = inputs.features_and_labels()
         with tf.control_dependencies(control_deps):
@@ -222,18 +215,12 @@ def _per_replica_inputs(ctx: Any, inputs: _Inputs, recorder: Any) -> tuple[list,
                 signals["stopping"] = first_signals["stopping"]
             else:
                 first_signals = signals
-        features, labels, enqueue_data = split_inputs(ctx, features, labels)
-        if len(enqueue_data) != 1:
-            raise RuntimeError(
-                f"Missing or extra enqueue_data for host {replica}. "
-                f"len(enqueue_data) = {len(enqueue_data)}."
-            )
-        datas.append(enqueue_data[0])
+        features, labels, _ = split_inputs(ctx, features, labels)  # (one core per batch)
         recorder.validate_and_record_structure(features, labels)
         flat = recorder.flatten_features_and_labels(features, labels, signals)
         control_deps.extend(flat)
         per_replica.append(flat)
-    return per_replica, datas, signals
+    return per_replica, signals
 
 
 def _replica_device(ctx: Any, host_id: int, shard_id: int) -> Any:
@@ -259,7 +246,7 @@ def generate_broadcast_enqueue_ops_fn(
     with tf.compat.v1.device(device_0):
         inputs = _call_input_fn(ctx, input_fn, device_0, 0, 0)
         is_dataset = inputs.is_dataset
-        if ctx.mode == _PREDICT:
+        if ctx.mode == ModeKeys.PREDICT:
             inputs = _prediction_inputs(ctx, inputs)
         if is_dataset:
             initializer = inputs.dataset_initializer()

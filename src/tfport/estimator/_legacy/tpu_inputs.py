@@ -20,7 +20,6 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy.tpu_host import TensorPacker
 
 tf = import_tf()
-_PREDICT = "infer"
 _SMALL_FEATURE_DIM_SIZE = 1
 _MIN_SMALL_FEATURES_TO_GROUP = 5
 

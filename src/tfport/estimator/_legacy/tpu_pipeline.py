@@ -19,13 +19,13 @@ import contextlib
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._legacy import tpu_enqueue
 from tfport.estimator._legacy.tpu_infeed import iterations_per_loop_variable
 from tfport.estimator._legacy.tpu_inputs import InputsStructureRecorder, _StopSignals
 from tfport.estimator._legacy.util import MultiHostDatasetInitializerHook
 
 tf = import_tf()
-_PREDICT = "infer"
 
 
 def _wrap_computation_in_while_loop(device: Any, op_fn: Any) -> Any:
@@ -112,7 +112,7 @@ class _InputPipeline:
                     on_coordinator = False
                     wrap = (
                         _wrap_computation_in_while_loop_with_stopping_signals
-                        if ctx.mode == _PREDICT
+                        if ctx.mode == ModeKeys.PREDICT
                         else _wrap_computation_in_while_loop
                     )
                     enqueue_ops.append(wrap(device=device, op_fn=enqueue_fn))

@@ -170,12 +170,10 @@ def _column_classes() -> tuple:
             "SharedEmbeddingColumn",
         ),
     }
-    tpu = tf_internals.tpu_feature_columns()
-    if tpu is not None:
-        tpu_v1, tpu_v2 = tpu
-        names[tpu_v1] = ("_TPUEmbeddingColumn", "_TPUSharedEmbeddingColumn")
-        names[tpu_v2] = ("_TPUEmbeddingColumnV2", "_TPUSharedEmbeddingColumnV2")
-    return tuple(getattr(mod, n) for mod, group in names.items() for n in group if hasattr(mod, n))
+    ordinary = tuple(
+        getattr(mod, n) for mod, group in names.items() for n in group if hasattr(mod, n)
+    )
+    return ordinary + tf_internals.tpu_embedding_column_classes()
 
 
 def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[list, list]:
