@@ -820,6 +820,16 @@ _REPLICA = threading.local()
 _REPLICA_SCOPE = re.compile(r"(^|/)replica_\d+/")
 
 
+def unreplicated_name(name: str) -> str:
+    """`name` without the `replica_N/` name scope a strategy gives replica N > 0's ops.
+
+    Example:
+        >>> unreplicated_name("dnn/replica_1/hiddenlayer_0")
+        'dnn/hiddenlayer_0'
+    """
+    return _REPLICA_SCOPE.sub(r"\1", name)
+
+
 @contextlib.contextmanager
 def replica_rows(offset: Any, rows: Any, total: Any) -> Iterator[None]:
     """Marks this replica thread's rows `[offset, offset + rows)` of a `total`-row batch
@@ -861,7 +871,7 @@ def replica_random_draws() -> Iterator[None]:
         if op_seed is not None or rows is None:
             return get_seed(op_seed)
         scope = tf.compat.v1.get_default_graph().get_name_scope()
-        base = _REPLICA_SCOPE.sub(r"\1", scope)
+        base = unreplicated_name(scope)
         if base == scope:  # replica 0 (or one device): the graph's counter
             pair = get_seed(op_seed)
             seeds.setdefault(base, []).append(pair)

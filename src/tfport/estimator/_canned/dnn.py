@@ -134,14 +134,15 @@ def _build(
             bn_name = f"{name}/batchnorm_{i}" if v2 else f"batchnorm_{i}"
             net = layers.batch_normalization(net, momentum=0.999, training=training, name=bn_name)
         add_layer_summary(net, name if v2 else f"{scope_name}/{name}")
+    logits_name = names.get("logits", "logits")
     logits = layers.dense(
         net,
         units,
         activation=None,
-        name=names.get("logits", "logits"),
+        name=logits_name,
         kernel_initializer=v1.glorot_uniform_initializer(),
     )
-    add_layer_summary(logits, names.get("logits", "logits") if v2 else f"{scope_name}/logits")
+    add_layer_summary(logits, logits_name if v2 else f"{scope_name}/logits")
     return logits
 
 

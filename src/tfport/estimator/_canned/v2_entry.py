@@ -16,29 +16,21 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear, optimizers
-from tfport.estimator._canned.model_fns import _iterations
+from tfport.estimator._canned.logit_fns import _check_units
+from tfport.estimator._canned.model_fns import _iterations, _trainable
 from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._tpu.tpu_estimator import TPUEstimatorSpec
 
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
 __all__ = ["dnn_logit_fn_builder_v2", "dnn_model_fn_v2", "linear_logit_fn_builder_v2"]
-_REPLICA_SCOPE = re.compile(r"(^|/)replica_\d+/")
-
-
-def _check_units(units: Any) -> int:
-    if isinstance(units, bool) or not isinstance(units, int):
-        raise TfportInputError(
-            message("units must be an int", "Pass the logits dimension", units=type(units))
-        )
-    return units
 
 
 def _check_v2_columns(feature_columns: Any) -> None:
@@ -67,11 +59,6 @@ def _check_features(features: Any) -> None:
         )
 
 
-def _unreplicated(name: str) -> str:
-    """`name` without a strategy's `replica_N/` scope (replicas reuse replica 0's variables)."""
-    return _REPLICA_SCOPE.sub(r"\1", name)
-
-
 def _layer_names(hidden_units: tuple) -> dict:
     """Legacy's layer names: the name scopes its Keras DNN opened for them, in its order."""
     v1 = tf.compat.v1
@@ -82,7 +69,7 @@ def _layer_names(hidden_units: tuple) -> dict:
         "logits",
     ):
         with v1.name_scope(base) as scope:
-            names[base] = _unreplicated(scope[:-1])
+            names[base] = tf_internals.unreplicated_name(scope[:-1])
     return names
 
 
@@ -104,7 +91,7 @@ def _build_dnn(
     before = set(v1.get_collection(v1.GraphKeys.UPDATE_OPS))
     reuse = v1.get_variable_scope().reuse
     with v1.name_scope("dnn", values=tuple(features.values())) as model_scope:
-        scope = v1.VariableScope(reuse=reuse, name=_unreplicated(model_scope[:-1]))
+        scope = v1.VariableScope(reuse=reuse, name=tf_internals.unreplicated_name(model_scope[:-1]))
         with v1.variable_scope(scope, auxiliary_name_scope=False):
             logits = dnn.dnn_logits(
                 features,
@@ -118,7 +105,7 @@ def _build_dnn(
                 v2=True,
                 layer_names=names,
             )
-    variables = v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope.name + "/")
+    variables = _trainable(tf, scope.name)
     updates = [op for op in v1.get_collection(v1.GraphKeys.UPDATE_OPS) if op not in before]
     return logits, variables, updates
 
