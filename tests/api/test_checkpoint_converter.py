@@ -10,7 +10,6 @@ TF 2.15 (the golden's expected.json), and trains on from it as TF 2.15 did (gold
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import json
 import os
 import pathlib
@@ -26,7 +25,6 @@ from tfport.checkpoint import CheckpointReader
 
 MODULE = "tensorflow_estimator.python.estimator.tools.checkpoint_converter"
 LEGACY = pathlib.Path(__file__).resolve().parents[2] / "legacy"
-SCRIPT = LEGACY / "scripts" / "converter_resume.py"
 sys.path.insert(0, str(LEGACY.parent / "tests" / "legacy"))
 import compare  # noqa: E402
 
@@ -103,15 +101,6 @@ def test_output_is_legacys_bit_for_bit(converter, goldens, tmp_path, case):
     assert sorted(os.listdir(tmp_path / "converted")) == sorted(os.listdir(golden))
 
 
-def _resume_module():
-    """legacy/scripts/converter_resume.py (the golden's v2 estimators), run under tfport."""
-    sys.path.insert(0, str(SCRIPT.parent))
-    spec = importlib.util.spec_from_file_location("legacy_converter_resume_27f", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(KINDS))
 def test_v2_estimator_predicts_and_resumes_as_legacy(tf, converter, goldens, tmp_path, case):
@@ -119,7 +108,7 @@ def test_v2_estimator_predicts_and_resumes_as_legacy(tf, converter, goldens, tmp
     (golden `converter_resume`: legacy's converter, then the same v2 estimator, 5 steps)."""
     model_dir = tmp_path / "converted"
     _convert(converter, goldens, case, model_dir)
-    resumer = _resume_module()
+    resumer = compare.load_script(LEGACY, "converter_resume")  # its v2 estimators
     estimator, color = resumer._v2_estimator(case, str(model_dir))
     cases = resumer.cases
     rows = estimator.predict(cases.eval_input_fn(True, color, labels=False))

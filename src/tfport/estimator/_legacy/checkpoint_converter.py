@@ -125,14 +125,11 @@ OPT_V2_INSTANCE = _KerasOptimizers()
 
 
 class _Reader:
-    """The two methods of legacy's `NewCheckpointReader` the converter uses, over tfport's
-    TensorFlow-free reader."""
+    """The method of legacy's `NewCheckpointReader` the converter's helpers call
+    (`get_tensor`), over tfport's TensorFlow-free reader."""
 
     def __init__(self, reader: CheckpointReader) -> None:
         self._reader = reader
-
-    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
-        return self._reader.shapes()
 
     def get_tensor(self, name: str) -> np.ndarray:
         return self._reader.read(name)
