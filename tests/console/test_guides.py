@@ -79,16 +79,6 @@ def _out(runs, name):
     return json.loads((root / name / "out.json").read_text()), root / name / "model_dir"
 
 
-def _assert_checkpoint(got: pathlib.Path, want: pathlib.Path, ignore=frozenset(), noise=()):
-    a, b = compare.read_checkpoint(str(got)), compare.read_checkpoint(str(want))
-    b = {k: v for k, v in b.items() if k not in ignore}
-    assert sorted(a) == sorted(b), sorted(set(a) ^ set(b))
-    for name in b:
-        assert a[name].dtype == b[name].dtype and a[name].shape == b[name].shape, name
-        diff = compare.excess(a[name], b[name])
-        assert diff <= (NOISE_ATOL if name in noise else ATOL), (name, diff)
-
-
 def _assert_matches_golden(out, model_dir, golden, ignore=frozenset()):
     want = json.loads((golden / "expected.json").read_text())
     noise = NOISE.get(golden.name, ())
@@ -96,8 +86,12 @@ def _assert_matches_golden(out, model_dir, golden, ignore=frozenset()):
     assert out["variables"] == [v for v in want["variables"] if v not in ignore]
     assert compare.excess(out["eval_metrics"], want["eval_metrics"]) <= atol
     assert compare.excess(out["predictions"], want["predictions"]) <= atol
-    _assert_checkpoint(
-        model_dir / "model.ckpt-40", golden / "model_dir/model.ckpt-40", ignore, noise
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-40"),
+        str(golden / "model_dir/model.ckpt-40"),
+        ATOL,
+        ignore,
+        dict.fromkeys(noise, NOISE_ATOL),
     )
     return want
 
@@ -144,9 +138,8 @@ def test_early_stopping_hook_stops_where_legacy_stopped(runs, goldens):
     assert out["global_step"] == want["global_step"] == 41
     assert sorted(out["eval_history"]) == sorted(want["eval_history"]) == ["0", "20", "40", "41"]
     assert compare.excess(out["eval_history"], want["eval_history"]) <= ATOL
-    _assert_checkpoint(
-        model_dir / "model.ckpt-41",
-        goldens / case / "model_dir/model.ckpt-41",
+    compare.assert_checkpoints_match(
+        str(model_dir / "model.ckpt-41"), str(goldens / case / "model_dir/model.ckpt-41"), ATOL
     )
 
 
@@ -169,7 +162,9 @@ def test_tpu_mnist_use_tpu_true_gives_the_use_tpu_false_numbers(runs, goldens):
     assert compare.excess(tpu["eval_metrics"], cpu["eval_metrics"]) <= ATOL
     assert compare.excess(tpu["predictions"], cpu["predictions"]) <= ATOL
     assert tpu["classes"] == cpu["classes"]
-    _assert_checkpoint(tpu_dir / "model.ckpt-40", cpu_dir / "model.ckpt-40")
+    compare.assert_checkpoints_match(
+        str(tpu_dir / "model.ckpt-40"), str(cpu_dir / "model.ckpt-40"), ATOL
+    )
     _assert_matches_golden(tpu, tpu_dir, goldens / TPU)
     _, _, console = runs
     logged = [line for line in console.splitlines() if "] Prediction is " in line]
