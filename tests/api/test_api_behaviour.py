@@ -22,10 +22,7 @@ mode loaded and run.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
@@ -61,15 +58,7 @@ pytestmark = pytest.mark.slow
 
 def _run_all(goldens: pathlib.Path, root: pathlib.Path, cases: tuple, *extra: str) -> dict:
     """case -> (model_dir, out): CASES in one `tfport run [extra]`, each from step 0."""
-    jobs, dirs = [], {}
-    for case in cases:
-        dirs[case] = compare.step0_copy(goldens / case, root / case)
-        jobs.append(f"{case},{dirs[case]},{root / case / 'out.json'}")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(HERE / "run_api_cases.py"), *jobs]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return {c: (dirs[c], json.loads((root / c / "out.json").read_text())) for c in cases}
+    return compare.run_cases(goldens, root, HERE / "run_api_cases.py", cases, *extra)
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,7 @@ and must give the legacy step-40 checkpoint (exactly legacy's variable names, va
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -29,15 +26,7 @@ pytestmark = pytest.mark.slow
 
 
 def _run(goldens: pathlib.Path, root: pathlib.Path, cases: tuple, *extra: str) -> dict:
-    jobs, dirs = [], {}
-    for case in cases:
-        dirs[case] = compare.step0_copy(goldens / case, root / case)
-        jobs.append(f"{case},{dirs[case]},{root / case / 'out.json'}")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(HERE / "run_private_canned.py")]
-    proc = subprocess.run(cmd + jobs, capture_output=True, text=True, env=env, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return {c: (dirs[c], json.loads((root / c / "out.json").read_text())) for c in cases}
+    return compare.run_cases(goldens, root, HERE / "run_private_canned.py", cases, *extra)
 
 
 @pytest.fixture(scope="module")

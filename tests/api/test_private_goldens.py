@@ -12,10 +12,7 @@ All one-device cases share one subprocess, all mirrored ones another.
 
 from __future__ import annotations
 
-import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
@@ -36,16 +33,7 @@ pytestmark = pytest.mark.slow
 
 
 def _run_all(goldens: pathlib.Path, root: pathlib.Path, *extra: str) -> dict:
-    jobs, dirs = [], {}
-    for case in CASES:
-        dirs[case] = compare.step0_copy(goldens / case, root / case)
-        jobs.append(f"{case},{dirs[case]},{root / case / 'out.json'}")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    script = HERE / "run_private_cases.py"
-    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(script), *jobs]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return {c: (dirs[c], json.loads((root / c / "out.json").read_text())) for c in CASES}
+    return compare.run_cases(goldens, root, HERE / "run_private_cases.py", CASES, *extra)
 
 
 @pytest.fixture(scope="module")

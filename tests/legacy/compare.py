@@ -124,6 +124,22 @@ def run_case(
     return json.loads(out_json.read_text())
 
 
+def run_cases(
+    goldens: pathlib.Path, root: pathlib.Path, runner: pathlib.Path, cases: tuple, *extra: str
+) -> dict:
+    """case -> (model_dir, out): `tfport run [extra] RUNNER CASE,MODEL_DIR,OUT_JSON ...`, all
+    cases in one process, each from a step-0 copy of its golden under `root`."""
+    jobs, dirs = [], {}
+    for case in cases:
+        dirs[case] = step0_copy(goldens / case, root / case)
+        jobs.append(f"{case},{dirs[case]},{root / case / 'out.json'}")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+    cmd = [sys.executable, "-m", "tfport", "run", *extra, str(runner), *jobs]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return {c: (dirs[c], json.loads((root / c / "out.json").read_text())) for c in cases}
+
+
 def read_checkpoint(prefix: str) -> dict:
     """Reads every variable of a checkpoint with TF's reader."""
     import tensorflow as tf
