@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -93,6 +94,15 @@ class _VariableHolder:
     def __init__(self) -> None:
         self.variables = _VariablesByName()
         self.error: TfportInputError | None = None  # autograph re-wraps it: re-raised as is
+
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[None]:
+        """What a traced model_fn runs in: its own get_variable store (legacy: a graph per
+        function), this holder as variable creator (the variables of a name made by an
+        earlier trace come back), and a global step (as model_fns expect)."""
+        with tf_internals.fresh_v1_variable_store(), _tf.variable_creator_scope(self.creator):
+            _tf.compat.v1.train.get_or_create_global_step()
+            yield
 
     def creator(self, next_creator: Any, **kwargs: Any) -> Any:
         """Returns the variable of this name, creating it outside the function first."""
@@ -221,12 +231,8 @@ class EstimatorSpecFunction(_AutoTrackable):
         holder = self._variable_holder
 
         def traced(*args: Any, **kw: Any) -> Any:
-            # each trace its own get_variable store (legacy: a graph per function); the
-            # holder gives back the variables of the name made by an earlier trace
-            with tf_internals.fresh_v1_variable_store():
-                with _tf.variable_creator_scope(holder.creator):
-                    _tf.compat.v1.train.get_or_create_global_step()  # as model_fns expect
-                    return _spec_outputs(fn(*args, **kw))
+            with holder.scope():
+                return _spec_outputs(fn(*args, **kw))
 
         traced.__name__ = f"model_fn_{self._name}"
         return _tf.function(traced, **kwargs)

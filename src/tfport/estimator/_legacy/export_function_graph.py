@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy.export_function import (
@@ -77,10 +76,8 @@ class _EstimatorWrappedGraph:
         holder = self._variable_holder
 
         def scoped(*args: Any) -> Any:
-            with tf_internals.fresh_v1_variable_store():
-                with _tf.variable_creator_scope(holder.creator):
-                    _tf.compat.v1.train.get_or_create_global_step()
-                    return fn(*args)
+            with holder.scope():
+                return fn(*args)
 
         return _tf.compat.v1.wrap_function(scoped, signature)
 
