@@ -46,7 +46,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check src tests bench legacy setup.py
 	$(PY) -m ruff format --check src tests bench legacy setup.py
 	$(VENV)/bin/vermin -t=3.10- --no-tips --violations --exclude file -q src tests bench legacy setup.py
-	$(VENV)/bin/mkdocs build --strict -q
+	$(VENV)/bin/mkdocs build --strict  # no -q: it drops the warnings that --strict counts
 
 typecheck: $(STAMP)
 	$(PY) -m mypy

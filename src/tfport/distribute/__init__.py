@@ -7,7 +7,7 @@ and `tpu` where there is none is refused while parsing, before anything is initi
 `tfport run --strategy SPEC` calls :func:`set_default`; every `RunConfig` built later
 that names no strategy of its own reads that default at construction.
 
-Example:
+Examples:
     >>> import tfport.distribute as dist
     >>> dist.parse("mirrored:2")
     Spec(kind='mirrored', arg='2')

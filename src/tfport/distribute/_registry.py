@@ -88,7 +88,7 @@ _state: dict[str, Any] = {"spec": None, "strategy": None}
 def spec_help() -> str:
     """The registry as one help line: `default | mirrored[:N] | ...`.
 
-    Example:
+    Examples:
         >>> spec_help().split(" | ")[:2]
         ['default', 'mirrored[:N]']
     """

@@ -176,7 +176,7 @@ def load_saved_model_v1(
     Returns:
         ({signature key: concrete function}, the variables they capture: keep them alive).
 
-    Example:
+    Examples:
         >>> fns, keep = load_saved_model_v1("v1_export")  # doctest: +SKIP
         >>> fns["serving_default"](x=x)["y"]  # doctest: +SKIP
     """

@@ -32,7 +32,7 @@ def inspect_graph(
     Raises:
         TfportInputError: unreadable input, recursive or absurdly nested graphs.
 
-    Example:
+    Examples:
         >>> report = inspect_graph("frozen.pb")  # doctest: +SKIP
         >>> report["graphs"][0]["inputs"]  # doctest: +SKIP
         [{'name': 'input:0', 'dtype': 'float32', 'shape': [None, 4]}]
