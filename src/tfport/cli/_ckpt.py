@@ -32,40 +32,59 @@ def add_parser(subparsers, parents) -> None:
     v.set_defaults(func=_inspect)
 
     v = verbs.add_parser("diff", parents=parents, help="compare two checkpoints (exit 1 if differ)")
-    v.add_argument("a")
-    v.add_argument("b")
-    v.add_argument("--atol", type=float, default=0.0, help="tolerated max |a - b| (default 0)")
-    v.add_argument("--json", action="store_true")
+    v.add_argument("a", metavar="A", help="checkpoint prefix, model_dir or `checkpoint` file")
+    v.add_argument("b", metavar="B", help="the checkpoint to compare with A (same forms)")
+    v.add_argument(
+        "--atol",
+        type=float,
+        default=0.0,
+        help="tolerated max |A - B| per tensor (default %(default)g)",
+    )
+    v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_diff)
 
     v = verbs.add_parser("convert", parents=parents, help="rename optimizer slots TF1 <-> Keras")
     v.add_argument("src", help="source checkpoint (never modified)")
     v.add_argument("dst", help="output folder (model.ckpt.* and a `checkpoint` file)")
-    v.add_argument("--slots", choices=["v1-to-keras", "keras-to-v1"])
-    v.add_argument("--estimator", choices=["dnn", "linear", "combined"])
+    v.add_argument(
+        "--slots",
+        choices=["v1-to-keras", "keras-to-v1"],
+        help="rename optimizer slots: TF1 `<var>/Adam` <-> Keras `training/Adam/<var>/m`",
+    )
+    v.add_argument(
+        "--estimator",
+        choices=["dnn", "linear", "combined"],
+        help="a v1 canned estimator's checkpoint to v2 names (the legacy checkpoint_converter; "
+        "needs --graph)",
+    )
     v.add_argument("--graph", help="the model_dir's graph.pbtxt (optimizer hyperparameters)")
     v.add_argument(
         "--partitions-like",
         metavar="REF",
         help="split variables into partitions as TF1 checkpoint REF has them",
     )
-    v.add_argument("--overwrite", action="store_true")
-    v.add_argument("--json", action="store_true")
+    v.add_argument("--overwrite", action="store_true", help="replace an existing checkpoint in DST")
+    v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_convert)
 
     v = verbs.add_parser("port", parents=parents, help="load a checkpoint into a model, save it")
     v.add_argument("src", help="source checkpoint")
     v.add_argument("out", help="output: a .weights.h5 file or a checkpoint prefix")
     v.add_argument("--model", required=True, help="MODULE:FACTORY returning the model")
-    v.add_argument("--to", required=True, choices=["keras-weights", "tf-checkpoint"])
+    v.add_argument(
+        "--to",
+        required=True,
+        choices=["keras-weights", "tf-checkpoint"],
+        help="OUT's format: Keras `.weights.h5` or a TF2 object-based checkpoint",
+    )
     v.add_argument("--map", help="JSON {checkpoint name: model variable path} overrides")
     v.add_argument(
         "--dry-run",
         action="store_true",
         help="only print the mapping (exit 1 if a model variable is unmatched)",
     )
-    v.add_argument("--overwrite", action="store_true")
-    v.add_argument("--json", action="store_true")
+    v.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_port)
 
 

@@ -63,7 +63,9 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         default=DEFAULT_TIMEOUT,
         help=f"--verify is stopped after this many seconds (default {DEFAULT_TIMEOUT:g})",
     )
-    convert.add_argument("--atol", type=float, default=1e-6, help="max abs difference (1e-6)")
+    convert.add_argument(
+        "--atol", type=float, default=1e-6, help="max abs difference (default %(default)g)"
+    )
     convert.add_argument(
         "--sample-input",
         nargs="+",

@@ -26,7 +26,7 @@ def add_parser(subparsers, parents) -> None:
         help="FACTORY(model_dir) returns the estimator (the script runs under tfport)",
     )
     v.add_argument("model_dir", help="the estimator's model_dir (latest checkpoint)")
-    v.add_argument("out", metavar="OUT.keras")
+    v.add_argument("out", metavar="OUT.keras", help="the Keras 3 model file to write")
     v.add_argument("--checkpoint", help="a checkpoint other than the latest")
     v.add_argument(
         "--input-shape",
@@ -35,7 +35,7 @@ def add_parser(subparsers, parents) -> None:
         metavar="KEY=DIMS",
         help="per-example shape of a feature, e.g. tags=None (multivalent) or x=4,2",
     )
-    v.add_argument("--overwrite", action="store_true")
+    v.add_argument("--overwrite", action="store_true", help="replace OUT.keras if it exists")
     v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_export, filter_tf_noise=True)
 

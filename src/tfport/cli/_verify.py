@@ -35,17 +35,33 @@ def add_parser(subparsers, parents) -> None:
         help="do two artifacts compute the same thing? (exit 1 if not)",
         description=f"Artifacts: {_FORMS}.",
     )
-    p.add_argument("a", metavar="A")
-    p.add_argument("b", metavar="B")
+    p.add_argument(
+        "a",
+        metavar="A",
+        help="an Estimator as FACTORY@MODEL_DIR (FACTORY: SCRIPT_OR_MODULE:FUNCTION), a "
+        "SavedModel folder, a .keras file, a frozen graph (.pb/.pbtxt) or a checkpoint",
+    )
+    p.add_argument("b", metavar="B", help="the artifact to compare with A (same kinds as A)")
     p.add_argument("--inputs", help=".npz or TFRecord of tf.Examples (default: generated)")
-    p.add_argument("--atol", type=float, default=1e-5)
-    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument(
+        "--atol",
+        type=float,
+        default=1e-5,
+        help="absolute tolerance: |a - b| <= atol + rtol * |b| (default %(default)g)",
+    )
+    p.add_argument(
+        "--rtol", type=float, default=1e-5, help="relative tolerance (default %(default)g)"
+    )
     p.add_argument("--signature-a", help="SavedModel signature of A (default serving_default)")
     p.add_argument("--signature-b", help="SavedModel signature of B")
     p.add_argument("--graph-inputs", help="frozen graph input tensors, comma-separated")
     p.add_argument("--graph-outputs", help="frozen graph output tensors, comma-separated")
-    p.add_argument("--rows", type=int, default=8, help="rows of generated inputs")
-    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs")
+    p.add_argument(
+        "--rows", type=int, default=8, help="rows of generated inputs (default %(default)s)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of generated inputs (default %(default)s)"
+    )
     p.add_argument(
         "--train-step",
         action="store_true",
