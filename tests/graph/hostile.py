@@ -151,3 +151,38 @@ def graph_with(path: pathlib.Path, edit: str) -> pathlib.Path:
     y.attr["T"].type = 1
     path.write_bytes(graph_def.SerializeToString())
     return path
+
+
+def _string_const(graph_def: object, name: str, value: bytes) -> None:
+    node = graph_def.node.add(name=name, op="Const")  # type: ignore[attr-defined]
+    node.attr["dtype"].type = 7  # DT_STRING
+    node.attr["value"].tensor.dtype = 7
+    node.attr["value"].tensor.string_val.append(value)
+
+
+def disguised_write_graph(path: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
+    """A frozen graph `x` [2] -> `y` whose `y` waits for a node that writes its `op` field
+    twice (Identity, then WriteFile of `target`: protobuf and TensorFlow keep the last), and
+    a padding node without op that keeps a per-field count of ops equal to the node count.
+
+    Built byte by byte (no writer emits a field twice), TF-free.
+    """
+    from tfport._common import protos
+
+    graph_def = protos.graph_def_class()()
+    _string_const(graph_def, "fname", str(target).encode())
+    _string_const(graph_def, "contents", b"pwned")
+    x = graph_def.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = 1
+    x.attr["shape"].shape.dim.add(size=2)
+    y = graph_def.node.add(name="y", op="Identity", input=["x", "^w"])
+    y.attr["T"].type = 1
+    head = graph_def.SerializeToString()
+    node = protos.message_class("tensorflow.NodeDef")(name="w", input=["fname", "contents"])
+    body = node.SerializeToString()
+    for op in (b"Identity", b"WriteFile"):  # field 2 (op), length-delimited, twice
+        body += b"\x12" + bytes([len(op)]) + op
+    pad = protos.message_class("tensorflow.NodeDef")(name="pad").SerializeToString()
+    tail = b"".join(b"\x0a" + bytes([len(b)]) + b for b in (body, pad))
+    path.write_bytes(head + tail)
+    return path

@@ -274,6 +274,9 @@ def scan_nodes(data: bytes, count: int) -> tuple[list[str], list[str], list[str]
 
     Returns None when the bulk view cannot line names and ops up with the nodes (a node
     without name or op, or bytes that are not UTF-8), so callers fall back to a per-node walk.
+    The bulk view keeps every value a node writes, so it equals protobuf's reading only
+    for bytes where each node writes its name and op once: pass bytes protobuf wrote
+    (``SerializeToString()``), or check others with :func:`odd_nodes`.
 
     Example:
         >>> scan_nodes(graph_def.SerializeToString(), len(graph_def.node))  # doctest: +SKIP
@@ -287,3 +290,60 @@ def scan_nodes(data: bytes, count: int) -> tuple[list[str], list[str], list[str]
     if len(names) != count or len(ops) != count:
         return None
     return names, ops, list(merged.input)
+
+
+@functools.cache
+def _raw_classes() -> tuple[Any, Any]:
+    """(RawGraph, LiteNode): a GraphDef whose `node` is `repeated bytes` (each NodeDef
+    undecoded), and a NodeDef view whose name and op are repeated (every value written)."""
+    file = descriptor_pb2.FileDescriptorProto(name="tfport_raw.proto", package="tfport_raw")
+    file.syntax = "proto3"
+    graph = file.message_type.add(name="RawGraph")
+    graph.field.add(name="node", number=1, type=12, label=3)  # repeated bytes
+    node = file.message_type.add(name="LiteNode")
+    for number, name in ((1, "name"), (2, "op")):
+        node.field.add(name=name, number=number, type=9, label=3)  # repeated string
+    raw_pool = descriptor_pool.DescriptorPool()
+    raw_pool.Add(file)
+    return tuple(  # type: ignore[return-value]
+        message_factory.GetMessageClass(raw_pool.FindMessageTypeByName(f"tfport_raw.{n}"))
+        for n in ("RawGraph", "LiteNode")
+    )
+
+
+def raw_graph_class() -> Any:
+    """A wire view of GraphDef whose `node` is `repeated bytes`: each NodeDef undecoded.
+
+    Example:
+        >>> len(raw_graph_class().FromString(b"\\x0a\\x00\\x0a\\x00").node)
+        2
+    """
+    return _raw_classes()[0]
+
+
+def odd_nodes(data: bytes) -> list[tuple[int, list[str], list[str]]]:
+    """(position, names, ops) of each NodeDef of the binary GraphDef `data` that does not
+    write its name and its op exactly once.
+
+    Protobuf (and TensorFlow) keep the last value of a field written twice and read a
+    missing op as ""; a bulk view would see both values, or none. Nodes listed here are
+    read differently by the two.
+
+    Example:
+        >>> odd_nodes(graph_def_class()(node=[{"name": "a", "op": "Add"}]).SerializeToString())
+        []
+    """
+    raw, lite = _raw_classes()
+    try:
+        nodes = raw.FromString(data).node
+    except (pb_message.DecodeError, ValueError, RecursionError):
+        return []
+    found = []
+    for i, blob in enumerate(nodes):
+        try:
+            node = lite.FromString(blob)
+        except (pb_message.DecodeError, ValueError, RecursionError):
+            continue
+        if len(node.name) != 1 or len(node.op) != 1:
+            found.append((i, list(node.name), list(node.op)))
+    return found

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import protos
+from tfport._common.errors import TfportInputError, message
 
 # Node names never hold '^' or ':' (TensorFlow's name rule), so a whole list of inputs
 # ("^ctrl", "name:1", "name") maps to node names with two C-speed passes.
@@ -33,10 +34,11 @@ class GraphIndex:
 
     def __init__(self, graph_def: Any, data: bytes | None = None) -> None:
         self.graph_def = graph_def
-        if data is None:
-            data = graph_def.SerializeToString()
-        self.nbytes = len(data)
-        bulk = protos.scan_nodes(data, len(graph_def.node))
+        canonical = graph_def.SerializeToString()  # each field once: protobuf's own reading
+        self.nbytes = len(canonical if data is None else data)
+        bulk = protos.scan_nodes(canonical, len(graph_def.node))
+        if data is not None and data != canonical:
+            check_same_reading(data, bulk)
         if bulk is None:
             names, ops, inputs = _walk(graph_def)
         else:
@@ -98,6 +100,45 @@ def _walk(graph_def: Any) -> tuple[list[str], list[str], list[str]]:
 
 
 _LAST: list[GraphIndex] = []
+
+
+def check_same_reading(data: bytes, bulk: tuple[list[str], list[str], list[str]] | None) -> None:
+    """Refuses a binary GraphDef one of whose NodeDefs writes its name or op twice, or not
+    at all: TensorFlow would run another op than a reader of every value (or of the
+    node count) sees.
+
+    Args:
+        data: the GraphDef's bytes as given.
+        bulk: :func:`protos.scan_nodes` of protobuf's own serialization of them.
+
+    Raises:
+        TfportInputError: the first such node, with the values it writes.
+
+    Example:
+        >>> check_same_reading(graph_def.SerializeToString(), None)  # doctest: +SKIP
+    """
+    if bulk is not None:
+        raw = protos.scan_nodes(data, len(bulk[0]))
+        if raw is not None and raw[0] == bulk[0] and raw[1] == bulk[1]:
+            return
+    odd = protos.odd_nodes(data)
+    if not odd:
+        return
+    position, names, ops = odd[0]
+    what = "no op" if not ops else f"its op {len(ops)} times ({', '.join(ops)})"
+    if len(names) != 1:
+        what = f"its name {len(names)} times" + (f" and {what}" if len(ops) != 1 else "")
+    runs = f"; TensorFlow would run it as {ops[-1]}" if len(ops) > 1 else ""
+    raise TfportInputError(
+        message(
+            f"Node {position} ({names[-1] if names else 'unnamed'!r}) of the GraphDef writes "
+            f"{what}{runs}",
+            "tfport refuses NodeDefs whose fields are written twice or left out (readers "
+            "disagree on what such a node runs); re-export the graph with TensorFlow",
+            node=names[-1] if names else "",
+            ops=ops,
+        )
+    )
 
 
 def index(graph_def: Any, data: bytes | None = None) -> GraphIndex:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import functools
 import itertools
 import operator
 import os
@@ -33,7 +32,6 @@ import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf import message as pb_message
 
 from tfport._common import protos
@@ -112,8 +110,14 @@ class _Reducer:
     def run(self, f: BinaryIO, size: int) -> Summary:
         lite, full = protos._lite_graph_class(), protos.graph_def_class()
         for region in _regions(f, self.rest):
-            count = len(full.FromString(region).node)  # validates every field of every node
-            self._reduce(region, count, lite.FromString(region).node)
+            parsed = full.FromString(region)  # validates every field of every node
+            canonical = parsed.SerializeToString()  # each field once, as protobuf reads it
+            merged = lite.FromString(canonical).node
+            if bytes(region) != canonical:
+                as_given = lite.FromString(region).node
+                if list(as_given.op) != list(merged.op) or list(as_given.name) != list(merged.name):
+                    raise _Fallback  # a node writes its op or name twice: the full path refuses
+            self._reduce(memoryview(canonical), len(parsed.node), merged)
             if len(self.ops) > self.limits.max_nodes:
                 raise _Fallback
         self.sparse.MergeFromString(bytes(self.rest))
@@ -152,7 +156,7 @@ class _Reducer:
 
     def _keep(self, region: memoryview, base: int, ops: list[str]) -> None:
         """Copies the nodes the report looks into to `sparse`; Identity first inputs."""
-        raw = _raw_graph_class().FromString(region).node
+        raw = protos.raw_graph_class().FromString(region).node
         for j, op in enumerate(ops):
             if op in _IDENTITY or op in _KEEP or op not in _ops.SAFE_OPS:
                 node = self.sparse.node.add()
@@ -238,18 +242,6 @@ def _regions(f: BinaryIO, rest: bytearray) -> Iterator[memoryview]:
             return
         buf = buf[pos:]
         want = max(BLOCK, need)
-
-
-@functools.cache
-def _raw_graph_class() -> Any:
-    """A wire view of GraphDef whose `node` is `repeated bytes`: each NodeDef undecoded."""
-    file = descriptor_pb2.FileDescriptorProto(name="tfport_raw.proto", package="tfport_raw")
-    file.syntax = "proto3"
-    graph = file.message_type.add(name="RawGraph")
-    graph.field.add(name="node", number=1, type=12, label=3)  # repeated bytes
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tfport_raw.RawGraph"))
 
 
 def _varint(buf: bytes | memoryview, pos: int, n: int) -> tuple[int, int]:

@@ -1,0 +1,68 @@
+"""Issue 37: the scan reads the artifact as TensorFlow runs it (same bytes, same rules).
+
+Every artifact is crafted here; every test checks that nothing was written outside the
+output.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hostile import disguised_write_graph, snapshot
+
+from tfport import graph
+from tfport._common import protos
+from tfport._common.errors import TfportInputError
+from tfport.cli._main import main
+
+
+def _one_line(err: str, *needles: str) -> str:
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.startswith("tfport: error:")]
+    assert len(lines) == 1, err
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def test_a_node_writing_its_op_twice_is_refused_everywhere(tmp_path, capsys):
+    target = tmp_path / "outside" / "pwned.txt"
+    target.parent.mkdir()
+    pb = disguised_write_graph(tmp_path / "g.pb", target)
+    # protobuf (and so TensorFlow) reads the disguised node as a WriteFile
+    parsed = protos.graph_def_class().FromString(pb.read_bytes())
+    assert [n.op for n in parsed.node if n.name == "w"] == ["WriteFile"]
+    before = snapshot(tmp_path)
+    with pytest.raises(TfportInputError, match="WriteFile") as err:
+        graph.load_frozen(str(pb))
+    assert "'w'" in str(err.value) and "op 2 times" in str(err.value)
+    for argv in (
+        ["graph", "inspect", pb],
+        ["verify", pb, pb, "--graph-outputs", "y:0"],
+        ["graph", "convert", pb, tmp_path / "out", "--verify"],
+    ):
+        code = main([str(a) for a in argv])
+        out, err_text = capsys.readouterr()
+        assert code == 2, (argv, out, err_text)
+        _one_line(err_text, "WriteFile", "'w'")
+    assert snapshot(tmp_path) == before
+    assert not target.exists()
+
+
+def test_a_node_without_op_is_refused(tmp_path, capsys):
+    graph_def = protos.graph_def_class()()
+    graph_def.node.add(name="x", op="Placeholder").attr["dtype"].type = 1
+    graph_def.node.add(name="pad")
+    pb = tmp_path / "pad.pb"
+    pb.write_bytes(graph_def.SerializeToString())
+    assert main(["graph", "inspect", str(pb)]) == 2
+    _one_line(capsys.readouterr().err, "without name or op")
+
+
+def test_graph_index_reads_as_protobuf_when_bytes_are_canonical(tmp_path):
+    from tfport.graph import _index
+
+    graph_def = protos.graph_def_class()()
+    for i, op in enumerate(["Placeholder", "Neg", "Identity"]):
+        graph_def.node.add(name=f"n{i}", op=op)
+    index = _index.GraphIndex(graph_def, graph_def.SerializeToString())
+    assert index.ops == [n.op for n in graph_def.node]
