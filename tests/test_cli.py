@@ -148,3 +148,25 @@ def test_the_help_walk_finds_an_argument_without_help():
     verbs.add_argument("path")
     verbs.add_argument("--n", type=int, default=3, help="count")
     assert _missing_help(parser) == ["tfport x path: no help", "tfport x --n: default 3 not shown"]
+
+
+def test_ckpt_convert_shows_each_computed_value_and_where_it_comes_from(tmp_path, goldens):
+    from tfport.checkpoint import CheckpointReader
+
+    model_dir = goldens / "canned_dnn" / "model_dir"
+    out = tmp_path / "v2"
+    graph = str(model_dir / "graph.pbtxt")
+    proc = _tfport(
+        "ckpt", "convert", str(model_dir), str(out), "--estimator", "dnn", "--graph", graph
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "None" not in proc.stdout
+    computed = [line.split() for line in proc.stdout.splitlines() if line.startswith("computed")]
+    assert {words[1] for words in computed} == {
+        "training/Adagrad/decay",
+        "training/Adagrad/learning_rate",
+    }
+    reader = CheckpointReader(str(out / "model.ckpt"))
+    for _, name, sign, value, *where in computed:
+        assert sign == "=" and where in (["(from", "the", "graph)"], ["(the", "Keras", "default)"])
+        assert float(value) == pytest.approx(float(reader.read(name)), rel=1e-6), name

@@ -65,6 +65,17 @@ class Plan:
         self.steps.append(step)
 
 
+def _hyper_note(value: float, source: str) -> str:
+    """Where a computed hyperparameter's value comes from, for the report.
+
+    Example:
+        >>> _hyper_note(0.05, "graph"), _hyper_note(0.0, "default")
+        ('0.05 (from the graph)', '0 (the Keras default)')
+    """
+    where = {"graph": "from the graph", "default": "the Keras default"}.get(source, source)
+    return f"{float(value):g} ({where})"
+
+
 def _step_of(reader: CheckpointReader) -> int:
     for name in ("global_step", "estimator_global_step/.ATTRIBUTES/VARIABLE_VALUE"):
         if name in reader.entries:
@@ -298,7 +309,7 @@ def _keras_hyper(reader, plan: Plan, used_opts: dict, hyper: Callable | None) ->
             if out in plan.hyperparameters:
                 continue
             dtype = np.int64 if key == "iter" else np.float32
-            plan.add(Step(out, value=np.asarray(value, dtype)))
+            plan.add(Step(out, value=np.asarray(value, dtype), note=_hyper_note(value, source)))
             plan.hyperparameters[out] = source
             if source == "default" and key != "decay":
                 plan.warnings.append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tfport.cli._output import human_bytes, plural, print_table, spinner
@@ -191,8 +192,7 @@ def _convert(args: argparse.Namespace) -> int:
         _print_json(report)
         return 0
     for t in report["tensors"]:
-        source = ", ".join(t["from"]) if isinstance(t["from"], list) else t["from"]
-        print(f"{t['kind']:>8}  {t['name']}  <-  {source}")
+        print(_convert_line(t))
     for name, why in report["dropped"].items():
         print(f"dropped {name}: {why}", file=sys.stderr)
     for name, source in report["hyperparameters"].items():
@@ -201,6 +201,21 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"wrote {report['output']}", file=sys.stderr)
     return 0
+
+
+def _convert_line(tensor: Mapping[str, object]) -> str:
+    """One output tensor of `ckpt convert`: how it is made and from what.
+
+    Example:
+        >>> _convert_line({"name": "w", "kind": "merge", "from": ["w/part_0", "w/part_1"]})
+        '   merge  w  <-  w/part_0, w/part_1'
+        >>> _convert_line({"name": "opt/lr", "kind": "computed", "from": "0.1 (from the graph)"})
+        'computed  opt/lr  =  0.1 (from the graph)'
+    """
+    source = tensor["from"]
+    text = ", ".join(source) if isinstance(source, list) else str(source or "")
+    arrow = "=" if tensor["kind"] == "computed" else "<-"
+    return f"{tensor['kind']:>8}  {tensor['name']}  {arrow}  {text}".rstrip()
 
 
 def _port(args: argparse.Namespace) -> int:
