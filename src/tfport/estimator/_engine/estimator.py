@@ -85,7 +85,8 @@ class Estimator:
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = to_settings(warm_start_from)
         internals.set_legacy_attributes(self)
-        self._assert_members_are_not_overridden()
+        # legacy's class-level call: a library's `staticmethod(lambda _: None)` gets self
+        type(self)._assert_members_are_not_overridden(self)
         console.using_config(self._config)
 
     model_dir = property(lambda self: self._model_dir)

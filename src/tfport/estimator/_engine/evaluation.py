@@ -175,6 +175,9 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
     for key, value in results.items():
         if key == GLOBAL_STEP_KEY:
             continue
+        if isinstance(value, bytes):
+            summary.value.extend(_summary_values(summary_pb2, key, value))
+            continue
         if not isinstance(value, (np.ndarray, np.generic, int, float)):
             console.info(
                 "Skipping summary for %s, must be a float, np.float32, np.int64, "
@@ -203,3 +206,19 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
         )
         writer.add_summary(path_summary, step)
     writer.flush()
+
+
+def _summary_values(summary_pb2: Any, key: str, value: bytes) -> list:
+    """A metric holding a serialized `Summary` (e.g. `tf.summary.text`'s): its values,
+    tagged `<key>/<index>` as legacy wrote them; other bytes are skipped with legacy's line.
+    """
+    from google.protobuf import message as proto_message
+
+    try:
+        parsed = summary_pb2.Summary.FromString(value)
+    except proto_message.DecodeError:
+        console.info("Skipping summary for %s, cannot parse string to Summary.", key)
+        return []
+    for index, item in enumerate(parsed.value):
+        item.tag = f"{key}/{index}"
+    return list(parsed.value)

@@ -85,8 +85,7 @@ def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple)
     config = ctx.config
     existing = [h for h in hooks if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)]
     if existing:
-        if listeners:
-            tf_internals.saver_hook_listeners(existing[0]).extend(listeners)
+        _add_listeners(tf_internals.saver_hook_listeners(existing[0]), listeners)
         return None
     if not (config.save_checkpoints_secs or config.save_checkpoints_steps):
         if listeners:
@@ -103,9 +102,21 @@ def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple)
         save_secs=config.save_checkpoints_secs,
         save_steps=config.save_checkpoints_steps,
         scaffold=spec.scaffold,
-        listeners=list(listeners),
+        listeners=_add_listeners([], listeners),
         save_graph_def=config.checkpoint_save_graph_def,
     )
+
+
+def _add_listeners(held: list, listeners: tuple) -> list:
+    """Appends to a saver hook's `held` listeners those of `listeners` not there yet.
+
+    Legacy's rule: a listener the model_fn's own CheckpointSaverHook already holds (or
+    one passed twice) is called once per save, not once per mention.
+    """
+    for listener in listeners:
+        if listener not in held:
+            held.append(listener)
+    return held
 
 
 class ChiefCheckpointWait:
@@ -203,8 +214,17 @@ class _RunCache:
         if plan is None:
             if len(self._plans) >= self.LIMIT:
                 return self._run(fetches, feed_dict, options, run_metadata)
-            # Keeps `fetches` alive with the plan, so the ids in `key` stay theirs.
-            plan = self._plans[key] = (fetches, session.make_callable(fetches, accept_options=True))
+            # Keeps `fetches` alive with the plan, so the ids in `key` stay theirs. A run
+            # that fetches nothing (`Checkpoint.restore(...).initialize_or_restore(session)`
+            # runs `[]`) has no callable: `Session.run` returns its empty structure.
+            callable_fn = (
+                session.make_callable(fetches, accept_options=True)
+                if _fetches_something(fetches)
+                else None
+            )
+            plan = self._plans[key] = (fetches, callable_fn)
+        if plan[1] is None:
+            return self._run(fetches, feed_dict, options, run_metadata)
         return tf_internals.call_callable(session, plan[1], options, run_metadata)
 
     def _signature(self, value: Any) -> Any:
@@ -219,6 +239,16 @@ class _RunCache:
         if isinstance(value, self._leaves):
             return id(value)
         raise _Uncacheable
+
+
+def _fetches_something(fetches: Any) -> bool:
+    """Whether a fetch structure `_RunCache` accepted names a tensor, op, variable or name."""
+    kind = type(fetches)
+    if kind is dict:
+        return any(_fetches_something(v) for v in fetches.values())
+    if kind is list or kind is tuple:
+        return any(_fetches_something(v) for v in fetches)
+    return True
 
 
 class PreemptionWatcher:

@@ -1,0 +1,61 @@
+"""Issue 41, Build 3: legacy's internal call conventions that libraries built on Estimator's
+internals rely on, against TF 2.15 (legacy/goldens/library_conventions, made by
+legacy/scripts/library_conventions.py): the class-level `_assert_members_are_not_overridden`
+call, session runs with empty fetches, saving listeners reaching the saver hook once, and
+serialized `Summary` metrics written to the eval event file.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from tests.legacy import compare
+
+LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
+GOLDEN = json.loads((LEGACY / "goldens/library_conventions/values.json").read_text())
+SCRIPT = compare.load_script_installed(LEGACY, "library_conventions")
+
+
+@pytest.fixture(scope="module")
+def installed():
+    import tfport
+
+    tfport.install()
+
+
+@pytest.mark.slow
+def test_a_class_level_staticmethod_patch_reaches_subclasses_and_keras_estimators(
+    installed, tmp_path
+):
+    assert SCRIPT.class_level(str(tmp_path)) == GOLDEN["class_level"]
+
+
+@pytest.mark.slow
+def test_empty_fetches_return_the_empty_structure_in_training_and_evaluation_hooks(
+    installed, tmp_path
+):
+    assert SCRIPT.empty_fetches(str(tmp_path)) == GOLDEN["empty_fetches"]
+
+
+@pytest.mark.slow
+def test_a_saving_listener_is_called_once_per_save_however_often_it_is_named(installed, tmp_path):
+    assert SCRIPT.listeners(str(tmp_path)) == GOLDEN["listeners"]
+
+
+@pytest.mark.slow
+def test_serialized_summary_metrics_reach_the_eval_event_file_as_legacy_wrote_them(
+    installed, tmp_path
+):
+    got = SCRIPT.eval_summaries(str(tmp_path))
+    want = GOLDEN["eval_summaries"]
+    assert got["result_types"] == want["result_types"]
+    assert [v[:3] + v[4:] for v in got["event_values"]] == [
+        v[:3] + v[4:] for v in want["event_values"]
+    ]
+    for mine, theirs in zip(got["event_values"], want["event_values"], strict=True):
+        if isinstance(theirs[3], float):
+            assert compare.excess(mine[3], theirs[3]) <= 1e-5, mine
+        else:
+            assert mine[3] == theirs[3], mine
