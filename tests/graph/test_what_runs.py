@@ -6,12 +6,15 @@ output.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import pytest
-from hostile import disguised_write_graph, snapshot
+from hostile import disguised_write_graph, snapshot, tf2_saved_model_restore_trick
 
 from tfport import graph
 from tfport._common import protos
 from tfport._common.errors import TfportInputError
+from tfport._common.tfenv import import_tf
 from tfport.cli._main import main
 
 
@@ -66,3 +69,39 @@ def test_graph_index_reads_as_protobuf_when_bytes_are_canonical(tmp_path):
         graph_def.node.add(name=f"n{i}", op=op)
     index = _index.GraphIndex(graph_def, graph_def.SerializeToString())
     assert index.ops == [n.op for n in graph_def.node]
+
+
+SAVER_OPS = {
+    "save_v2": "SaveV2",
+    "save_v1": "Save",
+    "merge": "MergeV2Checkpoints",
+    "restore": "RestoreV2",
+    "gs": "SaveV2",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("action", sorted(SAVER_OPS))
+def test_tf2_functions_take_their_role_from_the_object_graph(tmp_path, capsys, action):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = outside / "ckpt"
+    if action in ("merge", "restore"):  # a checkpoint to move, delete or read
+        tf = import_tf()
+        tf.raw_ops.SaveV2(
+            prefix=str(target), tensor_names=["v"], shape_and_slices=[""], tensors=[[7.0, 7.0]]
+        )
+    sm = tf2_saved_model_restore_trick(tmp_path / "sm", action, target)
+    op = SAVER_OPS[action]
+    code = main(["graph", "inspect", str(sm), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2, err  # refused: the disguised op blocks
+    line = _one_line(err, op, "function:")
+    assert "signature_wrapper" in line or "serve" in line
+    before = snapshot(tmp_path)
+    with mock.patch("subprocess.Popen", side_effect=AssertionError("a child started")):
+        code = main(["verify", str(sm), str(sm)])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert _one_line(err, op, "function:").endswith(err.strip().splitlines()[-1])
+    assert snapshot(tmp_path) == before

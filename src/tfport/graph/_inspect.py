@@ -99,8 +99,11 @@ def _graph_report(
     trust: bool,
     limits: Limits,
     roles: dict[str, str] | None = None,
+    loaded: list[str] | None = None,
 ) -> GraphReport:
-    result = _safety.scan(graph_def, allow, roles, trust, limits.max_depth, limits.max_nodes)
+    result = _safety.scan(
+        graph_def, allow, roles, trust, limits.max_depth, limits.max_nodes, loaded=loaded or ()
+    )
     index = _index.index(graph_def)
     histogram = collections.Counter(index.ops)
     return {
@@ -144,7 +147,14 @@ def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits)
             "save_tensor": meta.saver_def.save_tensor_name or None,
         },
     }
-    graph = _graph_report(meta.graph_def, allow, trust, limits, _savedmodel.roles(meta))
+    graph = _graph_report(
+        meta.graph_def,
+        allow,
+        trust,
+        limits,
+        _savedmodel.roles(meta),
+        _savedmodel.loaded_functions(meta),
+    )
     graph["outputs"] = sorted(
         {t["name"] for sig in report["signatures"].values() for t in sig["outputs"].values()}
     )

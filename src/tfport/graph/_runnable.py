@@ -4,7 +4,9 @@
 :func:`check_runnable` before TensorFlow sees the artifact: the whole artifact is
 scanned (the main graph, every function of the library, the init/main ops and what they
 reach; the saver's own ops are accepted only because tfport never runs them: variables
-are read from the checkpoint bundle by :func:`variable_values`, with tfport's reader),
+are read from the checkpoint bundle by :func:`variable_values`, with tfport's reader; a
+TF2 SavedModel's functions are scanned as its object graph names them, which is what
+`tf.saved_model.load` runs, with no saver exemption),
 its constants are held to a size limit, and anything outside the safe list is refused in
 one line unless the user trusts the artifact.
 
@@ -58,12 +60,22 @@ def check_runnable(
     art = _parse.read(path, limits=limits)
     allow = tuple(allow_ops)
     if art.kind == "graph_def":
-        graphs: list[tuple[Any, Any]] = [(art.graph_def, None)]
+        graphs: list[tuple[Any, Any, list[str]]] = [(art.graph_def, None, [])]
     else:
-        graphs = [(m.graph_def, _savedmodel.roles(m, True)) for m in art.saved_model.meta_graphs]
-    for graph_def, roles in graphs:
+        graphs = [
+            (m.graph_def, _savedmodel.roles(m, True), _savedmodel.loaded_functions(m))
+            for m in art.saved_model.meta_graphs
+        ]
+    for graph_def, roles, loaded in graphs:
         scan = _safety.scan(
-            graph_def, allow, roles, trust, limits.max_depth, limits.max_nodes, init_runs=True
+            graph_def,
+            allow,
+            roles,
+            trust,
+            limits.max_depth,
+            limits.max_nodes,
+            init_runs=True,
+            loaded=loaded,
         )
         _plan.refuse_unsafe(scan, path)
         check_constants(graph_def, limits.max_const_bytes, path)

@@ -71,6 +71,7 @@ def scan(
     max_depth: int = MAX_CALL_DEPTH,
     max_nodes: int = MAX_NODES,
     init_runs: bool = False,
+    loaded: Iterable[str] = (),
 ) -> Scan:
     """Lists every op of `graph_def` (and its function library) that is not allowed.
 
@@ -84,6 +85,13 @@ def scan(
         init_runs: the caller runs the init ops (TensorFlow's loader does): they block
             like signature ops, and a function both an init op and the saver reach takes
             the init role.
+        loaded: functions the loader itself may run, whatever the graph says (a TF2
+            SavedModel's object graph names them): they take the "signature" role, so no
+            saver or init exemption applies to them or to anything they reach.
+
+    Functions sharing an ``api_implements`` attribute are one: Grappler's implementation
+    selector may run any of them where the graph calls one, so each takes the most
+    important role of the group.
 
     Returns:
         A :class:`Scan`.
@@ -102,7 +110,8 @@ def scan(
     calls = _call_graph(graph_def, library, primitive, max_depth)
     _check_recursion(calls, max_depth)
     via = _first_referrers(calls)
-    fn_roles = _function_roles(calls, roles or {}, init_runs)
+    groups = _implementations(library)
+    fn_roles = _function_roles(calls, roles or {}, init_runs, tuple(loaded), groups)
     findings = []
     ops = _index.index(graph_def).ops
     unsafe = []
@@ -255,20 +264,41 @@ def _first_referrers(calls: dict[str, list[tuple[str, str, str]]]) -> dict[str, 
     return via
 
 
+def _implementations(library: dict[str, Any]) -> dict[str, list[str]]:
+    """Function -> every function sharing its ``api_implements`` (itself included)."""
+    by_api: dict[bytes, list[str]] = {}
+    for name, function in library.items():
+        if "api_implements" in function.attr:
+            api = function.attr["api_implements"].s
+            if api:
+                by_api.setdefault(api, []).append(name)
+    return {name: group for group in by_api.values() if len(group) > 1 for name in group}
+
+
 def _function_roles(
-    calls: dict[str, list[tuple[str, str, str]]], roles: dict[str, str], init_runs: bool = False
+    calls: dict[str, list[tuple[str, str, str]]],
+    roles: dict[str, str],
+    init_runs: bool = False,
+    loaded: tuple[str, ...] = (),
+    groups: dict[str, list[str]] | None = None,
 ) -> dict[str, str]:
-    """A function takes the most important role of the nodes that reach it."""
+    """A function takes the most important role of the nodes that reach it; `loaded`
+    functions (and what they reach) are "signature"; a function reached brings every
+    function of its `groups` (an implementation Grappler may swap in)."""
     order = ("signature", "other") + (("init", "saver") if init_runs else ("saver", "init"))
     result: dict[str, str] = {}
+    groups = groups or {}
     for role in order:
         stack = [callee for node, _, callee in calls[ROOT] if roles.get(node, "other") == role]
+        if role == "signature":
+            stack.extend(name for name in loaded if name in calls)
         while stack:
             name = stack.pop()
             if name in result:
                 continue
             result[name] = role
             stack.extend(callee for _, _, callee in calls[name])
+            stack.extend(groups.get(name, ()))
     for name in calls:
         result.setdefault(name, "other")
     return result

@@ -96,6 +96,36 @@ def roles(meta: Any, init_runs: bool = False) -> dict[str, str]:
     return result
 
 
+def loaded_functions(meta: Any) -> list[str]:
+    """The functions `tf.saved_model.load` may run: every concrete function the object
+    graph names (its functions, signatures, resource and saveable restore functions).
+
+    Their role comes from here, not from what the `graph_def`'s nodes call: the TF2
+    loader never runs the `graph_def`.
+
+    Example:
+        >>> loaded_functions(meta)  # doctest: +SKIP
+        ['__inference_serve_10', '__inference_signature_wrapper_serve_18']
+    """
+    graph = meta.object_graph_def
+    found = set(graph.concrete_functions.keys())
+    for node in graph.nodes:
+        kind = node.WhichOneof("kind")
+        if kind == "function":
+            found.update(node.function.concrete_functions)
+        elif kind == "bare_concrete_function":
+            found.add(node.bare_concrete_function.concrete_function_name)
+    for node in graph.nodes:
+        for saveable in node.saveable_objects.values():
+            for ref in (saveable.save_function, saveable.restore_function):
+                if 0 <= ref < len(graph.nodes) and graph.nodes[ref].WhichOneof("kind"):
+                    target = graph.nodes[ref]
+                    found.update(target.function.concrete_functions)
+                    found.add(target.bare_concrete_function.concrete_function_name)
+    found.discard("")
+    return sorted(found)
+
+
 def is_tf2(meta: Any) -> bool:
     """Whether the MetaGraph was written by TF2's `tf.saved_model.save` (has an object graph)."""
     return len(meta.object_graph_def.nodes) > 0
