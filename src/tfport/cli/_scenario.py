@@ -112,7 +112,8 @@ def _run(model_dir: str, strategy: str, steps: int) -> dict:
     est.train(_input_fn(data["train"], "hidden_input", True), max_steps=steps)
     _say("evaluating on the 128 test rows")
     metrics = est.evaluate(_input_fn(data["test"], "hidden_input", False))
-    _say("eval: " + ", ".join(f"{k}={float(v):.4f}" for k, v in sorted(metrics.items())))
+    values = {k: _number(v) for k, v in metrics.items()}
+    _say("eval: " + ", ".join(f"{k}={_shown(v)}" for k, v in sorted(values.items())))
 
     def receiver() -> Any:
         x = tf.compat.v1.placeholder(tf.float32, [None, 4], name="hidden_input")
@@ -124,7 +125,27 @@ def _run(model_dir: str, strategy: str, steps: int) -> dict:
     probs = next(iter(served(hidden_input=x_test).values())).numpy()
     accuracy = float(np.mean(probs.argmax(1) == data["test"][1]))
     _say(f"exported {export}; serving_default accuracy on the test rows: {accuracy:.4f}")
-    return {k: float(v) for k, v in metrics.items()}
+    return values
+
+
+def _number(value: Any) -> int | float:
+    """A metric as a JSON number: integers (global_step) stay integers.
+
+    Example:
+        >>> _number(np.int64(200)), _number(np.float32(0.5))
+        (200, 0.5)
+    """
+    return int(value) if np.issubdtype(np.asarray(value).dtype, np.integer) else float(value)
+
+
+def _shown(value: int | float) -> str:
+    """A metric for the eval line: integers whole, fractions to 4 decimals.
+
+    Example:
+        >>> _shown(200), _shown(0.93751)
+        ('200', '0.9375')
+    """
+    return str(value) if isinstance(value, int) else f"{value:.4f}"
 
 
 def _tensorboard_hint(model_dir: str) -> str:
