@@ -259,3 +259,60 @@ def tf2_saved_model_restore_trick(
             node.attr["_tfport_extra"].func.name = wrapper
     (path / "saved_model.pb").write_bytes(saved.SerializeToString())
     return path
+
+
+def tf1_implementation_selector(path: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
+    """A TF1 SavedModel whose signature calls F (`api_implements` X, preferred on GPU, a
+    Mul) while G (same `api_implements`, preferred on CPU, a SaveV2 to `target`) is reached
+    only from the saver's restore op: on a CPU host Grappler swaps G in for F."""
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [None, 2], name="x")
+
+        @tf.function(
+            experimental_attributes={
+                "api_implements": "tfport_test.scale",
+                "api_preferred_device": "GPU",
+            }
+        )
+        def scale_gpu(t):
+            return t * 2.0
+
+        @tf.function(
+            experimental_attributes={
+                "api_implements": "tfport_test.scale",
+                "api_preferred_device": "CPU",
+            }
+        )
+        def scale_cpu(t):
+            save = tf.raw_ops.SaveV2(
+                prefix=str(target), tensor_names=["t"], shape_and_slices=[""], tensors=[t]
+            )
+            with tf.control_dependencies([save]):
+                return t * 2.0
+
+        y = tf.identity(scale_gpu(x), name="y")
+        hidden = scale_cpu(x)
+        v1.Variable([1.0], name="w")
+        with v1.Session(graph=graph) as sess:
+            sess.run(v1.global_variables_initializer())
+            builder = v1.saved_model.Builder(str(path))
+            builder.add_meta_graph_and_variables(
+                sess,
+                ["serve"],
+                signature_def_map={
+                    "serving_default": v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+                },
+            )
+            builder.save()
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    saved = saved_model_pb2.SavedModel.FromString((path / "saved_model.pb").read_bytes())
+    meta = saved.meta_graphs[0]
+    restore = meta.saver_def.restore_op_name
+    node = next(n for n in meta.graph_def.node if n.name == restore)
+    node.input.append("^" + hidden.op.name)
+    (path / "saved_model.pb").write_bytes(saved.SerializeToString())
+    return path

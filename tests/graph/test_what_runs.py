@@ -9,7 +9,12 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
-from hostile import disguised_write_graph, snapshot, tf2_saved_model_restore_trick
+from hostile import (
+    disguised_write_graph,
+    snapshot,
+    tf1_implementation_selector,
+    tf2_saved_model_restore_trick,
+)
 
 from tfport import graph
 from tfport._common import protos
@@ -104,4 +109,23 @@ def test_tf2_functions_take_their_role_from_the_object_graph(tmp_path, capsys, a
     out, err = capsys.readouterr()
     assert code == 2, err
     assert _one_line(err, op, "function:").endswith(err.strip().splitlines()[-1])
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.slow
+def test_a_tf1_implementation_grappler_may_swap_in_is_scanned(tmp_path, capsys):
+    target = tmp_path / "outside" / "ckpt"
+    target.parent.mkdir()
+    sm = tf1_implementation_selector(tmp_path / "sm", target)
+    before = snapshot(tmp_path)
+    for argv in (
+        ["graph", "inspect", sm],
+        ["verify", sm, sm],
+        ["graph", "convert", sm, tmp_path / "out", "--verify"],
+    ):
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        assert code == 2, (argv, err)
+        line = _one_line(err, "SaveV2", "function:")
+        assert "scale_cpu" in line
     assert snapshot(tmp_path) == before
