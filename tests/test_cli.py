@@ -170,3 +170,15 @@ def test_ckpt_convert_shows_each_computed_value_and_where_it_comes_from(tmp_path
     for _, name, sign, value, *where in computed:
         assert sign == "=" and where in (["(from", "the", "graph)"], ["(the", "Keras", "default)"])
         assert float(value) == pytest.approx(float(reader.read(name)), rel=1e-6), name
+
+
+def test_every_command_but_run_and_demo_takes_json():
+    """docs/index.md says so."""
+    from tfport.cli._main import build_parser
+
+    leaves = {}
+    for path, item, _owner in _arguments(build_parser(), "tfport"):
+        if isinstance(item, argparse.Action):
+            leaves.setdefault(path, set()).update(item.option_strings)
+    commands = {p for p in leaves if not any(q.startswith(p + " ") for q in leaves)}
+    assert {p for p in commands if "--json" not in leaves[p]} == {"tfport run", "tfport demo"}
