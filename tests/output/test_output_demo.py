@@ -33,9 +33,7 @@ def test_demo_output_is_clean_and_leaves_nothing_behind(tmp_path):
 def test_tensorboard_is_offered_only_when_installed(monkeypatch):
     found = {"tensorboard": None}
     monkeypatch.setattr(_scenario.importlib.util, "find_spec", lambda name: found[name])
-    assert _scenario._tensorboard_hint("m") == (
-        "to view the summaries: pip install 'tfport[tensorboard]'"
-    )
+    assert _scenario._tensorboard_hint("m") == "to view the summaries: pip install tensorboard"
     found["tensorboard"] = object()
     assert _scenario._tensorboard_hint("m") == "TensorBoard: tensorboard --logdir m"
 

@@ -157,7 +157,7 @@ def _tensorboard_hint(model_dir: str) -> str:
     """
     if importlib.util.find_spec("tensorboard") is not None:
         return f"TensorBoard: tensorboard --logdir {model_dir}"
-    return "to view the summaries: pip install 'tfport[tensorboard]'"
+    return "to view the summaries: pip install tensorboard"
 
 
 def _say(text: str) -> None:
