@@ -10,6 +10,7 @@ from tfport.upgrade import ReportItem, unresolved_names, upgrade_source
 from tfport.upgrade._report import group_items
 
 USES = """
+tf.disable_v2_behavior()
 flags = tf.flags
 flags.DEFINE_string("out", None, "where")
 FLAGS = tf.flags.FLAGS
@@ -33,6 +34,28 @@ def test_compat_v1_code_in_every_alias_form_runs_as_is(form) -> None:
     assert unresolved_names(code) == ()
     result = upgrade_source(code, "a.py")
     assert result.runs_as_is and result.code == code and result.items == ()
+
+
+SWITCH = {
+    "import": "tf.disable_v2_behavior()",
+    "from_compat": "tf.disable_v2_behavior()",
+    "assigned": "tf.compat.v1.disable_v2_behavior()",  # before `tf = tf.compat.v1`
+}
+
+
+@pytest.mark.parametrize("form", list(ALIASES))
+def test_compat_v1_session_code_without_the_switch_gets_it_after_the_import(form) -> None:
+    uses = src(USES).replace("tf.disable_v2_behavior()\n", "")
+    code = ALIASES[form] + uses
+    result = upgrade_source(code, "a.py")
+    assert not result.runs_as_is and result.unresolved == ()
+    first = ALIASES[form].splitlines()[0]
+    assert result.code == code.replace(first + "\n", f"{first}\n{SWITCH[form]}\n", 1)
+    (item,) = [i for i in result.items if "disable_v2_behavior" in i.message]
+    assert (item.line, item.level) == (1, "INFO")
+    assert item.message.startswith(
+        f"Added {SWITCH[form]}: TF 1.x graph-mode code ('tf.placeholder')"
+    )
 
 
 @pytest.mark.parametrize("form", list(ALIASES))

@@ -293,6 +293,7 @@ PAIRS = {
         """,
         """
         import tensorflow as tf
+        tf.compat.v1.disable_v2_behavior()
 
         tf.debugging.set_log_device_placement(True)
         tf.config.set_visible_devices([], "GPU")
@@ -333,6 +334,7 @@ PAIRS = {
         """,
         """
         import tensorflow as tf
+        tf.compat.v1.disable_v2_behavior()
 
         config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)
         config.gpu_options.allow_growth = True

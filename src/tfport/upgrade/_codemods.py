@@ -12,7 +12,8 @@ it is (`runs_as_is`): code that runs is left alone. Otherwise, in order:
    tfport's rule table :mod:`._rules`: every rewrite keeps TF 1.x's numbers, or each
    use is a WARNING); skipped where ``tf`` is `tf.compat.v1` (any alias form);
 3. Estimator names again, layers, TensorShape, colocate_with, ConfigProto,
-   the tf.contrib report, and the prelude (tfport imports + ``tfport.install()``);
+   the tf.contrib report, graph mode for TF 1.x session programs
+   (:mod:`._graphmode`), and the prelude (tfport imports + ``tfport.install()``);
 4. the check of the result for names TF 2.21 cannot resolve (:mod:`._check`).
 
 Report positions refer to the input text: each pass's lines are mapped back
@@ -36,6 +37,7 @@ from tfport.upgrade._configproto import ConfigProtoPass
 from tfport.upgrade._contrib import ContribPass, ContribRewritePass
 from tfport.upgrade._estimator import CHECK_TARGETS, EstimatorPass
 from tfport.upgrade._exactness import InexactPass, drop_superseded
+from tfport.upgrade._graphmode import GraphModePass, find_signs
 from tfport.upgrade._layers import LayersPass
 from tfport.upgrade._names import collect_aliases
 from tfport.upgrade._prelude import PreludePass
@@ -49,6 +51,7 @@ AFTER_TF_UPGRADE = (
     ColocatePass,
     ConfigProtoPass,
     ContribPass,
+    GraphModePass,
     PreludePass,
 )
 
@@ -149,7 +152,8 @@ def runs_as_is(module: cst.Module, code: str) -> bool:
 
     Besides names (:func:`unresolved_names`), TF 1.x's ``Dimension.value`` on a
     `TensorShape` fails on TF 2 unless ``tf`` is `tf.compat.v1` (such code turns the v2
-    behaviour off itself).
+    behaviour off itself), and a TF 1.x session program fails in eager mode unless it
+    turns the v2 behaviour off (:mod:`._graphmode`).
 
     Example:
         >>> src = "import tensorflow as tf\\nx = tf.constant(1.0)\\n"
@@ -158,7 +162,10 @@ def runs_as_is(module: cst.Module, code: str) -> bool:
     """
     if unresolved_names(code):
         return False
-    if collect_aliases(module).names.get("tf", "tf") != "tf":
+    aliases = collect_aliases(module)
+    if find_signs(module, aliases).needs_switch():
+        return False
+    if aliases.names.get("tf", "tf") != "tf":
         return True
     new, _ = run_pass(module, TensorShapePass, code)
     return new is module or new.code == code
