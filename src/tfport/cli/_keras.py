@@ -13,12 +13,13 @@ import sys
 
 def add_parser(subparsers, parents) -> None:
     """Registers `tfport keras` and its verbs."""
-    p = subparsers.add_parser("keras", parents=parents, help="canned estimators as Keras 3 models")
+    p = subparsers.add_parser("keras", parents=parents, help="Estimators as Keras 3 models")
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
     v = verbs.add_parser(
         "export",
         parents=parents,
-        help="write a canned estimator's Keras 3 model (same predictions) to OUT.keras",
+        help="write an Estimator's Keras 3 model (same predictions): a folder with model.py, "
+        "weights, model.keras and report.json for any model_fn, or OUT.keras (canned only)",
     )
     v.add_argument(
         "factory",
@@ -26,7 +27,11 @@ def add_parser(subparsers, parents) -> None:
         help="FACTORY(model_dir) returns the estimator (the script runs under tfport)",
     )
     v.add_argument("model_dir", help="the estimator's model_dir (latest checkpoint)")
-    v.add_argument("out", metavar="OUT.keras", help="the Keras 3 model file to write")
+    v.add_argument(
+        "out",
+        metavar="OUT",
+        help="the folder to create (any model_fn), or a file ending in .keras (canned estimators)",
+    )
     v.add_argument("--checkpoint", help="a checkpoint other than the latest")
     v.add_argument(
         "--input-shape",
@@ -35,7 +40,9 @@ def add_parser(subparsers, parents) -> None:
         metavar="KEY=DIMS",
         help="per-example shape of a feature, e.g. tags=None (multivalent) or x=4,2",
     )
-    v.add_argument("--overwrite", action="store_true", help="replace OUT.keras if it exists")
+    v.add_argument(
+        "--overwrite", action="store_true", help="replace OUT if it exists (default: refuse)"
+    )
     v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_export, filter_tf_noise=True)
 
@@ -65,6 +72,8 @@ def _export(args: argparse.Namespace) -> int:
     shapes = _shapes(args.input_shape)
     refuse_existing(args.out, args.overwrite)
     estimator = load_estimator(args.factory, args.model_dir)
+    if not str(args.out).endswith(".keras"):
+        return _export_folder(args, estimator, shapes)
     model = estimator_to_keras(estimator, args.checkpoint, input_shapes=shapes)
     save_keras(model, args.out, overwrite=args.overwrite)
     report = {
@@ -79,5 +88,28 @@ def _export(args: argparse.Namespace) -> int:
         print(
             f"wrote {args.out}: inputs {', '.join(report['inputs'])}; "
             f"outputs {', '.join(report['outputs'] or [])}"
+        )
+    return 0
+
+
+def _export_folder(args: argparse.Namespace, estimator: object, shapes: dict) -> int:
+    """OUT is a folder: the model_fn traced and written as Keras 3 code (any Estimator)."""
+    from tfport.keras import export_model_fn
+
+    report = export_model_fn(
+        estimator,
+        args.out,
+        factory=args.factory,
+        checkpoint=args.checkpoint,
+        input_shapes=shapes,
+        overwrite=args.overwrite,
+    )
+    if args.json:
+        json.dump({"out": args.out, **report}, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+    else:
+        print(
+            f"wrote {args.out}/ (model.py, model.weights.h5, model.keras, report.json): "
+            f"inputs {', '.join(report['inputs'])}; outputs {', '.join(report['outputs'])}"
         )
     return 0

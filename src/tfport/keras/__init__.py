@@ -125,8 +125,37 @@ def one_training_step(
     return impl(estimator, make, model, features, labels, seed)
 
 
+def export_model_fn(
+    estimator: Any,
+    out: str,
+    *,
+    factory: str = "",
+    checkpoint: str | None = None,
+    input_shapes: dict | None = None,
+    overwrite: bool = False,
+) -> dict:
+    """Writes OUT (a folder): any Estimator's model_fn as Keras 3 code (`model.py`), its
+    checkpoint's weights, `model.keras` and `report.json`; returns the report. See
+    `tfport.keras._modelfn.export_model_fn` for the arguments.
+
+    Example:
+        >>> report = export_model_fn(est, "out")  # doctest: +SKIP
+    """
+    from tfport.keras._modelfn import export_model_fn as impl
+
+    return impl(
+        estimator,
+        out,
+        factory=factory,
+        checkpoint=checkpoint,
+        input_shapes=input_shapes,
+        overwrite=overwrite,
+    )
+
+
 __all__ = [
     "model_to_estimator",
+    "export_model_fn",
     "load_estimator_weights",
     "estimator_to_keras",
     "save_keras",

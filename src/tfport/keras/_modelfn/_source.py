@@ -1,0 +1,102 @@
+"""`model.py`: the text of the Keras 3 module an export writes.
+
+Example:
+    >>> text = model_source(plan, traced, "train.py:make_estimator")  # doctest: +SKIP
+    >>> "def build_model()" in text  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import shutil
+import subprocess
+import sys
+
+from tfport.keras._modelfn._emit import Plan
+from tfport.keras._modelfn._trace import Traced
+
+_VARIABLE_CLASS = '''
+
+@keras.saving.register_keras_serializable(package="tfport_export")
+class Variable(layers.Layer):
+    """A model_fn variable read outside a built-in layer: its value, as a weight.
+
+    Called on any model input (to join the functional graph); returns the value.
+    """
+
+    def __init__(self, shape, **kwargs):
+        super().__init__(**kwargs)
+        self.value_shape = tuple(shape)
+        self.value = self.add_weight(shape=self.value_shape, initializer="zeros", name="value")
+
+    def call(self, anchor):
+        return ops.convert_to_tensor(self.value)
+
+    def compute_output_spec(self, anchor):
+        return keras.KerasTensor(self.value_shape, dtype=self.dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "shape": list(self.value_shape)}
+'''
+
+
+def _origin(traced: Traced) -> str:
+    fn = traced.model_fn
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    try:
+        path = inspect.getsourcefile(fn) or "?"
+        line = inspect.getsourcelines(fn)[1]
+    except (OSError, TypeError):
+        return name
+    return f"{name} ({os.path.basename(path)}:{line})"
+
+
+def model_source(plan: Plan, traced: Traced, factory: str) -> str:
+    """The module text: imports, the `Variable` layer when used, and `build_model()`."""
+    outputs = (
+        next(iter(plan.outputs.values()))
+        if traced.single_output
+        else "{" + ", ".join(f"{k!r}: {v}" for k, v in plan.outputs.items()) + "}"
+    )
+    inputs = (
+        next(iter(plan.inputs.values()))[0]
+        if traced.single
+        else "{" + ", ".join(f"{k!r}: {v}" for k, (v, _) in plan.inputs.items()) + "}"
+    )
+    head = [
+        f'"""Keras 3 model of the model_fn {_origin(traced)}, exported by `tfport keras export '
+        f"{factory}`.",
+        "",
+        "`build_model()` returns the functional model; `model.weights.h5` holds the",
+        "checkpoint's values. Edit freely: this file is yours.",
+        '"""',
+        "",
+        "import keras",
+    ]
+    if plan.uses_numpy:
+        head.insert(head.index("import keras"), "import numpy as np")
+    head.append("from keras import layers, ops")
+    body = [
+        "",
+        "",
+        "def build_model():",
+        '    """The functional `keras.Model` computing the model_fn\'s PREDICT outputs."""',
+    ]
+    body += [f"    {var} = {src}" for var, src in plan.inputs.values()]
+    body += [f"    {line}" for line in plan.lines]
+    body.append(f"    return keras.Model(inputs={inputs}, outputs={outputs})")
+    text = "\n".join(head) + (_VARIABLE_CLASS if plan.uses_variable else "") + "\n".join(body)
+    return _formatted(text + "\n")
+
+
+def _formatted(text: str) -> str:
+    """`ruff format` of the text when ruff is installed (the text is valid either way)."""
+    ruff = shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff")
+    if not os.path.exists(ruff):
+        return text
+    proc = subprocess.run(
+        [ruff, "format", "--isolated", "-"], input=text, capture_output=True, text=True
+    )
+    return proc.stdout if proc.returncode == 0 else text

@@ -1,0 +1,124 @@
+"""Writes an export folder atomically: model.py, model.weights.h5, model.keras, report.json.
+
+The folder is built in a temporary sibling and renamed into place; `model.py` is imported
+from there (so what is written is what was checked), its model gets the checkpoint's
+values, and both Keras files are saved from it.
+
+Example:
+    >>> write_folder(plan, traced, "ckpt-40", "out", "t.py:f", False)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+import types
+import uuid
+from typing import Any
+
+import numpy as np
+
+from tfport._common.atomic import refuse_existing
+from tfport._common.errors import TfportInputError, message
+from tfport.checkpoint import CheckpointReader
+from tfport.keras._modelfn._emit import Plan
+from tfport.keras._modelfn._source import model_source
+from tfport.keras._modelfn._trace import Traced
+
+KerasModel = Any  # a keras.Model
+FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")
+
+
+def import_model_py(folder: str) -> types.ModuleType:
+    """Imports `folder/model.py` under a private module name (its layers register).
+
+    Example:
+        >>> import_model_py("out").build_model()  # doctest: +SKIP
+    """
+    name = f"tfport_export_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, "model.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _set_weights(model: KerasModel, plan: Plan, traced: Traced, checkpoint: str) -> dict[str, list]:
+    shapes = {}
+    with CheckpointReader(checkpoint) as reader:
+        for layer_name, names in plan.layers.items():
+            names = [traced.checkpoint_keys.get(n, n) for n in names]
+            missing = [n for n in names if n not in reader]
+            if missing:
+                raise TfportInputError(
+                    message(
+                        "The checkpoint lacks variables the model_fn reads",
+                        "Pass the checkpoint this Estimator wrote (--checkpoint)",
+                        checkpoint=reader.prefix,
+                        missing=missing,
+                    )
+                )
+            values = [np.asarray(reader.read(n)) for n in names]
+            model.get_layer(layer_name).set_weights(values)
+            shapes.update(
+                {n: list(v.shape) for n, v in zip(plan.layers[layer_name], values, strict=True)}
+            )
+    return shapes
+
+
+def _report(plan: Plan, traced: Traced, checkpoint: str, shapes: dict) -> dict:
+    variables = {}
+    for name, entry in sorted(plan.variables.items()):
+        variables[name] = {**entry, "shape": shapes[name]} if name in shapes else entry
+    return {
+        "checkpoint": checkpoint,
+        "inputs": {k: [t.dtype.name, t.shape.as_list()[1:]] for k, t in traced.features.items()},
+        "outputs": sorted(traced.predictions),
+        "variables": variables,
+        "ops": plan.ops,
+    }
+
+
+def write_folder(
+    plan: Plan, traced: Traced, checkpoint: str, out: str, factory: str, overwrite: bool
+) -> dict:
+    """Builds OUT in a temporary sibling, then renames it into place; returns the report."""
+    refuse_existing(out, overwrite)
+    out = os.path.abspath(out)
+    parent = os.path.dirname(out)
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=f".tfport-{os.path.basename(out)}-", dir=parent)
+    try:
+        with open(os.path.join(tmp, "model.py"), "w") as f:
+            f.write(model_source(plan, traced, factory))
+        model = import_model_py(tmp).build_model()
+        shapes = _set_weights(model, plan, traced, checkpoint)
+        model.save_weights(os.path.join(tmp, "model.weights.h5"))
+        model.save(os.path.join(tmp, "model.keras"))
+        report = _report(plan, traced, checkpoint, shapes)
+        with open(os.path.join(tmp, "report.json"), "w") as f:
+            json.dump(report, f, indent=1, sort_keys=True)
+            f.write("\n")
+        _replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return report
+
+
+def _replace(tmp: str, out: str) -> None:
+    """Renames tmp to out; an existing out (--overwrite) is moved aside first."""
+    old = None
+    if os.path.lexists(out):
+        old = tempfile.mkdtemp(prefix=f".tfport-old-{os.path.basename(out)}-", dir=tmp + "/..")
+        os.replace(out, os.path.join(old, "out"))
+    os.replace(tmp, out)
+    if old is not None:
+        with contextlib.suppress(OSError):
+            shutil.rmtree(old)

@@ -1,0 +1,94 @@
+"""Estimator factories for the legacy golden cases, as `tfport keras export` takes them.
+
+`tfport keras export modelfn_factories.py:custom_v1_adam MODEL_DIR OUT`: each factory
+builds the golden's Estimator (the model_fn and configuration of its legacy script) on
+MODEL_DIR without training it. Loaded as a script under tfport.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import tensorflow as tf
+
+SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "scripts"
+_LOADED: dict = {}
+
+
+def script(name: str):
+    """The legacy script `legacy/scripts/NAME.py` as a module (loaded once)."""
+    if name not in _LOADED:
+        spec = importlib.util.spec_from_file_location(f"legacy_{name}", SCRIPTS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _LOADED[name] = module
+    return _LOADED[name]
+
+
+def custom_v1_adam(model_dir):
+    cases = script("estimator_cases")
+    return tf.estimator.Estimator(
+        model_fn=cases.custom_model_fn,
+        config=tf.estimator.RunConfig(model_dir=model_dir),
+        params={"hidden": 16, "learning_rate": 0.01},
+    )
+
+
+def tpu_estimator_on_cpu(model_dir):
+    cases = script("estimator_cases")
+    config = tf.compat.v1.estimator.tpu.RunConfig(
+        model_dir=model_dir,
+        tpu_config=tf.compat.v1.estimator.tpu.TPUConfig(iterations_per_loop=10),
+    )
+    return tf.compat.v1.estimator.tpu.TPUEstimator(
+        model_fn=cases.tpu_model_fn,
+        config=config,
+        use_tpu=False,
+        train_batch_size=cases.BATCH,
+        eval_batch_size=cases.BATCH,
+        predict_batch_size=cases.BATCH,
+    )
+
+
+def keras_model_to_estimator(model_dir):
+    cases = script("estimator_cases")
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(16, activation="relu", input_shape=(4,), name="hidden"),
+            tf.keras.layers.Dense(cases.N_CLASSES, activation="softmax", name="probs"),
+        ]
+    )
+    model.compile(
+        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.05, momentum=0.9),
+        loss="sparse_categorical_crossentropy",
+    )
+    return tf.keras.estimator.model_to_estimator(keras_model=model, model_dir=model_dir)
+
+
+def guide_model_fn_v1(model_dir):
+    guide = script("guide_more")
+    return tf.estimator.Estimator(
+        model_fn=guide.my_model_fn,
+        params={"feature_columns": guide.iris_columns(), "hidden_units": [10, 10], "n_classes": 3},
+        config=tf.estimator.RunConfig(model_dir=model_dir),
+    )
+
+
+def guide_model_fn_tf2(model_dir):
+    guide = script("guide_more")
+    return tf.estimator.Estimator(
+        model_fn=guide.tf2_model_fn, config=tf.estimator.RunConfig(model_dir=model_dir)
+    )
+
+
+def py_function_model_fn(features, labels, mode):
+    """A model_fn with Python inside the model: no Keras form (tests the refusal)."""
+    net = tf.compat.v1.layers.dense(features, 8, name="hidden")
+    doubled = tf.py_function(lambda t: t * 2.0, [net], tf.float32)  # the blocker
+    return tf.estimator.EstimatorSpec(mode, predictions={"doubled": doubled})
+
+
+def refused_py_function(model_dir):
+    """Trained-graph inputs as custom_v1_adam's (4 floats); the model_fn has a py_function."""
+    return tf.estimator.Estimator(py_function_model_fn, model_dir=model_dir)

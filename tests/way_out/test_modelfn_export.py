@@ -1,0 +1,206 @@
+"""`tfport keras export` to a folder: a custom model_fn becomes Keras 3 code with the same
+predictions as the legacy Estimator (goldens made by TF 2.15), on TensorFlow and on JAX."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tfport.keras import export_model_fn
+from tfport.verify import load_estimator
+
+HERE = pathlib.Path(__file__).resolve().parent
+FACTORIES = HERE / "modelfn_factories.py"
+# golden case -> (the input file's builder, the prediction key the golden recorded)
+CASES = {
+    "custom_v1_adam": ("plain", "probabilities"),
+    "tpu_estimator_on_cpu": ("plain", "probabilities"),
+    "keras_model_to_estimator": ("keras", "probs"),
+    "guide_model_fn_v1": ("guide_v1", "probabilities"),
+    "guide_model_fn_tf2": ("guide_tf2", "probabilities"),
+}
+
+
+def _inputs(kind: str) -> dict:
+    """The rows each golden's legacy script predicted, as the Keras model's inputs."""
+    import modelfn_factories as f
+
+    if kind in ("plain", "keras"):
+        x = f.script("estimator_cases").DATA["test_x"]
+        return {"features": x} if kind == "plain" else {"hidden_input": x}
+    guide = f.script("guide_more")
+    rows = {k: np.asarray(v, np.float32) for k, v in dict(guide.test_x).items()}
+    if kind == "guide_tf2":
+        return rows
+    extra = guide.predict_x  # guide_model_fn_v1 also predicted the guide's 3 examples
+    return {k: np.concatenate([v, np.asarray(extra[k], np.float32)]) for k, v in rows.items()}
+
+
+def _export(case: str, goldens: pathlib.Path, root: pathlib.Path) -> pathlib.Path:
+    model_dir = root / case / "model_dir"
+    shutil.copytree(goldens / case / "model_dir", model_dir)
+    estimator = load_estimator(f"{FACTORIES}:{case}", str(model_dir))
+    out = root / case / "out"
+    export_model_fn(estimator, str(out), factory=f"modelfn_factories.py:{case}")
+    return out
+
+
+@pytest.fixture(scope="module")
+def exported(goldens, tmp_path_factory):
+    """{case: (export folder, inputs .npz)} for every golden case, exported in-process."""
+    sys.path.insert(0, str(HERE))
+    root = tmp_path_factory.mktemp("modelfn")
+    found = {}
+    for case, (kind, _) in CASES.items():
+        out = _export(case, goldens, root)
+        inputs = root / case / "inputs.npz"
+        np.savez(inputs, **_inputs(kind))
+        found[case] = (out, inputs)
+    return found
+
+
+def _run_plain_keras(exported: dict, backend: str, tmp_path: pathlib.Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["KERAS_BACKEND"] = backend
+    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
+    for out, inputs in exported.values():
+        args += [str(out), str(inputs)]
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "run_exported.py"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dict(np.load(tmp_path / "result.npz"))
+
+
+def _assert_golden_predictions(result: dict, goldens: pathlib.Path) -> None:
+    for i, (case, (_, key)) in enumerate(CASES.items()):
+        want = np.asarray(json.loads((goldens / case / "expected.json").read_text())["predictions"])
+        for kind in ("loaded", "built"):
+            got = result[f"{i}/{kind}/{key}"]
+            assert got.shape == want.shape, (case, kind)
+            diff = float(np.abs(got.astype(np.float64) - want).max())
+            print(f"{case} ({kind}): max difference from the legacy Estimator {diff:.3g}")
+            assert diff <= 1e-5, (case, kind, diff)
+
+
+@pytest.mark.slow
+def test_goldens_predict_as_the_legacy_estimator_on_tensorflow(exported, goldens, tmp_path):
+    result = _run_plain_keras(exported, "tensorflow", tmp_path)
+    assert str(result["backend"]) == "tensorflow"
+    assert "tfport" not in result["modules"] and "tf_keras" not in result["modules"]
+    _assert_golden_predictions(result, goldens)
+
+
+@pytest.mark.slow
+def test_goldens_predict_as_the_legacy_estimator_on_jax_without_tensorflow(
+    exported, goldens, tmp_path
+):
+    result = _run_plain_keras(exported, "jax", tmp_path)  # fails, never skips, without jax
+    assert str(result["backend"]) == "jax"
+    assert list(result["modules"]) == []
+    _assert_golden_predictions(result, goldens)
+
+
+def test_model_py_is_ruff_clean_and_imports_only_keras_and_numpy(exported):
+    ruff = pathlib.Path(sys.executable).parent / "ruff"
+    for case, (out, _) in exported.items():
+        path = out / "model.py"
+        for cmd in (["check", "--isolated"], ["format", "--isolated", "--check"]):
+            proc = subprocess.run([str(ruff), *cmd, str(path)], capture_output=True, text=True)
+            assert proc.returncode == 0, (case, cmd, proc.stdout)
+        tree = ast.parse(path.read_text())
+        imported = {
+            a.name.split(".")[0]
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Import)
+            for a in n.names
+        }
+        imported |= {
+            n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+        }
+        assert imported <= {"keras", "numpy"}, (case, imported)
+        assert sorted(p.name for p in out.iterdir()) == [
+            "model.keras",
+            "model.py",
+            "model.weights.h5",
+            "report.json",
+        ]
+
+
+def test_inputs_are_named_after_feature_keys_and_outputs_after_predictions(exported):
+    report = json.loads((exported["guide_model_fn_v1"][0] / "report.json").read_text())
+    assert report["inputs"] == {
+        k: ["float32", []] for k in ("PetalLength", "PetalWidth", "SepalLength", "SepalWidth")
+    }
+    assert report["outputs"] == ["class_ids", "logits", "probabilities"]
+    report = json.loads((exported["custom_v1_adam"][0] / "report.json").read_text())
+    assert report["inputs"] == {"features": ["float32", [4]]}
+    assert report["outputs"] == ["classes", "probabilities"]
+
+
+def test_report_maps_every_variable_and_op_to_its_model_fn_line(exported):
+    import modelfn_factories as f
+
+    report = json.loads((exported["custom_v1_adam"][0] / "report.json").read_text())
+    assert report["variables"]["hidden/kernel"]["layer"] == "hidden"
+    assert report["variables"]["logits/bias"] == {"layer": "logits", "weight": "bias", "shape": [3]}
+    assert "refused" in report["variables"]["global_step"]
+    lines, first = inspect.getsourcelines(f.script("estimator_cases").custom_model_fn)
+    dense_line = first + next(i for i, t in enumerate(lines) if "layers.dense(" in t)
+    by_op = {o["op"]: o for o in report["ops"]}
+    assert by_op["hidden/MatMul"] == {
+        "op": "hidden/MatMul",
+        "type": "MatMul",
+        "to": "layers.Dense 'hidden'",
+        "line": f"estimator_cases.py:{dense_line}",
+    }
+    assert by_op["Softmax"]["to"] == "ops.softmax"
+    # the keras model's names are mapped to the object-based checkpoint keys
+    report = json.loads((exported["keras_model_to_estimator"][0] / "report.json").read_text())
+    assert report["variables"]["hidden/kernel"]["shape"] == [4, 16]
+
+
+def test_a_model_fn_with_python_inside_is_refused_naming_its_line(goldens, tmp_path):
+    import modelfn_factories as f
+
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(goldens / "custom_v1_adam" / "model_dir", model_dir)
+    estimator = load_estimator(f"{FACTORIES}:refused_py_function", str(model_dir))
+    with pytest.raises(ValueError) as err:
+        export_model_fn(estimator, str(tmp_path / "out"))
+    lines, first = inspect.getsourcelines(f.py_function_model_fn)
+    blocker = first + next(i for i, t in enumerate(lines) if "the blocker" in t)
+    text = str(err.value)
+    assert "\n" not in text and "EagerPyFunc" in text, text
+    assert f"modelfn_factories.py:{blocker}" in text, text
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["model_dir"]  # no temporary left
+
+
+@pytest.mark.slow
+def test_cli_writes_the_folder_and_refuses_an_existing_one(goldens, tmp_path):
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(goldens / "custom_v1_adam" / "model_dir", model_dir)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "tfport", "keras", "export", f"{FACTORIES}:custom_v1_adam"]
+    cmd += [str(model_dir), str(out)]
+    proc = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout)["outputs"] == ["classes", "probabilities"]
+    assert json.loads((out / "report.json").read_text())["outputs"] == ["classes", "probabilities"]
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 2 and "already exists" in again.stderr
+    assert "Traceback" not in again.stderr
