@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from tfport._common import sandbox
 from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, message
 from tfport.cli._output import spinner
@@ -63,6 +64,7 @@ def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         default=DEFAULT_TIMEOUT,
         help=f"--verify is stopped after this many seconds (default {DEFAULT_TIMEOUT:g})",
     )
+    add_max_memory(convert, "--verify")
     convert.add_argument(
         "--atol", type=float, default=1e-6, help="max abs difference (default %(default)g)"
     )
@@ -94,6 +96,34 @@ def _count(value: str) -> int:
     if number < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}")
     return number
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def memory_bytes(value: str) -> int:
+    """A byte count for --max-memory: digits, optionally followed by K, M or G (1024-based)."""
+    text = value.strip().upper().removesuffix("B")
+    unit = text[-1:] if text[-1:] in _UNITS else ""
+    digits = text[: len(text) - len(unit)]
+    if not digits.isdigit() or int(digits) < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a positive number of bytes (suffix K, M or G allowed), got {value!r}"
+        )
+    return int(digits) * _UNITS[unit]
+
+
+def add_max_memory(parser: argparse.ArgumentParser, what: str) -> None:
+    """Adds --max-memory (default: half of the physical memory)."""
+    default = sandbox.physical_memory() // 2
+    parser.add_argument(
+        "--max-memory",
+        type=memory_bytes,
+        default=default,
+        metavar="BYTES",
+        help=f"stop {what} when the artifact's run adds more than this much memory to its "
+        f"process (K/M/G suffixes accepted; default half of the physical memory: {default})",
+    )
 
 
 def _seconds(value: str) -> float:
@@ -201,4 +231,5 @@ def _run_convert(convert: Any, args: argparse.Namespace) -> ConvertReport:
         sample_inputs=_samples(args.sample_input),
         limits=_limits(args),
         timeout=args.timeout,
+        max_memory=args.max_memory,
     )

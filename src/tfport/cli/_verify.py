@@ -18,7 +18,7 @@ import json
 import sys
 
 from tfport._common.child import DEFAULT_TIMEOUT
-from tfport.cli._graph import _count, _seconds
+from tfport.cli._graph import _count, _seconds, add_max_memory
 from tfport.graph import Limits
 
 _FORMS = (
@@ -95,6 +95,7 @@ def add_parser(subparsers, parents) -> None:
         default=Limits.max_const_bytes,
         help=f"refuse graphs with larger constants (default {Limits.max_const_bytes})",
     )
+    add_max_memory(p, "the run")
     p.add_argument("--json", action="store_true", help="machine output on stdout")
     p.set_defaults(func=_verify, filter_tf_noise=True)
 
@@ -124,6 +125,7 @@ def _verify(args: argparse.Namespace) -> int:
         allow_ops=_names(args.allow_ops) or (),
         timeout=args.timeout,
         max_const_bytes=args.max_const_bytes,
+        max_memory=args.max_memory,
     )
     if args.json:
         json.dump(report, sys.stdout, indent=2, sort_keys=True, default=str)

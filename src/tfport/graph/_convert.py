@@ -44,6 +44,7 @@ def convert(
     sample_inputs: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    max_memory: int | None = None,
 ) -> ConvertReport:
     """Converts a frozen GraphDef or a TF1 SavedModel to a TF2 SavedModel in `out_dir`.
 
@@ -63,6 +64,10 @@ def convert(
         sample_inputs: {input key or tensor name: .npy path} for `verify`.
         limits: node count, call depth, size and `verify` constant-size limits.
         timeout: seconds `verify` may run before it is stopped.
+        max_memory: bytes `verify`'s run may add to its child process once TensorFlow is
+            imported (default: half of the physical memory). Unless `trust`, that child
+            also runs in a Landlock sandbox: it reads the installation and `path`, writes
+            only the new SavedModel and its temporary folder, opens no TCP connection.
 
     Returns:
         A JSON-ready report: signatures (input/output keys) and, with `verify`, the max
@@ -104,7 +109,7 @@ def convert(
             report["signatures"] = save(plan, tmp)
         else:
             report["signatures"], report["verify"] = _verify.save_and_verify(
-                plan, tmp, feeds, atol, replan, timeout
+                plan, tmp, feeds, atol, replan, timeout, max_memory
             )
     return report
 

@@ -130,7 +130,7 @@ def _parse(file: str, cls: Any, text: bool, limits: Limits, what: str) -> tuple[
                 )
             )
         with open(file, "rb") as f:
-            data = f.read(limits.max_bytes + 1)
+            data = f.read(min(size, limits.max_bytes) + 1)  # not a buffer of max_bytes
     except OSError as err:
         raise os_error(err, f"Cannot read {file}") from None
     if text and what == "GraphDef":

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from tfport._common import protos
-from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
+from tfport._common import protos, sandbox
+from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
 from tfport.graph import _parse, _plan, _runnable
@@ -122,6 +122,7 @@ def save_and_verify(
     atol: float,
     replan: dict[str, Any],
     timeout: float = DEFAULT_TIMEOUT,
+    max_memory: int | None = None,
 ) -> tuple[dict[str, SignatureReport], VerifyResult]:
     """Converts into `out_dir` and runs both models on `feeds`, all in a child process
     (the only process that imports TensorFlow); returns (signatures, verify report).
@@ -133,6 +134,8 @@ def save_and_verify(
         atol: the largest absolute difference accepted.
         replan: the arguments of :func:`make_plan` (the child plans again, TF-free).
         timeout: seconds before the child is stopped.
+        max_memory: bytes the run may add to the child (default: half of the physical
+            memory); the child is sandboxed unless the plan is trusted.
 
     Raises:
         TfportInputError: the conversion and verification ran over `timeout`.
@@ -144,6 +147,12 @@ def save_and_verify(
         {"replan": replan, "out_dir": out_dir, "feeds": feeds},
         timeout,
         f"Converting and verifying {plan.source}",
+        Confinement(
+            read=(plan.source,),
+            write=(out_dir,),
+            sandbox=not plan.trust,
+            max_memory=sandbox.physical_memory() // 2 if max_memory is None else max_memory,
+        ),
     )
     return signatures, _compare(reference, converted, atol)
 

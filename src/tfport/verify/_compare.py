@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from tfport._common.child import DEFAULT_TIMEOUT, run_in_child
+from tfport._common import sandbox
+from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
 from tfport._common.errors import TfportInputError, message
 from tfport.verify._artifacts import kind_of, open_artifact
 from tfport.verify._inputs import generate, read_inputs
@@ -126,6 +127,7 @@ def verify(
     allow_ops: Sequence[str] = (),
     timeout: float = DEFAULT_TIMEOUT,
     max_const_bytes: int = 1 << 30,
+    max_memory: int | None = None,
 ) -> VerifyReport:
     """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
 
@@ -158,6 +160,12 @@ def verify(
         timeout: seconds the artifacts may run (in a child process) before they are
             stopped: a loop that never ends is one error line.
         max_const_bytes: refuse a graph whose constants would take more memory.
+        max_memory: bytes the artifacts' run may add to the child process once TensorFlow
+            is imported (default: half of the physical memory); over it, the run stops
+            with one input-error line. Unless `trust`, or an Estimator is one side (the
+            user's own code), the child also runs in a Landlock sandbox: it reads the
+            installation, the artifacts and `inputs`, writes only its temporary folder and
+            opens no TCP connection.
 
     Returns:
         A JSON-ready report; `equal` is True when every shared output passes.
@@ -201,7 +209,12 @@ def verify(
         "trust": trust,
         "limits": limits,
     }
-    return run_in_child("tfport.verify._compare", "run_artifacts", job, timeout, "verify")
+    confine = Confinement(
+        read=tuple(p for p in (a, b, inputs) if p),
+        sandbox=not trust and "estimator" not in kinds,
+        max_memory=sandbox.physical_memory() // 2 if max_memory is None else max_memory,
+    )
+    return run_in_child("tfport.verify._compare", "run_artifacts", job, timeout, "verify", confine)
 
 
 def scan_artifacts(

@@ -1,0 +1,131 @@
+"""Issue 37: the child that runs an artifact is confined (Landlock sandbox, memory) and
+never outlives the `tfport` command that started it.
+
+Artifacts are crafted here; processes are found through /proc (Linux).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from hostile import endless_loop_graph, snapshot
+
+from tfport._common import sandbox
+
+needs_landlock = pytest.mark.skipif(
+    sandbox.landlock_abi() < 4, reason="Landlock ABI >= 4 (file and TCP rules) is not available"
+)
+
+
+def _children(pid: int) -> list[int]:
+    """The live (non-zombie) processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@needs_landlock
+def test_restrict_allows_only_the_paths_given(tmp_path):
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "secret").write_text("secret")
+    script = textwrap.dedent(
+        f"""
+        import socket
+        from tfport._common import sandbox
+        sandbox.restrict(sandbox.default_read_paths(), [{str(inside)!r}])
+        open({str(inside / "ok")!r}, "w").write("ok")
+        results = []
+        for attempt in (
+            lambda: open({str(outside / "written")!r}, "w"),
+            lambda: open({str(outside / "secret")!r}).read(),
+            lambda: socket.create_connection(("127.0.0.1", 9), timeout=5),
+        ):
+            try:
+                attempt()
+                results.append("allowed")
+            except PermissionError:
+                results.append("denied")
+            except OSError as err:
+                results.append(type(err).__name__)
+        print(",".join(results))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "denied,denied,denied", done.stderr
+    assert (inside / "ok").read_text() == "ok"
+    assert not (outside / "written").exists()
+
+
+def _start_verify(pb: pathlib.Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tfport", "verify", str(pb), str(pb), "--graph-outputs", "y:0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _running_child(proc: subprocess.Popen, cpu: float = 3.0, wait: float = 120) -> int:
+    """The pid of `proc`'s child once it has spent `cpu` seconds of CPU (in the loop)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        for child in _children(proc.pid):
+            if _cpu_seconds(child) >= cpu:
+                return child
+        time.sleep(0.5)
+    raise AssertionError("the child never ran the loop")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_the_child_does_not_outlive_the_command(tmp_path, how):
+    pb = endless_loop_graph(tmp_path / "loop.pb", v2=True)
+    before = snapshot(tmp_path)
+    proc = _start_verify(pb)
+    try:
+        child = _running_child(proc)
+        os.kill(proc.pid, how)  # SIGKILL: no handler runs; the kernel's death signal acts
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child), f"child {child} outlived tfport ({how.name})"
+        assert proc.returncode != 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert snapshot(tmp_path) == before
