@@ -267,6 +267,22 @@ NAMES["estimator_lib"].update(
         "linear_logit_fn_builder": "tfport.estimator._canned.logit_fns:linear_logit_fn_builder",
     }
 )
+_EXECUTOR = "tfport.estimator._engine.executor"
+NAMES["training"].update(
+    {
+        n: f"{_EXECUTOR}:{n}"
+        for n in (
+            "_ContinuousEvalListener _EvalResult _EvalStatus _NewCheckpointListenerForEvaluate "
+            "_StopAtSecsHook _assert_eval_spec _is_google_env _DELAY_SECS_PER_WORKER "
+            "_MAX_DELAY_SECS _ENVIRONMENT_GOOGLE_VALUE _ENVIRONMENT_KEY _TF_CONFIG_ENV "
+            "_TRAINER_JOBS"
+        ).split()
+    }
+    | {"_TrainingExecutor": "tfport.estimator._engine.training_executor:_TrainingExecutor"}
+)
+NAMES["exporter"].update(
+    {n: f"tfport.estimator._engine.train_and_evaluate:{n}" for n in ("_SavedModelExporter",)}
+)
 
 # legacy path -> why a name it lacks here is missing and what to use (the error says it)
 WHY = {

@@ -120,13 +120,19 @@ class Exporter:
 
 
 class _SavedModelExporter(Exporter):
+    """Exports the serving graph and checkpoint on every `export` (legacy's base exporter).
+
+    Example:
+        >>> _SavedModelExporter("sm", serving_fn).export(
+        ...     est, "/m/export/sm", ckpt, metrics, False)  # doctest: +SKIP
+    """
+
     def __init__(
         self,
         name: str,
         serving_input_receiver_fn: Any,
         assets_extra: Any = None,
         as_text: bool = False,
-        exports_to_keep: int | None = 5,
     ) -> None:
         if not callable(serving_input_receiver_fn):
             raise TfportInputError(
@@ -140,7 +146,19 @@ class _SavedModelExporter(Exporter):
         self._receiver_fn = serving_input_receiver_fn
         self._assets_extra = assets_extra
         self._as_text = as_text
-        self._keep = exports_to_keep
+        self._keep: int | None = None
+
+    def export(
+        self,
+        estimator: Any,
+        export_path: str,
+        checkpoint_path: str,
+        eval_result: dict,
+        is_the_final_export: bool,
+    ) -> Any:
+        """Exports a SavedModel under `export_path/<timestamp>`; returns its path."""
+        del eval_result, is_the_final_export
+        return self._do_export(estimator, export_path, checkpoint_path)
 
     def _do_export(self, estimator: Any, export_path: str, checkpoint_path: str) -> bytes:
         path = estimator.export_saved_model(
@@ -172,7 +190,8 @@ class LatestExporter(_SavedModelExporter):
         as_text: bool = False,
         exports_to_keep: int | None = 5,
     ) -> None:
-        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        self._keep = exports_to_keep
 
     def export(
         self,
@@ -195,7 +214,7 @@ class FinalExporter(_SavedModelExporter):
         assets_extra: Any = None,
         as_text: bool = False,
     ) -> None:
-        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, None)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
 
     def export(
         self,
@@ -227,7 +246,8 @@ class BestExporter(_SavedModelExporter):
         as_text: bool = False,
         exports_to_keep: int | None = 5,
     ) -> None:
-        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        self._keep = exports_to_keep
         self._compare = compare_fn
         self._pattern = event_file_pattern
         self._best: dict | None = None

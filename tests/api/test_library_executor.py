@@ -1,0 +1,75 @@
+"""Issue 41, Build 1: `training._TrainingExecutor` (its `run` / `run_local` / `run_evaluator`,
+`_Evaluator`), `_ContinuousEvalListener`, `_EvalResult`, `_assert_eval_spec` and
+`exporter._SavedModelExporter(name, serving_input_receiver_fn, assets_extra, as_text)`, as a
+recommender library uses them to build its own `train_and_evaluate`, against TF 2.15
+(legacy/goldens/library_executor, made by legacy/scripts/library_executor.py; the model's
+weights start from constants, so legacy's numbers repeat)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import pathlib
+
+import pytest
+from tests.legacy import compare
+
+LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
+GOLDEN = json.loads((LEGACY / "goldens/library_executor/values.json").read_text())
+SCRIPT = compare.load_script_installed(LEGACY, "library_executor")
+NUMBERS = ("metrics", "stopped_metrics", "evaluated", "served")
+ATOL = 1e-5  # legacy's values are rounded to 5 decimals
+
+
+@pytest.fixture(scope="module")
+def installed():
+    import tfport
+
+    tfport.install()
+
+
+def _assert_matches(got: dict, want: dict) -> None:
+    assert set(got) == set(want)
+    for key, value in want.items():
+        if key in NUMBERS:
+            assert compare.excess(got[key], value) <= ATOL, (key, got[key], value)
+        else:
+            assert got[key] == value, key
+
+
+def test_the_names_a_library_imports_resolve_with_legacy_signatures(installed):
+    from tensorflow.python.estimator import exporter, training
+
+    params = list(inspect.signature(exporter._SavedModelExporter).parameters)
+    assert params == ["name", "serving_input_receiver_fn", "assets_extra", "as_text"]
+    params = list(inspect.signature(training._TrainingExecutor).parameters)
+    assert params == [
+        "estimator",
+        "train_spec",
+        "eval_spec",
+        "train_hooks",
+        "continuous_eval_listener",
+    ]
+    assert {"run", "run_chief", "run_worker", "run_master", "run_evaluator", "run_ps"} <= set(
+        dir(training._TrainingExecutor)
+    )
+    assert list(inspect.signature(training._assert_eval_spec).parameters) == ["eval_spec"]
+
+
+def test_executor_and_eval_result_checks_raise_legacy_errors(installed, tmp_path):
+    assert SCRIPT.errors(str(tmp_path)) == GOLDEN["errors"]
+
+
+@pytest.mark.slow
+def test_run_local_evaluates_after_each_save_and_a_listener_stops_it(installed, tmp_path):
+    _assert_matches(SCRIPT.run_local(str(tmp_path)), GOLDEN["run_local"])
+
+
+@pytest.mark.slow
+def test_the_evaluator_statuses_and_run_evaluator_stopped_by_its_listener(installed, tmp_path):
+    _assert_matches(SCRIPT.evaluator(str(tmp_path)), GOLDEN["evaluator"])
+
+
+@pytest.mark.slow
+def test_saved_model_exporter_writes_and_serves_what_legacy_did(installed, tmp_path):
+    _assert_matches(SCRIPT.exporter(str(tmp_path)), GOLDEN["exporter"])
