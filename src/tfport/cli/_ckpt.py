@@ -86,7 +86,7 @@ def add_parser(subparsers, parents) -> None:
     )
     v.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     v.add_argument("--json", action="store_true", help="machine output on stdout")
-    v.set_defaults(func=_port)
+    v.set_defaults(func=_port, filter_tf_noise=True)  # port builds a model: TensorFlow starts
 
 
 def _print_json(data) -> None:
