@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import sys
 
 import tensorflow as tf
 
 SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "scripts"
-_LOADED: dict = {}
 
 
 def script(name: str):
-    """The legacy script `legacy/scripts/NAME.py` as a module (loaded once)."""
-    if name not in _LOADED:
-        spec = importlib.util.spec_from_file_location(f"legacy_{name}", SCRIPTS / f"{name}.py")
+    """The legacy script `legacy/scripts/NAME.py` as a module, loaded once per process (this
+    file may itself be loaded more than once; tpu_programs defines absl flags)."""
+    key = f"legacy_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, SCRIPTS / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        _LOADED[name] = module
-    return _LOADED[name]
+        sys.modules[key] = module
+    return sys.modules[key]
 
 
 def custom_v1_adam(model_dir):
@@ -92,3 +94,16 @@ def py_function_model_fn(features, labels, mode):
 def refused_py_function(model_dir):
     """Trained-graph inputs as custom_v1_adam's (4 floats); the model_fn has a py_function."""
     return tf.estimator.Estimator(py_function_model_fn, model_dir=model_dir)
+
+
+def tpu_cnn_host_call(model_dir):
+    """tf.compat.v1.layers conv2d + batch_normalization + max_pooling2d under TPUEstimator."""
+    programs = script("tpu_programs")
+    return tf.compat.v1.estimator.tpu.TPUEstimator(
+        model_fn=programs.cnn_model_fn,
+        use_tpu=False,
+        train_batch_size=8,
+        eval_batch_size=8,
+        predict_batch_size=8,
+        config=tf.compat.v1.estimator.tpu.RunConfig(model_dir=model_dir),
+    )

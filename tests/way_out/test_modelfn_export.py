@@ -27,6 +27,7 @@ CASES = {
     "keras_model_to_estimator": ("keras", "probs"),
     "guide_model_fn_v1": ("guide_v1", "probabilities"),
     "guide_model_fn_tf2": ("guide_tf2", "probabilities"),
+    "tpu_cnn_host_call": ("cnn", "probabilities"),
 }
 
 
@@ -34,6 +35,8 @@ def _inputs(kind: str) -> dict:
     """The rows each golden's legacy script predicted, as the Keras model's inputs."""
     import modelfn_factories as f
 
+    if kind == "cnn":
+        return {"features": f.script("tpu_programs").make_images(2, 16)[0]}
     if kind in ("plain", "keras"):
         x = f.script("estimator_cases").DATA["test_x"]
         return {"features": x} if kind == "plain" else {"hidden_input": x}
@@ -204,3 +207,20 @@ def test_cli_writes_the_folder_and_refuses_an_existing_one(goldens, tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and "already exists" in again.stderr
     assert "Traceback" not in again.stderr
+
+
+def test_cnn_layers_are_built_in_keras_layers_with_moving_statistics(exported):
+    report = json.loads((exported["tpu_cnn_host_call"][0] / "report.json").read_text())
+    variables = report["variables"]
+    assert variables["conv1/kernel"] == {
+        "layer": "conv1",
+        "weight": "kernel",
+        "shape": [3, 3, 1, 8],
+    }
+    for role in ("gamma", "beta", "moving_mean", "moving_variance"):
+        assert variables[f"bn2/{role}"] == {"layer": "bn2", "weight": role, "shape": [8]}
+    kinds = {o["to"] for o in report["ops"]}
+    assert {"layers.Conv2D 'conv1'", "layers.BatchNormalization 'bn1'"} <= kinds
+    assert "layers.MaxPooling2D 'max_pooling2d'" in kinds
+    source = (exported["tpu_cnn_host_call"][0] / "model.py").read_text()
+    assert "class Variable" not in source  # every variable is in a built-in layer

@@ -14,177 +14,15 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import re
-
-from tfport._common.errors import TfportInputError, message
 from tfport.keras._modelfn import _ops
-from tfport.keras._modelfn._ops import Refused, TfOp, TfTensor
+from tfport.keras._modelfn._layers import PATTERNS
+from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
-
-VARIABLE_OPS = ("VarHandleOp", "VariableV2", "VarIsInitializedOp")
-_KEYWORDS = {"keras", "layers", "ops", "np", "inputs", "outputs", "model"}
+from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
 
-@dataclasses.dataclass
-class Plan:
-    """What model.py's `build_model()` does and where each weight comes from."""
-
-    lines: list[str] = dataclasses.field(default_factory=list)
-    inputs: dict[str, tuple[str, str]] = dataclasses.field(
-        default_factory=dict
-    )  # key -> (var, Input)
-    outputs: dict[str, str] = dataclasses.field(default_factory=dict)  # key -> expression
-    layers: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # name -> variables
-    ops: list[dict] = dataclasses.field(default_factory=list)
-    variables: dict[str, dict] = dataclasses.field(default_factory=dict)
-    uses_numpy: bool = False
-    uses_variable: bool = False
-
-
-class _Walk:
-    """State of one walk over the traced graph."""
-
-    def __init__(self, traced: Traced) -> None:
-        self.traced = traced
-        self.plan = Plan()
-        self.expr: dict[str, str] = {}  # tensor name -> Python expression
-        self.names: set[str] = set(_KEYWORDS)
-        self.done: set[str] = set()
-        self.where = ("", 0)
-        self.needed = self._needed()
-        self.users = self._users()
-
-    # ----------------------------------------------------------------- graph facts
-    def _needed(self) -> list[TfOp]:
-        seen: set[str] = set()
-        stack = [t.op for t in self.traced.predictions.values()]
-        while stack:
-            op = stack.pop()
-            if op.name in seen:
-                continue
-            seen.add(op.name)
-            if op.type in ("Placeholder", "ReadVariableOp"):
-                continue
-            skip = _static_only(op)
-            stack.extend(t.op for i, t in enumerate(op.inputs) if i not in skip)
-        return [op for op in self.traced.graph.get_operations() if op.name in seen]
-
-    def _users(self) -> dict[str, int]:
-        count: dict[str, int] = {}
-        for op in self.needed:
-            for t in op.inputs:
-                count[t.name] = count.get(t.name, 0) + 1
-        for t in self.traced.predictions.values():
-            count[t.name] = count.get(t.name, 0) + 1
-        return count
-
-    def only_user(self, tensor: TfTensor, kind: str | tuple) -> TfOp | None:
-        """The single needed op of type `kind` reading `tensor`, if it is its only user."""
-        if self.users.get(tensor.name) != 1:
-            return None
-        kinds = (kind,) if isinstance(kind, str) else kind
-        for op in self.needed:
-            if op.type in kinds and any(t.name == tensor.name for t in op.inputs):
-                return op
-        return None
-
-    # ----------------------------------------------------------------- source
-    def name(self, hint: str) -> str:
-        base = re.sub(r"\W+", "_", hint).strip("_").lower() or "t"
-        if base[0].isdigit():
-            base = "t_" + base
-        candidate, i = base, 1
-        while candidate in self.names:
-            i += 1
-            candidate = f"{base}_{i}"
-        self.names.add(candidate)
-        return candidate
-
-    def comment(self, op: TfOp) -> str:
-        path, line, code = _ops.source_line(op)
-        if (path, line) != self.where and path:
-            self.where = (path, line)
-            self.plan.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
-        return f"{os.path.basename(path)}:{line}" if path else ""
-
-    def record(self, op: TfOp, to: str, line: str) -> None:
-        self.plan.ops.append({"op": op.name, "type": op.type, "to": to, "line": line})
-
-    def refuse(self, op: TfOp, reason: str) -> TfportInputError:
-        path, line, code = _ops.source_line(op)
-        where = f"{path}:{line} ({code})" if path else "a line outside user code"
-        return TfportInputError(
-            message(
-                f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
-                f"{where}: {reason}",
-                "Rewrite that part of the model_fn with ops keras.ops has (see "
-                "docs/way-out.md), or export by hand with `tfport ckpt port`",
-                op=op.name,
-            )
-        )
-
-
-def _static_only(op: TfOp) -> tuple:
-    if op.type == "ConcatV2":
-        return (len(op.inputs) - 1,)
-    return _ops.STATIC_INPUTS.get(op.type, ())
-
-
-def _variable_name(read: TfOp) -> str:
-    source = read.inputs[0].op if read.type == "ReadVariableOp" else read
-    return source.name
-
-
-def _scope(variable: str) -> str:
-    return variable.rpartition("/")[0] or variable
-
-
-def _dense(walk: _Walk, op: TfOp) -> bool:
-    """Emits a Dense layer for MatMul(x, kernel) [+ bias] [+ activation]; False if not one."""
-    a, b = op.inputs
-    if (
-        b.op.type != "ReadVariableOp"
-        or a.op.type == "ReadVariableOp"
-        or op.get_attr("transpose_a")
-        or op.get_attr("transpose_b")
-        or a.shape.rank != 2
-        or a.name not in walk.expr
-    ):
-        return False
-    kernel = _variable_name(b.op)
-    weights, fused, last = [kernel], [op], op.outputs[0]
-    bias_op = walk.only_user(last, ("BiasAdd", "AddV2", "Add"))
-    if bias_op is not None:
-        other = [t for t in bias_op.inputs if t.name != last.name]
-        if len(other) == 1 and other[0].op.type == "ReadVariableOp" and other[0].shape.rank == 1:
-            weights.append(_variable_name(other[0].op))
-            fused.append(bias_op)
-            last = bias_op.outputs[0]
-    act_op = walk.only_user(last, tuple(_ops.ACTIVATIONS))
-    activation = _ops.ACTIVATIONS[act_op.type] if act_op is not None else None
-    if act_op is not None:
-        fused.append(act_op)
-        last = act_op.outputs[0]
-    layer = walk.name(_scope(kernel))
-    line = walk.comment(op)
-    units = int(b.shape[-1])
-    args = f"{units}, activation={activation!r}, use_bias={len(weights) == 2}, name={layer!r}"
-    var = walk.name(layer + "_out")
-    walk.plan.lines.append(f"{var} = layers.Dense({args})({walk.expr[a.name]})")
-    walk.plan.layers[layer] = weights
-    for i, w in enumerate(weights):
-        walk.plan.variables[w] = {"layer": layer, "weight": ("kernel", "bias")[i]}
-    for f in fused:
-        walk.record(f, f"layers.Dense {layer!r}", line)
-        walk.done.add(f.name)
-    walk.expr[last.name] = var
-    return True
-
-
-def _variable(walk: _Walk, op: TfOp) -> None:
-    variable = _variable_name(op)
+def _variable(walk: Walk, op: TfOp) -> None:
+    variable = variable_name(op)
     dtype = op.outputs[0].dtype
     if not dtype.is_floating:
         raise walk.refuse(op, f"a {dtype.name} variable (only float variables convert)")
@@ -202,7 +40,7 @@ def _variable(walk: _Walk, op: TfOp) -> None:
     walk.expr[op.outputs[0].name] = layer
 
 
-def _generic(walk: _Walk, op: TfOp) -> None:
+def _generic(walk: Walk, op: TfOp) -> None:
     if op.type == "Const":
         return  # written inline where used
     args = []
@@ -240,7 +78,7 @@ def plan_model(traced: Traced) -> Plan:
         >>> plan_model(trace(estimator, "model_dir", {})).lines[0]  # doctest: +SKIP
         "# train.py:12: net = tf.compat.v1.layers.dense(features, 16, name='hidden')"
     """
-    walk = _Walk(traced)
+    walk = Walk(traced)
     for key, tensor in traced.features.items():
         var = walk.name(key)
         dims = tuple(tensor.shape.as_list()[1:])
@@ -252,7 +90,7 @@ def plan_model(traced: Traced) -> Plan:
             continue
         if op.type in ("VariableV2", "VarHandleOp"):
             raise walk.refuse(op, "a reference variable read without ReadVariableOp")
-        elif not (op.type == "MatMul" and _dense(walk, op)):
+        elif not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
             _generic(walk, op)
     for key, tensor in traced.predictions.items():
         if tensor.op.type == "ReadVariableOp" and tensor.name not in walk.expr:

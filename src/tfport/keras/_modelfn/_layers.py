@@ -1,0 +1,177 @@
+"""Graph patterns that are built-in Keras layers: Dense, Conv2D, BatchNormalization, pooling.
+
+Each pattern function emits the layer and returns True, or returns False (the ops are
+then written as `keras.ops` calls).
+
+Example:
+    >>> dense(walk, graph.get_operation_by_name("hidden/MatMul"))  # doctest: +SKIP
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfport.keras._modelfn import _ops
+from tfport.keras._modelfn._ops import TfOp, TfTensor
+from tfport.keras._modelfn._walk import Walk, scope, variable_name
+
+_KERNEL_WEIGHTS = ("kernel", "bias")
+_BN_WEIGHTS = ("gamma", "beta", "moving_mean", "moving_variance")
+
+
+def _is_variable(tensor: TfTensor) -> bool:
+    return tensor.op.type == "ReadVariableOp"
+
+
+def _bias_and_activation(
+    walk: Walk, last: TfTensor
+) -> tuple[list, list[TfOp], TfTensor, str | None]:
+    """([bias variable] or [], fused ops, last tensor, activation) after a kernel op."""
+    weights: list[str] = []
+    fused: list[TfOp] = []
+    bias_op = walk.only_user(last, ("BiasAdd", "AddV2", "Add"))
+    if bias_op is not None:
+        other = [t for t in bias_op.inputs if t.name != last.name]
+        if len(other) == 1 and _is_variable(other[0]) and other[0].shape.rank == 1:
+            weights.append(variable_name(other[0].op))
+            fused.append(bias_op)
+            last = bias_op.outputs[0]
+    act_op = walk.only_user(last, tuple(_ops.ACTIVATIONS))
+    activation = None
+    if act_op is not None:
+        activation = _ops.ACTIVATIONS[act_op.type]
+        fused.append(act_op)
+        last = act_op.outputs[0]
+    return weights, fused, last, activation
+
+
+def _emit(
+    walk: Walk,
+    kind: str,
+    args: str,
+    source: TfTensor,
+    weights: list[tuple[str, str]],
+    fused: list[TfOp],
+    last: TfTensor,
+) -> None:
+    """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops."""
+    named = next((v for v, _ in weights if v), fused[0].name)
+    layer = walk.name(scope(named))
+    line = walk.comment(fused[0])
+    var = walk.name(layer + "_out")
+    walk.plan.lines.append(
+        f"{var} = layers.{kind}({args}, name={layer!r})({walk.expr[source.name]})"
+    )
+    if weights:
+        walk.plan.layers[layer] = [v for v, _ in weights]
+    for variable, role in weights:
+        walk.plan.variables[variable] = {"layer": layer, "weight": role}
+    for op in fused:
+        walk.record(op, f"layers.{kind} {layer!r}", line)
+        walk.done.add(op.name)
+    walk.expr[last.name] = var
+
+
+def dense(walk: Walk, op: TfOp) -> bool:
+    """A Dense layer for MatMul(x, kernel) [+ bias] [+ activation]; False if not one."""
+    a, b = op.inputs
+    if (
+        not _is_variable(b)
+        or _is_variable(a)
+        or op.get_attr("transpose_a")
+        or op.get_attr("transpose_b")
+        or a.shape.rank != 2
+        or a.name not in walk.expr
+    ):
+        return False
+    bias, fused, last, activation = _bias_and_activation(walk, op.outputs[0])
+    names = [variable_name(b.op), *bias]
+    args = f"{int(b.shape[-1])}" + (f", activation={activation!r}" if activation else "")
+    args += "" if bias else ", use_bias=False"
+    weights = list(zip(names, _KERNEL_WEIGHTS, strict=False))
+    _emit(walk, "Dense", args, a, weights, [op, *fused], last)
+    return True
+
+
+def _nhwc(op: TfOp) -> bool:
+    return op.get_attr("data_format") in (b"NHWC", "NHWC")
+
+
+def _padding(op: TfOp) -> str | None:
+    padding = op.get_attr("padding")
+    padding = padding.decode() if isinstance(padding, bytes) else padding
+    return {"SAME": "same", "VALID": "valid"}.get(padding)
+
+
+def conv2d(walk: Walk, op: TfOp) -> bool:
+    """A Conv2D layer for Conv2D(x, kernel) [+ bias] [+ activation] (NHWC, SAME/VALID)."""
+    x, kernel = op.inputs
+    strides, dilations = list(op.get_attr("strides")), list(op.get_attr("dilations"))
+    padding = _padding(op)
+    if not _is_variable(kernel) or not _nhwc(op) or padding is None or x.name not in walk.expr:
+        return False
+    if strides[0] != 1 or strides[3] != 1 or dilations[0] != 1 or dilations[3] != 1:
+        return False
+    bias, fused, last, activation = _bias_and_activation(walk, op.outputs[0])
+    kh, kw, _, filters = (int(d) for d in kernel.shape)
+    args = f"{filters}, ({kh}, {kw}), padding={padding!r}"
+    if strides[1:3] != [1, 1]:
+        args += f", strides={tuple(strides[1:3])!r}"
+    if dilations[1:3] != [1, 1]:
+        args += f", dilation_rate={tuple(dilations[1:3])!r}"
+    args += (f", activation={activation!r}" if activation else "") + f", use_bias={bool(bias)}"
+    names = [variable_name(kernel.op), *bias]
+    weights = list(zip(names, _KERNEL_WEIGHTS, strict=False))
+    _emit(walk, "Conv2D", args, x, weights, [op, *fused], last)
+    return True
+
+
+def batch_norm(walk: Walk, op: TfOp) -> bool:
+    """BatchNormalization (inference) for FusedBatchNormV3 with variable statistics."""
+    x, gamma, beta, mean, variance = op.inputs[:5]
+    if op.get_attr("is_training") or not _nhwc(op) or x.name not in walk.expr:
+        return False
+    if not (_is_variable(mean) and _is_variable(variance)):
+        return False
+    used = [t for t in op.outputs[1:] if walk.users.get(t.name)]
+    if used or (not _is_variable(gamma) and _ops.static(gamma) is None):
+        return False
+    scale, center = _is_variable(gamma), _is_variable(beta)
+    if not center and _ops.static(beta) is None:
+        return False
+    if (not scale and not (_ops.static(gamma) == 1).all()) or (
+        not center and not (_ops.static(beta) == 0).all()
+    ):
+        return False
+    tensors = [t for t, on in ((gamma, scale), (beta, center)) if on] + [mean, variance]
+    roles = [r for r, on in zip(_BN_WEIGHTS[:2], (scale, center), strict=True) if on]
+    weights = [
+        (variable_name(t.op), r) for t, r in zip(tensors, [*roles, *_BN_WEIGHTS[2:]], strict=True)
+    ]
+    epsilon = float(str(np.float32(op.get_attr("epsilon"))))  # 0.001, not 0.0010000000474...
+    args = f"epsilon={epsilon!r}, center={center}, scale={scale}"
+    _emit(walk, "BatchNormalization", args, x, weights, [op], op.outputs[0])
+    return True
+
+
+def pool(walk: Walk, op: TfOp) -> bool:
+    """MaxPooling2D / AveragePooling2D for MaxPool / AvgPool (NHWC, SAME/VALID)."""
+    (x,) = op.inputs
+    size, strides = list(op.get_attr("ksize")), list(op.get_attr("strides"))
+    padding = _padding(op)
+    if not _nhwc(op) or padding is None or size[0] != 1 or size[3] != 1 or x.name not in walk.expr:
+        return False
+    kind = "MaxPooling2D" if op.type == "MaxPool" else "AveragePooling2D"
+    args = f"{tuple(size[1:3])!r}, strides={tuple(strides[1:3])!r}, padding={padding!r}"
+    _emit(walk, kind, args, x, [], [op], op.outputs[0])
+    return True
+
+
+PATTERNS = {
+    "MatMul": dense,
+    "Conv2D": conv2d,
+    "FusedBatchNormV3": batch_norm,
+    "MaxPool": pool,
+    "AvgPool": pool,
+}

@@ -1,0 +1,136 @@
+"""The state of one walk over a traced PREDICT graph: the plan being written, the names
+used, which ops are done, and the model_fn line each op came from.
+
+Example:
+    >>> walk = Walk(traced)  # doctest: +SKIP
+    >>> walk.name("hidden/kernel")  # doctest: +SKIP
+    'hidden_kernel'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+
+from tfport._common.errors import TfportInputError, message
+from tfport.keras._modelfn import _ops
+from tfport.keras._modelfn._ops import TfOp, TfTensor
+from tfport.keras._modelfn._trace import Traced
+
+VARIABLE_OPS = ("VarHandleOp", "VariableV2", "VarIsInitializedOp")
+_KEYWORDS = {"keras", "layers", "ops", "np", "inputs", "outputs", "model"}
+
+
+@dataclasses.dataclass
+class Plan:
+    """What model.py's `build_model()` does and where each weight comes from."""
+
+    lines: list[str] = dataclasses.field(default_factory=list)
+    inputs: dict[str, tuple[str, str]] = dataclasses.field(
+        default_factory=dict
+    )  # key -> (var, Input)
+    outputs: dict[str, str] = dataclasses.field(default_factory=dict)  # key -> expression
+    layers: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # name -> variables
+    ops: list[dict] = dataclasses.field(default_factory=list)
+    variables: dict[str, dict] = dataclasses.field(default_factory=dict)
+    uses_numpy: bool = False
+    uses_variable: bool = False
+
+
+class Walk:
+    """State of one walk over the traced graph."""
+
+    def __init__(self, traced: Traced) -> None:
+        self.traced = traced
+        self.plan = Plan()
+        self.expr: dict[str, str] = {}  # tensor name -> Python expression
+        self.names: set[str] = set(_KEYWORDS)
+        self.done: set[str] = set()
+        self.where = ("", 0)
+        self.needed = self._needed()
+        self.users = self._users()
+
+    # ----------------------------------------------------------------- graph facts
+    def _needed(self) -> list[TfOp]:
+        seen: set[str] = set()
+        stack = [t.op for t in self.traced.predictions.values()]
+        while stack:
+            op = stack.pop()
+            if op.name in seen:
+                continue
+            seen.add(op.name)
+            if op.type in ("Placeholder", "ReadVariableOp"):
+                continue
+            skip = static_only(op)
+            stack.extend(t.op for i, t in enumerate(op.inputs) if i not in skip)
+        return [op for op in self.traced.graph.get_operations() if op.name in seen]
+
+    def _users(self) -> dict[str, int]:
+        count: dict[str, int] = {}
+        for op in self.needed:
+            for t in op.inputs:
+                count[t.name] = count.get(t.name, 0) + 1
+        for t in self.traced.predictions.values():
+            count[t.name] = count.get(t.name, 0) + 1
+        return count
+
+    def only_user(self, tensor: TfTensor, kind: str | tuple) -> TfOp | None:
+        """The single needed op of type `kind` reading `tensor`, if it is its only user."""
+        if self.users.get(tensor.name) != 1:
+            return None
+        kinds = (kind,) if isinstance(kind, str) else kind
+        for op in self.needed:
+            if op.type in kinds and any(t.name == tensor.name for t in op.inputs):
+                return op
+        return None
+
+    # ----------------------------------------------------------------- source
+    def name(self, hint: str) -> str:
+        base = re.sub(r"\W+", "_", hint).strip("_").lower() or "t"
+        if base[0].isdigit():
+            base = "t_" + base
+        candidate, i = base, 1
+        while candidate in self.names:
+            i += 1
+            candidate = f"{base}_{i}"
+        self.names.add(candidate)
+        return candidate
+
+    def comment(self, op: TfOp) -> str:
+        path, line, code = _ops.source_line(op)
+        if (path, line) != self.where and path:
+            self.where = (path, line)
+            self.plan.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
+        return f"{os.path.basename(path)}:{line}" if path else ""
+
+    def record(self, op: TfOp, to: str, line: str) -> None:
+        self.plan.ops.append({"op": op.name, "type": op.type, "to": to, "line": line})
+
+    def refuse(self, op: TfOp, reason: str) -> TfportInputError:
+        path, line, code = _ops.source_line(op)
+        where = f"{path}:{line} ({code})" if path else "a line outside user code"
+        return TfportInputError(
+            message(
+                f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
+                f"{where}: {reason}",
+                "Rewrite that part of the model_fn with ops keras.ops has (see "
+                "docs/way-out.md), or export by hand with `tfport ckpt port`",
+                op=op.name,
+            )
+        )
+
+
+def static_only(op: TfOp) -> tuple:
+    if op.type == "ConcatV2":
+        return (len(op.inputs) - 1,)
+    return _ops.STATIC_INPUTS.get(op.type, ())
+
+
+def variable_name(read: TfOp) -> str:
+    source = read.inputs[0].op if read.type == "ReadVariableOp" else read
+    return source.name
+
+
+def scope(variable: str) -> str:
+    return variable.rpartition("/")[0] or variable
