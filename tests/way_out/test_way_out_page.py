@@ -21,7 +21,8 @@ PLAIN_KERAS = "\n".join(
 
 
 def _python_blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.S)
+    """The canned export's script and its plain Keras 3 prediction (the page's first two)."""
+    return re.findall(r"```python\n(.*?)```", PAGE.read_text(), re.S)[:2]
 
 
 def _run(args: list[str], cwd: pathlib.Path, env: dict) -> str:
