@@ -146,9 +146,9 @@ def _discover_keys(estimator: Any, specs: list) -> list[str] | None:
 
 def _feature_specs(estimator: Any, model_dir: str, input_shapes: dict) -> tuple[FeatureSpec, bool]:
     flat = training_inputs(model_dir)
-    keys = _discover_keys(estimator, flat)
-    single = keys is None
-    keys = [TENSOR_KEY] if single else keys
+    found = _discover_keys(estimator, flat)
+    single = found is None
+    keys = [TENSOR_KEY] if found is None else found
     if len(flat) - len(keys) not in (0, 1):
         raise TfportInputError(
             message(
