@@ -87,9 +87,8 @@ def check_directive(block: Block) -> None:
             test = REPO / reason.removeprefix("run by ").split()[0]
             assert test.is_file(), f"{block.where}: {test} does not exist"
             if test.name == "test_examples.py":
-                script_lines = example_script_lines()
                 for line in _command_lines(block.code):
-                    assert line in script_lines, f"{block.where}: no examples/*.sh runs {line!r}"
+                    assert runs_in_examples(line), f"{block.where}: no example runs {line!r}"
     if block.directive == "file":
         assert block.language == "python" and re.fullmatch(r"[\w./-]+", block.argument), block
     if block.directive == "continues":
@@ -102,20 +101,40 @@ def _command_lines(code: str) -> list[str]:
     return [" ".join(line.split()) for line in lines if line.strip()]
 
 
-def example_script_lines() -> set[str]:
-    """The command lines of `examples/*.sh`, as a reader in the checkout would type them.
+def _example_scripts() -> str:
+    """examples/*.sh as a reader in the checkout would type them (`$here/` is examples/)."""
+    scripts = sorted((REPO / "examples").glob("*.sh"))
+    return "\n".join(s.read_text().replace("$here/", "examples/") for s in scripts)
+
+
+def runs_in_examples(line: str) -> bool:
+    """Whether tests/examples runs this command: a line of an examples/*.sh script (`$out`
+    read as `out`) or a `tfport run` line of examples/README.md (`OUT`: any folder).
 
     Example:
-        >>> "tfport graph inspect out/frozen.pb" in example_script_lines()
+        >>> runs_in_examples("tfport graph inspect out/frozen.pb")
         True
+        >>> runs_in_examples("tfport run examples/custom_model_fn_v1.py out/one")
+        True
+        >>> runs_in_examples("tfport run examples/custom_model_fn_v1.py out --flag")
+        False
     """
-    lines: set[str] = set()
-    for script in (REPO / "examples").glob("*.sh"):
-        code = script.read_text().replace("$here/", "examples/").replace("$out", "out")
-        lines.update(_command_lines(code))
+    if line in _command_lines(_example_scripts().replace("$out", "out")):
+        return True
     table = (REPO / "examples" / "README.md").read_text()  # its "run with" column
-    lines.update(c.replace("OUT", "out") for c in re.findall(r"\| `(tfport run [^`]*)` \|", table))
-    return lines
+    commands = re.findall(r"\| `(tfport run [^`]*)` \|", table)
+    patterns = (re.escape(c).replace("OUT", r"[\w./-]+") for c in commands)
+    return any(re.fullmatch(pattern, line) for pattern in patterns)
+
+
+def check_files_of_examples(page: list[Block]) -> None:
+    """A `file:` block whose commands an example runs is that example's file, verbatim."""
+    for index, block in enumerate(page):
+        later = [b for b in page[index + 1 :] if b.language in RUN_LANGUAGES]
+        if block.directive == "file" and later and "tests/examples/" in later[0].argument:
+            assert block.code.strip() in _example_scripts(), (
+                f"{block.where}: {block.argument} is not the file an examples/*.sh writes"
+            )
 
 
 def environment() -> dict[str, str]:

@@ -7,7 +7,15 @@ import pathlib
 import re
 
 import pytest
-from doc_blocks import PAGES, REPO, blocks, check_directive, run_page, shows
+from doc_blocks import (
+    PAGES,
+    REPO,
+    blocks,
+    check_directive,
+    check_files_of_examples,
+    run_page,
+    shows,
+)
 
 # README.md's commands are docs/index.md's (the package's readme), block for block: they run
 # once, with index.md (test_readme_runs_what_index_runs holds them equal).
@@ -38,6 +46,7 @@ def test_every_page_with_commands_is_run_and_directives_are_valid():
     for page in PAGES:
         for block in blocks(page):
             check_directive(block)
+        check_files_of_examples(blocks(page))
         fences = [line for line in page.read_text().splitlines() if line.startswith("```")]
         assert all(re.fullmatch(r"```\w*", line) for line in fences), (page, fences)
         assert len(fences) % 2 == 0, f"{page}: a block is not closed"
