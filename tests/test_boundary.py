@@ -35,6 +35,7 @@ OWN_ATTRIBUTES = {
     "_eval_distribution",
     "_estimator_api_names",
     "_estimator_api_names_v1",
+    "_distribute_coordinator_mode",  # estimator_training's init_run_config, on a RunConfig
 }
 SELF_NAMES = {"self", "cls"}
 

@@ -204,3 +204,9 @@ def test_infeed_queue_builds_infeed_enqueue_ops_without_a_tpu():
         )
     assert [op.type for op in ops] == ["InfeedEnqueueTuple"]
     assert [tf.TensorShape(s).as_list() for s in ops[0].get_attr("shapes")] == [[4, 3], [4]]
+
+
+def test_the_distribute_and_tpu_packages_are_loaded_with_tensorflow():
+    import_tf()
+    assert tf_internals.distribute_python_package().__name__ == "tensorflow.python.distribute"
+    assert tf_internals.tpu_python_package().__name__ == "tensorflow.python.tpu"

@@ -176,6 +176,7 @@ def _add_legacy_paths(handle: Installation, package: Any) -> None:
     made = _legacy_paths.modules()
     for key, module in made.items():
         handle.add_module(key, module)
+    _legacy_paths.attach_glue(handle.set, made)
     handle.set(package, "python", sys.modules["tensorflow_estimator.python"])
     tf_python = tf_internals.tf_python_package()
     if tf_python is not None:

@@ -10,11 +10,14 @@ access and for `from ... import name` alike.
 from __future__ import annotations
 
 import importlib
+import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import message
-from tfport._legacy_tree import NAMES, PATHS, WHY
+from tfport._legacy_tree import GLUE_ALIASES, GLUE_PATHS, NAMES, PATHS, WHY
 
 PREFIXES = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 
@@ -45,9 +48,10 @@ def _not_provided(module: str, attr: str, why: str | None) -> str:
 class LegacyModule(types.ModuleType):
     """A legacy module path whose names resolve to tfport's on first use."""
 
-    def __init__(self, name: str, suffix: str) -> None:
+    def __init__(self, name: str, suffix: str, sources: tuple[str, ...] | None = None) -> None:
         super().__init__(name, f"tfport's stand-in for legacy `{name}`.")
         self._suffix = suffix
+        self._sources = PATHS.get(suffix, ()) if sources is None else sources
         self.__path__: list[str] = []  # a package: its submodules are found in sys.modules
 
     def __getattr__(self, attr: str) -> Any:
@@ -61,7 +65,7 @@ class LegacyModule(types.ModuleType):
         named = NAMES.get(self._suffix, {}).get(attr)
         if named is not None:
             return _resolve(named)
-        for source in PATHS.get(self._suffix, ()):
+        for source in self._sources:
             try:
                 holder = _resolve(source)
             except ModuleNotFoundError as e:
@@ -93,7 +97,31 @@ def modules() -> dict[str, types.ModuleType]:
             setattr(holder, child, out[f"{prefix}.{suffix}"])
     out["tensorflow_estimator.python"] = LegacyModule("tensorflow_estimator.python", "-")
     out["tensorflow_estimator.python"].estimator = out[PREFIXES[0]]  # type: ignore[attr-defined]
+    for key, sources in GLUE_PATHS.items():
+        out[key] = LegacyModule(key, "-", sources)
+    for key, suffix in GLUE_ALIASES.items():
+        out[key] = out[f"{PREFIXES[1]}.{suffix}"]
     return out
+
+
+def attach_glue(set_attr: Callable[[Any, str, Any], None], made: dict) -> None:
+    """Makes TF 2.15's Estimator glue modules attributes of TensorFlow's packages.
+
+    `set_attr(package, name, module)` (the installation's, so that uninstall undoes it)
+    for `tensorflow.python.distribute.estimator_training` and the `tensorflow.python.tpu`
+    stubs, where that package is loaded.
+
+    Example:
+        >>> attach_glue(handle.set, modules())  # doctest: +SKIP
+    """
+    packages = {
+        "tensorflow.python.distribute": tf_internals.distribute_python_package(),
+        "tensorflow.python.tpu": tf_internals.tpu_python_package(),
+    }
+    for key in (*GLUE_PATHS, *GLUE_ALIASES):
+        parent, _, child = key.rpartition(".")
+        if packages.get(parent) is not None and sys.modules.get(key) is made[key]:
+            set_attr(packages[parent], child, made[key])
 
 
 class GoneFinder:

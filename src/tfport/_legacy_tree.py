@@ -283,6 +283,33 @@ NAMES["training"].update(
 NAMES["exporter"].update(
     {n: f"tfport.estimator._engine.train_and_evaluate:{n}" for n in ("_SavedModelExporter",)}
 )
+_TPU_HELPERS = "tfport.estimator._tpu.legacy_helpers"
+NAMES["tpu.tpu_estimator"].update(
+    {
+        n: f"{_TPU_HELPERS}:{n}"
+        for n in (
+            "_create_global_step _get_scaffold _export_output_to_tensors "
+            "_clone_export_output_with_tensors _TPU_ESTIMATOR _ITERATIONS_PER_LOOP_VAR "
+            "_TPU_ENQUEUE_OPS _TPU_TRAIN_OP"
+        ).split()
+    }
+    | {
+        n: f"tfport.estimator._tpu.embedding:{n}"
+        for n in ("AdagradParameters", "AdamParameters", "StochasticGradientDescentParameters")
+    }
+    | {"Summary": "tensorflow:compat.v1.Summary"}
+)
+
+# TensorFlow 2.15's own Estimator glue outside the estimator package (gone from TF 2.21):
+# module -> the sources its names resolve from, or (GLUE_ALIASES) the legacy estimator path
+# it re-exported (TF's `tensorflow.python.tpu.*` stubs of tensorflow-estimator's TPU modules)
+GLUE_PATHS: dict[str, tuple[str, ...]] = {
+    "tensorflow.python.distribute.estimator_training": ("tfport.estimator._engine.coordinator",),
+}
+GLUE_ALIASES: dict[str, str] = {
+    f"tensorflow.python.tpu.{name}": f"tpu.{name}"
+    for name in ("tpu_estimator", "tpu_config", "tpu_context", "error_handling", "util")
+}
 
 # legacy path -> why a name it lacks here is missing and what to use (the error says it)
 WHY = {
