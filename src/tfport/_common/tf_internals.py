@@ -110,6 +110,7 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("framework.ops", "Graph", "_distribution_strategy_stack"),
     ("framework.ops", "Graph", "_variable_creator_stack"),
     ("framework.ops", "Operation", "_get_control_flow_context"),
+    ("framework.ops", "Graph", "_get_control_flow_context"),
     ("framework.ops", "Operation", "_update_input"),
     ("saved_model.builder_impl", "SavedModelBuilder", "_add_train_op"),
     ("training.evaluation", "_StopAfterNEvalsHook", "_set_evals_completed_tensor"),
@@ -841,15 +842,30 @@ def unreplicated_name(name: str) -> str:
 
 
 @contextlib.contextmanager
-def replica_rows(offset: Any, rows: Any, total: Any) -> Iterator[None]:
-    """Marks this replica thread's rows `[offset, offset + rows)` of a `total`-row batch
-    (read by `replica_random_draws`)."""
+def replica_rows(rows: Any) -> Iterator[None]:
+    """Marks this replica thread's rows `[offset, count, total]` (an int64 `[3]` tensor:
+    rows `[offset, offset + count)` of a `total`-row batch) while its step is built (read
+    by `replica_random_draws`). Variables created meanwhile are marked as such: their
+    initializers are not draws of the step.
+    """
+    import tensorflow as tf
+
     previous = getattr(_REPLICA, "rows", None)
-    _REPLICA.rows = (offset, rows, total)
+    _REPLICA.rows = (rows, tf.get_static_value(rows))
     try:
-        yield
+        with tf.compat.v1.variable_creator_scope(_creating_variable):
+            yield
     finally:
         _REPLICA.rows = previous
+
+
+def _creating_variable(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+    previous = getattr(_REPLICA, "creating", False)
+    _REPLICA.creating = True
+    try:
+        return next_creator(**kwargs)
+    finally:
+        _REPLICA.creating = previous
 
 
 @contextlib.contextmanager
@@ -908,16 +924,13 @@ def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
     def draw(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, name: Any = None) -> Any:
         import tensorflow as tf
 
-        rows = getattr(_REPLICA, "rows", None)
+        rows = _step_rows()
         shape_t = tf.convert_to_tensor(shape)
-        if (
-            rows is None
-            or rows[0].graph is not tf.compat.v1.get_default_graph()  # lifted: initializers
-            or shape_t.shape.rank != 1
-            or not shape_t.shape[0]
-        ):
+        if rows is None or shape_t.shape.rank != 1 or not shape_t.shape[0]:
             return op(shape, dtype, seed=seed, seed2=seed2, name=name)
-        offset, count, total = (tf.cast(x, shape_t.dtype) for x in rows)
+        offset, count, total = _draw_rows(tf, rows, shape_t)
+        if count is None:
+            return op(shape, dtype, seed=seed, seed2=seed2, name=name)
         batch = tf.equal(shape_t[0], count)
         full = tf.concat([[tf.where(batch, total, shape_t[0])], shape_t[1:]], 0)
         drawn = op(full, dtype, seed=seed, seed2=seed2, name=name)
@@ -929,6 +942,54 @@ def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
         return result
 
     return draw
+
+
+def _step_rows() -> Any:
+    """This replica's `(rows, static rows or None)` when the op being made belongs to its
+    step: not a variable's initializer, and in the step's graph (or a function graph
+    nested in it) and its control-flow context (or one nested in it; `init_scope` and
+    ops outside a steps-per-loop `while_loop` are not). Else None.
+
+    Relies on `Graph._get_control_flow_context` and the contexts' `outer_context`.
+    """
+    import tensorflow as tf
+
+    rows = getattr(_REPLICA, "rows", None)
+    if rows is None or getattr(_REPLICA, "creating", False):
+        return None
+    graph = tf.compat.v1.get_default_graph()
+    step_graph = rows[0].graph
+    if graph is not step_graph and not _nested_in(graph, step_graph):
+        return None
+    if graph is step_graph:
+        context = graph._get_control_flow_context()
+        step_context = control_flow_context(rows[0].op)
+        while context is not step_context:
+            if context is None:
+                return None
+            context = context.outer_context
+    return rows
+
+
+def _draw_rows(tf: Any, rows: Any, shape_t: Any) -> tuple[Any, Any, Any]:
+    """`(offset, count, total)` as `shape_t`'s dtype for a draw of `shape_t`, or a None
+    count where the draw cannot be the replica's rows.
+
+    A static batch gives constants made here, and only a draw of exactly `count` rows
+    is one of the batch's; a batch known at run time only is compared at run time with
+    draws whose first dimension is known at run time only (a static first dimension,
+    such as a `tf.Variable(tf.random.normal([V, d]))` initial value, is not the batch's).
+    """
+    tensor, static = rows
+    known = tf.get_static_value(shape_t, partial=True)
+    first = None if known is None else known[0]
+    if static is not None:
+        if first is not None and first != static[1]:
+            return None, None, None
+        return tuple(tf.constant(x, shape_t.dtype) for x in static)
+    if first is not None:
+        return None, None, None
+    return tuple(tf.cast(tensor[i], shape_t.dtype) for i in range(3))
 
 
 def xla_control_flow_context_class() -> Any:

@@ -227,6 +227,14 @@ def batch_rows(strategy: Any, features: Any, labels: Any) -> Any:
     sizes = _replica_sizes(tf, strategy, features, labels)
     if sizes is None:
         return None
+    known = [tf.get_static_value(size) for size in sizes]
+    if all(size is not None for size in known):  # a static batch: constants
+        return tf_internals.per_replica(
+            tuple(
+                tf.constant([int(sum(known[:r])), int(known[r]), int(sum(known))], tf.int64)
+                for r in range(len(known))
+            )
+        )
     total = tf.math.add_n(sizes)
     offsets = [tf.math.add_n([tf.zeros([]), *sizes[:r]]) for r in range(len(sizes))]
     return tf_internals.per_replica(
@@ -240,6 +248,8 @@ def _rows(tf: Any, value: Any) -> Any:
     if isinstance(value, tf.RaggedTensor):
         return tf.cast(value.nrows(), tf.float32)
     if tf.is_tensor(value) and value.shape.rank:
+        if value.shape[0] is not None:  # static: a constant (batch_rows keeps it static)
+            return tf.constant(float(value.shape[0]))
         return tf.cast(tf.shape(value)[0], tf.float32)
     return None
 

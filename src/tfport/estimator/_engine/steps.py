@@ -55,7 +55,7 @@ def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) ->
 def _replica_rows(rows: Any) -> Any:
     if rows is None:
         return contextlib.nullcontext()
-    return tf_internals.replica_rows(rows[0], rows[1], rows[2])
+    return tf_internals.replica_rows(rows)
 
 
 @contextlib.contextmanager
