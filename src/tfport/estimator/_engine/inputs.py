@@ -123,8 +123,9 @@ def _to_tensors(value: Any) -> Any:
 
 def _slice(tf: Any, t: Any, i: int, n: int) -> Any:
     size = tf.shape(t, out_type=tf.int64)[0] // n
-    if isinstance(t, tf.SparseTensor):
-        return tf.sparse.slice(t, [i * size] + [0] * (t.shape.rank - 1), t.dense_shape)
+    if isinstance(t, tf.SparseTensor):  # rows [i * size, (i + 1) * size), every column
+        start = tf.concat([[i * size], tf.zeros_like(t.dense_shape[1:])], 0)
+        return tf.sparse.slice(t, start, tf.concat([[size], t.dense_shape[1:]], 0))
     return t[i * size : (i + 1) * size]
 
 
