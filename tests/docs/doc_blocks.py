@@ -109,7 +109,8 @@ def _example_scripts() -> str:
 
 def runs_in_examples(line: str) -> bool:
     """Whether tests/examples runs this command: a line of an examples/*.sh script (`$out`
-    read as `out`) or a `tfport run` line of examples/README.md (`OUT`: any folder).
+    read as `out`), a `tfport run` line of examples/README.md (`OUT`: any folder), or
+    `bash examples/NAME.sh OUT` for a script tests/examples/test_examples.py runs.
 
     Example:
         >>> runs_in_examples("tfport graph inspect out/frozen.pb")
@@ -118,9 +119,14 @@ def runs_in_examples(line: str) -> bool:
         True
         >>> runs_in_examples("tfport run examples/custom_model_fn_v1.py out --flag")
         False
+        >>> runs_in_examples("bash examples/upgrade_tf1_tree.sh out/upgrade")
+        True
     """
     if line in _command_lines(_example_scripts().replace("$out", "out")):
         return True
+    script = re.fullmatch(r"bash examples/(\w+\.sh) [\w./-]+", line)
+    if script and script.group(1) in (REPO / "tests" / "examples" / "test_examples.py").read_text():
+        return (REPO / "examples" / script.group(1)).is_file()
     table = (REPO / "examples" / "README.md").read_text()  # its "run with" column
     commands = re.findall(r"\| `(tfport run [^`]*)` \|", table)
     patterns = (re.escape(c).replace("OUT", r"[\w./-]+") for c in commands)
