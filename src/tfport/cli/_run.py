@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import runpy
 import sys
 from typing import Any
 
@@ -24,7 +23,9 @@ def add_parser(subparsers: Any, parents: list) -> None:
         parents=parents,
         help="run a legacy tf.estimator script unmodified on TF 2.21",
         description="Runs SCRIPT as __main__ with tf.estimator, tf.compat.v1.estimator and "
-        "tf.keras.estimator provided by tfport. sys.argv is [SCRIPT, ARGS...]; the exit "
+        "tf.keras.estimator provided by tfport. TF 1.x code (SCRIPT and the modules it "
+        "imports from its folder) runs as `tfport upgrade` would write it, in memory; code "
+        "that runs as written is run as written. sys.argv is [SCRIPT, ARGS...]; the exit "
         "code is the script's.",
     )
     p.add_argument("--strategy", default=None, metavar="SPEC", help=STRATEGY_HELP)
@@ -76,10 +77,14 @@ def run(args: argparse.Namespace) -> int:
     if args.strategy:
         distribute.set_default(args.strategy)
     install()
+    from tfport.upgrade._live import install_finder, run_path
+
     sys.argv = [script, *args.args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    folder = os.path.dirname(os.path.abspath(script))
+    sys.path.insert(0, folder)
+    install_finder(folder)  # TF 1.x modules of the script's folder run upgraded
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_path(script)
     except SystemExit as done:
         code = done.code
         if code is None:
