@@ -275,13 +275,17 @@ NAMES["training"].update(
             "_ContinuousEvalListener _EvalResult _EvalStatus _NewCheckpointListenerForEvaluate "
             "_StopAtSecsHook _assert_eval_spec _is_google_env _DELAY_SECS_PER_WORKER "
             "_MAX_DELAY_SECS _ENVIRONMENT_GOOGLE_VALUE _ENVIRONMENT_KEY _TF_CONFIG_ENV "
-            "_TRAINER_JOBS"
+            "_TRAINER_JOBS _validate_input_fn _validate_hooks _validate_saving_listeners "
+            "_validate_exporters"
         ).split()
     }
     | {"_TrainingExecutor": "tfport.estimator._engine.training_executor:_TrainingExecutor"}
 )
 NAMES["exporter"].update(
-    {n: f"tfport.estimator._engine.train_and_evaluate:{n}" for n in ("_SavedModelExporter",)}
+    {
+        n: f"tfport.estimator._engine.train_and_evaluate:{n}"
+        for n in ("_SavedModelExporter", "_loss_smaller")
+    }
 )
 _TPU_HELPERS = "tfport.estimator._tpu.legacy_helpers"
 NAMES["tpu.tpu_estimator"].update(
@@ -298,6 +302,41 @@ NAMES["tpu.tpu_estimator"].update(
         for n in ("AdagradParameters", "AdamParameters", "StochasticGradientDescentParameters")
     }
     | {"Summary": "tensorflow:compat.v1.Summary"}
+)
+_CONSTANTS = _L + "private_constants"
+for _suffix, _private in {
+    "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "
+    "_TF_CONFIG_ENV _TASK_ENV_KEY _TASK_TYPE_KEY _TASK_ID_KEY _CLUSTER_KEY _SERVICE_KEY "
+    "_SESSION_MASTER_KEY _EVAL_SESSION_MASTER_KEY _MODEL_DIR_KEY _LOCAL_MASTER _GRPC_SCHEME",
+    "estimator": "_VALID_MODEL_FN_ARGS",
+    "model_fn": "_VALID_MODEL_FN_ARGS _default_graph_error_message_template",
+    "extenders": "_VALID_METRIC_FN_ARGS",
+    "early_stopping": "_EVENT_FILE_GLOB_PATTERN",
+    "export.export": "_SINGLE_TENSOR_DEFAULT_NAMES",
+    "head.head_utils": "_DEFAULT_SERVING_KEY",
+    "keras_lib": "_DEFAULT_SERVING_KEY",
+    "inputs.numpy_io": "_TARGET_KEY",
+    "head.base_head": "_LABEL_NONE_ERR_MSG _LABEL_SHAPE_ERR_MSG _MISMATCHED_LABEL_DIM_ERR_MSG "
+    "_SPARSE_LABEL_ERR_MSG _VALIDATION_ERROR_MSG",
+}.items():
+    NAMES[_suffix].update({n: f"{_CONSTANTS}:{n}" for n in _private.split()})
+_COORDINATOR = "tfport.estimator._engine.coordinator"
+NAMES["run_config"].update(
+    {
+        "_count_ps": f"{_COORDINATOR}:_count_ps",
+        "_count_worker": f"{_COORDINATOR}:_count_worker",
+        "_get_global_id_in_cluster": f"{_COORDINATOR}:_get_global_id",
+    }
+)
+NAMES["estimator"].update(
+    {
+        n: f"tfport.estimator._engine.estimator_helpers:{n}"
+        for n in (
+            "_assert_members_are_not_overridden _check_hooks_type _check_listeners_type "
+            "_dict_to_str _write_dict_to_summary _write_checkpoint_path_to_summary "
+            "_load_global_step_from_checkpoint_dir _check_checkpoint_available"
+        ).split()
+    }
 )
 
 # TensorFlow 2.15's own Estimator glue outside the estimator package (gone from TF 2.21):

@@ -194,18 +194,29 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
         writer = v1.summary.FileWriterCache.get(folder)
     writer.add_summary(summary, step)
     if checkpoint_path:
-        console.saving_checkpoint_path(step, checkpoint_path)
-        path_summary = summary_pb2.Summary()
-        tensor = tf.make_tensor_proto(str(checkpoint_path).encode())
-        path_summary.value.add(
-            tag="checkpoint_path",
-            tensor=tensor,
-            metadata=summary_pb2.SummaryMetadata(
-                plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
-            ),
-        )
-        writer.add_summary(path_summary, step)
+        write_checkpoint_path(tf, writer, checkpoint_path, step)
     writer.flush()
+
+
+def write_checkpoint_path(tf: Any, writer: Any, checkpoint_path: Any, step: int) -> None:
+    """Adds the `checkpoint_path` text summary of an evaluation at `step` to `writer`.
+
+    Example:
+        >>> write_checkpoint_path(tf, writer, "/m/model.ckpt-40", 40)  # doctest: +SKIP
+    """
+    from tensorflow.core.framework import summary_pb2
+
+    console.saving_checkpoint_path(step, checkpoint_path)
+    path_summary = summary_pb2.Summary()
+    tensor = tf.make_tensor_proto(str(checkpoint_path).encode())
+    path_summary.value.add(
+        tag="checkpoint_path",
+        tensor=tensor,
+        metadata=summary_pb2.SummaryMetadata(
+            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
+        ),
+    )
+    writer.add_summary(path_summary, step)
 
 
 def _summary_values(summary_pb2: Any, key: str, value: bytes) -> list:

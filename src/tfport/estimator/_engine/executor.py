@@ -260,3 +260,73 @@ class _NewCheckpointListenerForEvaluate(_CheckpointSaverListener):
                 "There was no new checkpoint after the training. "
                 f"Eval status: {self.eval_result.status}"
             )
+
+
+def _validate_input_fn(input_fn: Any) -> None:
+    """Raises legacy's TypeError unless `input_fn` is callable."""
+    if not callable(input_fn):
+        raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+
+
+def _validate_hooks(hooks: Any) -> tuple:
+    """`hooks` as a tuple; legacy's TypeError for one that is not a `SessionRunHook`."""
+    hooks = tuple(hooks or [])
+    for hook in hooks:
+        if not isinstance(hook, _SessionRunHook):
+            raise TypeError(f"All hooks must be `SessionRunHook` instances, given: {hook}")
+    return hooks
+
+
+def _validate_saving_listeners(saving_listeners: Any) -> tuple:
+    """`saving_listeners` as a tuple; legacy's TypeError for a non-listener."""
+    listeners = tuple(saving_listeners or [])
+    for listener in listeners:
+        if not isinstance(listener, _CheckpointSaverListener):
+            raise TypeError(
+                "All saving_listeners must be `CheckpointSaverListener` instances, "
+                f"given: {listener}"
+            )
+    return listeners
+
+
+def _validate_exporters(exporters: Any) -> tuple:
+    """`exporters` as a tuple of uniquely, non-empty named `Exporter`s (legacy's errors).
+
+    Example:
+        >>> _validate_exporters(None)
+        ()
+    """
+    from tfport.estimator._engine.train_and_evaluate import Exporter
+
+    if not exporters:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = [exporters]
+    try:
+        names: list = []
+        for exporter in exporters:
+            if not isinstance(exporter, Exporter):
+                raise TypeError
+            _check_exporter_name(exporter, exporters, names)
+            names.append(exporter.name)
+    except TypeError:
+        raise TypeError(
+            f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
+            f"found {exporters}."
+        ) from None
+    return tuple(exporters)
+
+
+def _check_exporter_name(exporter: Any, exporters: Any, names: list) -> None:
+    if not exporter.name:
+        raise ValueError(
+            "An Exporter cannot have a name that is `None` or empty. All exporter names: "
+            f"{[e.name for e in exporters]}"
+        )
+    if not isinstance(exporter.name, str):
+        raise ValueError(f"An Exporter must have a string name. Given: {type(exporter.name)}")
+    if exporter.name in names:
+        raise ValueError(
+            "`exporters` must have unique names. Such a name cannot be `None`. All exporter "
+            f"names: {[e.name for e in exporters]}"
+        )
