@@ -224,3 +224,15 @@ def test_cnn_layers_are_built_in_keras_layers_with_moving_statistics(exported):
     assert "layers.MaxPooling2D 'max_pooling2d'" in kinds
     source = (exported["tpu_cnn_host_call"][0] / "model.py").read_text()
     assert "class Variable" not in source  # every variable is in a built-in layer
+
+
+def test_keras_batch_normalization_arithmetic_becomes_the_layer(exported):
+    # tf.keras BatchNormalization on 2-D inputs is not fused: its inference arithmetic
+    # (rsqrt(var + eps) * gamma ...) is recognised as one layer with the moving statistics
+    report = json.loads((exported["guide_model_fn_tf2"][0] / "report.json").read_text())
+    for role in ("gamma", "beta", "moving_mean", "moving_variance"):
+        entry = report["variables"][f"batch_normalization/{role}"]
+        assert entry == {"layer": "batch_normalization", "weight": role, "shape": [8]}
+    source = (exported["guide_model_fn_tf2"][0] / "model.py").read_text()
+    assert "layers.BatchNormalization(epsilon=0.001" in "".join(source.split())
+    assert "class Variable" not in source

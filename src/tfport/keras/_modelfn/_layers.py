@@ -155,6 +155,61 @@ def batch_norm(walk: Walk, op: TfOp) -> bool:
     return True
 
 
+def _other(op: TfOp, tensor: TfTensor) -> TfTensor | None:
+    """The input of a two-input op that is not `tensor` (None if it is not an input)."""
+    names = [t.name for t in op.inputs]
+    if len(names) != 2 or tensor.name not in names:
+        return None
+    return op.inputs[1 - names.index(tensor.name)]
+
+
+def _one(ops: list[TfOp], kind: str) -> TfOp | None:
+    return ops[0] if len(ops) == 1 and ops[0].type == kind else None
+
+
+def batch_norm_unfused(walk: Walk, op: TfOp) -> bool:
+    """BatchNormalization (inference) for the arithmetic of Keras/TF batch normalization
+    on any rank: `x * (rsqrt(var + eps) * gamma) + (beta - mean * rsqrt(var + eps) * gamma)`."""
+    variance, eps = op.inputs
+    if not _is_variable(variance) or np.ndim(_ops.static(eps)) != 0:
+        return False
+    rsqrt = _one(walk.readers(op.outputs[0]), "Rsqrt")
+    mul = rsqrt and _one(walk.readers(rsqrt.outputs[0]), "Mul")
+    gamma = mul and _other(mul, rsqrt.outputs[0])
+    if not (mul and gamma is not None and _is_variable(gamma)):
+        return False
+    users = walk.readers(mul.outputs[0])
+    if len(users) != 2 or any(u.type != "Mul" for u in users):
+        return False
+    by_kind = {_is_variable(_other(u, mul.outputs[0])): u for u in users}
+    if set(by_kind) != {True, False}:
+        return False
+    scaled, mean_mul = by_kind[False], by_kind[True]
+    x, mean = _other(scaled, mul.outputs[0]), _other(mean_mul, mul.outputs[0])
+    sub = _one(walk.readers(mean_mul.outputs[0]), "Sub")
+    if (
+        sub is None
+        or not _is_variable(sub.inputs[0])
+        or sub.inputs[1].name != mean_mul.outputs[0].name
+    ):
+        return False
+    add = _one(walk.readers(scaled.outputs[0]), "AddV2")
+    if (
+        add is None
+        or _other(add, scaled.outputs[0]) is None
+        or _other(add, scaled.outputs[0]).name != sub.outputs[0].name
+    ):
+        return False
+    if x is None or x.name not in walk.expr or x.shape.rank is None:
+        return False
+    tensors = [gamma, sub.inputs[0], mean, variance]
+    weights = [(variable_name(t.op), r) for t, r in zip(tensors, _BN_WEIGHTS, strict=True)]
+    epsilon = float(str(np.float32(_ops.static(eps))))
+    fused = [op, rsqrt, mul, scaled, mean_mul, sub, add]
+    _emit(walk, "BatchNormalization", f"epsilon={epsilon!r}", x, weights, fused, add.outputs[0])
+    return True
+
+
 def pool(walk: Walk, op: TfOp) -> bool:
     """MaxPooling2D / AveragePooling2D for MaxPool / AvgPool (NHWC, SAME/VALID)."""
     (x,) = op.inputs
@@ -172,6 +227,7 @@ PATTERNS = {
     "MatMul": dense,
     "Conv2D": conv2d,
     "FusedBatchNormV3": batch_norm,
+    "AddV2": batch_norm_unfused,
     "MaxPool": pool,
     "AvgPool": pool,
 }

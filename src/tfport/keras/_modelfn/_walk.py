@@ -85,6 +85,12 @@ class Walk:
                 return op
         return None
 
+    def readers(self, tensor: TfTensor) -> list[TfOp]:
+        """The needed ops reading `tensor` (None of them when it is also a prediction)."""
+        if any(t.name == tensor.name for t in self.traced.predictions.values()):
+            return []
+        return [op for op in self.needed if any(t.name == tensor.name for t in op.inputs)]
+
     # ----------------------------------------------------------------- source
     def name(self, hint: str) -> str:
         base = re.sub(r"\W+", "_", hint).strip("_").lower() or "t"
