@@ -316,3 +316,68 @@ def tf1_implementation_selector(path: pathlib.Path, target: pathlib.Path) -> pat
     node.input.append("^" + hidden.op.name)
     (path / "saved_model.pb").write_bytes(saved.SerializeToString())
     return path
+
+
+def computed_size_graph(path: pathlib.Path, kind: str) -> pathlib.Path:
+    """A small frozen graph `x` [2] -> `y` whose run needs gigabytes the scan cannot see
+    in any Const: "fill" (Fill of a shape packed from small Consts, 6.4 GB), "parse"
+    (ParseTensor of a 12-byte TensorProto declaring 425 million floats, 1.7 GB),
+    "as_string" (AsString of 12 floats at width 2**28, 3 GB), "while" (a While loop
+    doubling a tensor by concatenation each iteration), "none" (harmless)."""
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2], name="x")
+        if kind == "fill":
+            side = tf.constant(40000, name="side")
+            dims = tf.raw_ops.Pack(values=[side, side], name="dims")
+            big = tf.raw_ops.Fill(dims=dims, value=tf.constant(1.0), name="big")
+            extra = tf.reduce_sum(big)
+        elif kind == "parse":
+            from tensorflow.core.framework import tensor_pb2
+
+            proto = tensor_pb2.TensorProto(dtype=1)
+            proto.tensor_shape.dim.add(size=425_000_000)
+            data = proto.SerializeToString()
+            assert len(data) == 12, len(data)
+            big = tf.raw_ops.ParseTensor(
+                serialized=tf.constant(data), out_type=tf.float32, name="big"
+            )
+            extra = tf.reduce_sum(big)
+        elif kind == "as_string":
+            values = tf.constant([1.0] * 12, name="values")
+            big = tf.raw_ops.AsString(input=values, width=2**28, name="big")
+            extra = tf.cast(tf.reduce_sum(tf.strings.length(big)), tf.float32)
+        elif kind == "while":
+            start = tf.ones([1 << 16], name="start")
+            _, grown = tf.while_loop(
+                lambda i, acc: i < 40,
+                lambda i, acc: (i + 1, tf.concat([acc, acc], 0)),
+                [tf.constant(0), start],
+                shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+            )
+            extra = tf.reduce_sum(grown)
+        else:
+            extra = tf.constant(0.5)
+        tf.identity(x + extra * 0.0, name="y")
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    return path
+
+
+def read_write_graph(
+    path: pathlib.Path, secret: pathlib.Path, target: pathlib.Path
+) -> pathlib.Path:
+    """A frozen graph `x` [2] -> `y` that reads `secret` (ReadFile) and writes what it read
+    to `target` (WriteFile) before `y` is computed."""
+    tf = import_tf()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [2], name="x")
+        content = tf.io.read_file(tf.constant(str(secret)), name="read")
+        write = tf.io.write_file(tf.constant(str(target)), content, name="write")
+        with tf.control_dependencies([write]):
+            tf.identity(x, name="y")
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    return path

@@ -15,7 +15,7 @@ import textwrap
 import time
 
 import pytest
-from hostile import endless_loop_graph, snapshot
+from hostile import computed_size_graph, endless_loop_graph, read_write_graph, snapshot
 
 from tfport._common import sandbox
 
@@ -111,7 +111,7 @@ def _running_child(proc: subprocess.Popen, cpu: float = 3.0, wait: float = 120) 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_the_child_does_not_outlive_the_command(tmp_path, how):
     pb = endless_loop_graph(tmp_path / "loop.pb", v2=True)
     before = snapshot(tmp_path)
@@ -129,3 +129,62 @@ def test_the_child_does_not_outlive_the_command(tmp_path, how):
         if proc.poll() is None:
             proc.kill()
     assert snapshot(tmp_path) == before
+
+
+def _cli(*argv: object) -> tuple[int, list[str], int]:
+    """Runs `tfport ARGV` in a process of its own: (exit status, its error lines, the
+    largest peak RSS in MiB of it and its children)."""
+    script = (
+        "import resource, subprocess, sys\n"
+        "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,"
+        " text=True)\n"
+        "sys.stderr.write(done.stderr)\n"
+        "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, sys.executable, "-m", "tfport", *map(str, argv)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    code, peak = map(int, done.stdout.split())
+    lines = [line for line in done.stderr.splitlines() if line.startswith("tfport: error:")]
+    assert "Traceback" not in done.stderr, done.stderr
+    return code, lines, peak
+
+
+@pytest.mark.slow
+@needs_landlock
+def test_the_sandbox_holds_for_ops_the_user_allowed(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret, target = outside / "secret", outside / "copy"
+    secret.write_text("secret")
+    pb = read_write_graph(tmp_path / "rw.pb", secret, target)
+    before = snapshot(tmp_path)
+    code, lines, _ = _cli("verify", pb, pb, "--graph-outputs", "y:0", "--allow-ops",
+                          "WriteFile,ReadFile")  # fmt: skip
+    assert code != 0 and len(lines) == 1, lines
+    assert "Permission denied" in lines[0] or "PermissionDenied" in lines[0], lines[0]
+    assert snapshot(tmp_path) == before
+    code, lines, _ = _cli("verify", pb, pb, "--graph-outputs", "y:0", "--trust")
+    assert code == 0, lines
+    assert target.read_text() == "secret"  # trusted, it reads and writes outside
+
+
+MEMORY = 1073741824
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["fill", "parse", "as_string", "while", "none"])
+def test_max_memory_stops_what_the_scan_cannot_bound(tmp_path, kind):
+    pb = computed_size_graph(tmp_path / f"{kind}.pb", kind)
+    code, lines, peak = _cli("verify", pb, pb, "--graph-outputs", "y:0", "--max-memory", MEMORY)
+    if kind == "none":
+        assert code == 0, lines
+        return
+    assert code == 2 and len(lines) == 1, lines
+    assert f"--max-memory {MEMORY}" in lines[0], lines[0]
+    # what the run may add is bounded: TensorFlow's import (about 0.9 GiB resident
+    # here) plus the 1 GiB allowed, far below the gigabytes these graphs ask for
+    assert peak < 2048, peak

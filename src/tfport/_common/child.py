@@ -10,10 +10,10 @@ raised in the child is raised again here, anything else becomes one
 
 The child never outlives the command: SIGTERM, SIGINT and SIGHUP to this process kill
 the child's process group first, and the kernel kills the child when this process dies
-(`PR_SET_PDEATHSIG`). With a :class:`Confinement`, the child imports TensorFlow, then
-caps the memory the run may add (``RLIMIT_AS``) and closes itself in a Landlock sandbox
-(read the installation and the artifacts, write only its own temporary folder, no TCP)
-before the function runs.
+(`PR_SET_PDEATHSIG`). With a :class:`Confinement`, the child first closes itself in a
+Landlock sandbox (read the installation and the artifacts, write only its own temporary
+folder, no TCP), then imports TensorFlow and caps the memory the run may add
+(``RLIMIT_AS``), before the function runs.
 
 Example:
     >>> run_in_child("math", "hypot", {"x": 3.0, "y": 4.0}, 60, "hypot")  # doctest: +SKIP
@@ -43,8 +43,11 @@ from tfport._common.errors import TfportError, TfportInputError, TfportOperation
 DEFAULT_TIMEOUT = 600.0
 _MAGIC = b"TFPORT-CHILD-RESULT\n"
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# How running out of the address space shows (TensorFlow's allocator, constant folding,
+# C++ and Python allocations) in an exception or any exception it was raised from.
 _MEMORY_MARKS = ("OOM when allocating", "ResourceExhausted", "bad_alloc", "MemoryError",
-                 "Cannot allocate memory", "failed to allocate")  # fmt: skip
+                 "Cannot allocate memory", "failed to allocate",
+                 "Cannot parse tensor from proto")  # fmt: skip
 Handler = Any  # what signal.signal returns: a callable, an int, or None
 
 
@@ -102,7 +105,11 @@ def run_in_child(
             file=sys.stderr,
         )
     with _temp_folder(confine, env) as tmp:
-        payload = pickle.dumps((module, function, kwargs, os.getpid(), confine, tmp))
+        # two pickles: the confinement first, entered before the job's own pickle imports
+        # anything (numpy starts threads a sandbox would not bind)
+        payload = pickle.dumps((os.getpid(), confine, tmp)) + pickle.dumps(
+            (module, function, kwargs)
+        )
         proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
             [sys.executable, "-m", "tfport._common.child"],
             stdin=subprocess.PIPE,
@@ -186,8 +193,9 @@ def _result(code: int, out: bytes, err: bytes, what: str, confine: Confinement |
             status, value = "failed", "its result could not be read"
         if status == "ok":
             return value
+        if status == "memory":
+            _raise_memory(value, what, confine)
         if status == "raise" and isinstance(value, TfportError):
-            _raise_memory(value, str(value), what, confine)
             raise value
         reason = value
     else:
@@ -196,8 +204,8 @@ def _result(code: int, out: bytes, err: bytes, what: str, confine: Confinement |
         if code < 0:
             reason = f"killed by signal {-code} ({reason})"
             if confine is not None and confine.max_memory is not None:
-                _raise_memory(None, "bad_alloc", what, confine, reason)
-    _raise_memory(None, str(reason), what, confine)
+                _raise_memory("bad_alloc", what, confine, reason)
+    _raise_memory(str(reason), what, confine)
     raise TfportOperationError(
         message(
             f"{what} failed in its child process: {reason}",
@@ -207,15 +215,13 @@ def _result(code: int, out: bytes, err: bytes, what: str, confine: Confinement |
     )
 
 
-def _raise_memory(
-    exc: TfportError | None, text: str, what: str, confine: Confinement | None, detail: str = ""
-) -> None:
+def _raise_memory(text: str, what: str, confine: Confinement | None, detail: str = "") -> None:
     """Raises the one `--max-memory` line when the child failed for lack of memory."""
     if confine is None or confine.max_memory is None:
         return
     if not any(mark in text for mark in _MEMORY_MARKS):
         return
-    shown = detail or text.splitlines()[0][:200]
+    shown = detail or next((line.strip() for line in text.splitlines() if line.strip()), "")
     raise TfportInputError(
         message(
             f"{what} was stopped: it needed more memory than --max-memory "
@@ -223,42 +229,65 @@ def _raise_memory(
             "Raise --max-memory if the model is real",
             max_memory=confine.max_memory,
         )
-    ) from exc
+    )
 
 
 def _confine(parent: int, confine: Confinement | None, tmp: str | None) -> None:
-    """The child's first steps: die with the parent; import TensorFlow, then cap memory
-    and enter the sandbox (in that order: TensorFlow's own mappings are not counted)."""
+    """The child's first steps: die with the parent; enter the sandbox while this is the
+    only thread (Landlock binds the calling thread and the threads it starts later, not
+    threads already running); import TensorFlow; then cap the memory (after the import:
+    TensorFlow's own mappings are not counted)."""
     sandbox.die_with_parent(parent)
     if confine is None:
         return
-    from tfport._common.tfenv import import_tf
-
-    tf = import_tf()
-    tf.constant(1.0) + 1.0  # noqa: B018 - starts the runtime's thread pools before the cap
-    if confine.max_memory is not None:
-        sandbox.limit_memory(confine.max_memory)
     if confine.sandbox:
         read = sandbox.default_read_paths() + list(confine.read)
         sandbox.restrict(read, [*confine.write, *([tmp] if tmp else [])])
+    if confine.max_memory is not None:
+        from tfport._common.tfenv import import_tf
+
+        tf = import_tf()
+        tf.constant(1.0) + 1.0  # noqa: B018 - starts the runtime's thread pools before the cap
+        sandbox.limit_memory(confine.max_memory)
+
+
+def _outcome(exc: Exception, confine: Confinement | None) -> tuple[str, Any]:
+    """("memory", the line that says so) when the run ran out of its memory limit (seen in
+    `exc` or what it was raised from); else ("raise", a TfportError) or ("failed", a line).
+    """
+    if confine is not None and confine.max_memory is not None:
+        chain: list[BaseException] = []
+        link: BaseException | None = exc
+        while link is not None and len(chain) < 10:
+            chain.append(link)
+            link = link.__cause__ or link.__context__
+        for link in reversed(chain):  # the original error first, its telling line first
+            lines = f"{type(link).__name__}: {link}".splitlines()
+            for mark in _MEMORY_MARKS:
+                found = next((line.strip() for line in lines if mark in line), None)
+                if found:
+                    return "memory", found[:200]
+    if isinstance(exc, TfportError):
+        return "raise", exc
+    text = str(exc).strip().splitlines()
+    return "failed", f"{type(exc).__name__}: {text[0][:300] if text else ''}".rstrip(": ")
 
 
 def _main() -> None:
     """The child: reads (module, function, kwargs, ...), writes the pickled outcome."""
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints go to stderr
-    module, function, kwargs, parent, confine, tmp = pickle.loads(sys.stdin.buffer.read())  # noqa: S301
+    stream = sys.stdin.buffer
+    parent, confine, tmp = pickle.load(stream)  # noqa: S301 - written by our own parent
     try:
         _confine(parent, confine, tmp)
+        module, function, kwargs = pickle.load(stream)  # noqa: S301
         outcome: tuple[str, Any] = (
             "ok",
             getattr(importlib.import_module(module), function)(**kwargs),
         )
-    except TfportError as exc:
-        outcome = ("raise", exc)
     except Exception as exc:  # noqa: BLE001 - reported as one line by the parent
-        text = str(exc).strip().splitlines()
-        outcome = ("failed", f"{type(exc).__name__}: {text[0][:300] if text else ''}".rstrip(": "))
+        outcome = _outcome(exc, confine)
     try:
         data = pickle.dumps(outcome)
     except Exception as exc:  # noqa: BLE001

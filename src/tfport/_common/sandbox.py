@@ -145,7 +145,8 @@ def default_read_paths() -> list[str]:
 
 def restrict(read: Iterable[str], write: Iterable[str], abi: int | None = None) -> int:
     """Confines this process (and all it starts) with Landlock: read only `read`, read
-    and write only `write`, no TCP bind or connect (ABI >= 4). Irreversible.
+    and write only `write`, no TCP bind or connect (ABI >= 4). Irreversible. Call it
+    while the process has one thread: threads already running stay unconfined.
 
     Paths that do not exist are skipped. Returns the ABI used (0: nothing was done,
     Landlock is missing).
@@ -160,6 +161,8 @@ def restrict(read: Iterable[str], write: Iterable[str], abi: int | None = None) 
     abi = landlock_abi() if abi is None else abi
     if abi <= 0:
         return 0
+    if len(os.listdir("/proc/self/task")) > 1:  # Landlock binds only the calling thread
+        raise OSError("a sandbox must be entered before the process starts other threads")
     handled = _FS_ABI1 | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0)
     attr = _RulesetAttr(handled, (_BIND_TCP | _CONNECT_TCP) if abi >= 4 else 0)
     size = ctypes.sizeof(attr) if abi >= 4 else 8

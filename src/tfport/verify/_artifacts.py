@@ -155,7 +155,14 @@ class SavedModel:
 
     kind = "saved_model"
 
-    def __init__(self, path: str, signature: str | None, trust: bool = False, limits=None):
+    def __init__(
+        self,
+        path: str,
+        signature: str | None,
+        trust: bool = False,
+        limits=None,
+        allow_ops: tuple[str, ...] = (),
+    ):
         from tfport import graph
         from tfport._common.tfenv import import_tf
 
@@ -167,7 +174,7 @@ class SavedModel:
                 loaded = tf.saved_model.load(path)
                 functions, self._keep = dict(loaded.signatures), loaded
             else:
-                functions, self._keep = graph.load_saved_model_v1(path, limits=limits)
+                functions, self._keep = graph.load_saved_model_v1(path, allow_ops, limits)
         except TfportInputError:
             raise
         except Exception as err:  # noqa: BLE001 - a damaged SavedModel fails in many ways
@@ -229,12 +236,18 @@ class FrozenGraph(SavedModel):
     kind = "frozen_graph"
 
     def __init__(
-        self, path: str, inputs: list | None, outputs: list | None, trust: bool = False, limits=None
+        self,
+        path: str,
+        inputs: list | None,
+        outputs: list | None,
+        trust: bool = False,
+        limits=None,
+        allow_ops: tuple[str, ...] = (),
     ) -> None:
         from tfport import graph
 
         self.text = path
-        self.fn = graph.load_frozen(path, inputs or None, outputs or None, (), trust, limits)
+        self.fn = graph.load_frozen(path, inputs or None, outputs or None, allow_ops, trust, limits)
 
 
 def open_artifact(
@@ -243,11 +256,13 @@ def open_artifact(
     io: tuple = (None, None),
     trust: bool = False,
     limits: Any = None,
+    allow_ops: tuple[str, ...] = (),
 ) -> Any:
     """The runnable artifact `text` names (checkpoints are diffed, not run).
 
     SavedModels and frozen graphs must have passed `tfport.graph.check_runnable` (the
-    caller, :func:`tfport.verify.verify`, scans them before any TensorFlow runs).
+    caller, :func:`tfport.verify.verify`, scans them before any TensorFlow runs, with
+    the same `allow_ops`).
     """
     kind = kind_of(text)
     if kind == "estimator":
@@ -255,9 +270,9 @@ def open_artifact(
     if kind == "keras":
         return Keras(text, trust)
     if kind == "saved_model":
-        return SavedModel(text, signature, trust, limits)
+        return SavedModel(text, signature, trust, limits, allow_ops)
     if kind == "frozen_graph":
-        return FrozenGraph(text, io[0], io[1], trust, limits)
+        return FrozenGraph(text, io[0], io[1], trust, limits, allow_ops)
     raise TfportInputError(
         message(
             "A checkpoint can only be verified against another checkpoint",

@@ -207,6 +207,7 @@ def verify(
         "train_step": train_step,
         "label_key": label_key,
         "trust": trust,
+        "allow_ops": tuple(allow_ops),
         "limits": limits,
     }
     confine = Confinement(
@@ -242,6 +243,23 @@ def _check_inputs(inputs: str | None) -> None:
         )
 
 
+def error_line(err: BaseException) -> str:
+    """The telling line of an error: TensorFlow's run errors start with `Graph execution
+    error:` and say what failed further down.
+
+    Example:
+        >>> error_line(ValueError("Graph execution error:\\n\\nx.txt; Permission denied"))
+        'x.txt; Permission denied'
+    """
+    lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+    useful = [
+        line
+        for line in lines
+        if not line.endswith(":") and not line.startswith(("Detected at node", "File ", "[["))
+    ]
+    return (useful or lines or [type(err).__name__])[0][:300]
+
+
 def run_artifacts(**job: Any) -> VerifyReport:
     """The child's work of :func:`verify`: open both artifacts, run them, compare.
 
@@ -255,10 +273,9 @@ def run_artifacts(**job: Any) -> VerifyReport:
     except TfportInputError:
         raise
     except (tf.errors.OpError, ValueError, TypeError, KeyError, IndexError) as err:
-        text = (str(err).strip() or type(err).__name__).splitlines()[0][:300]
         raise TfportInputError(
             message(
-                f"The artifacts could not be run: {type(err).__name__}: {text}",
+                f"The artifacts could not be run: {type(err).__name__}: {error_line(err)}",
                 "Check that both artifacts are intact and take the inputs given",
                 a=job["a"],
                 b=job["b"],
@@ -280,10 +297,11 @@ def _run_artifacts(
     train_step: bool,
     label_key: str,
     trust: bool,
+    allow_ops: tuple[str, ...],
     limits: Any,
 ) -> VerifyReport:
-    art_a = open_artifact(a, signature_a, io, trust, limits)
-    art_b = open_artifact(b, signature_b, io, trust, limits)
+    art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops)
+    art_b = open_artifact(b, signature_b, io, trust, limits, allow_ops)
     if train_step:
         from tfport.verify._train_step import train_step as one_step
 
