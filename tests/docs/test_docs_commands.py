@@ -23,7 +23,8 @@ SAME_AS = {REPO / "README.md": REPO / "docs" / "index.md"}
 RUN = [
     page
     for page in PAGES
-    if page not in SAME_AS and any(b.language in ("bash", "python") for b in blocks(page))
+    if page not in SAME_AS
+    and any(b.language in ("bash", "python") and b.directive != "not run" for b in blocks(page))
 ]
 
 
