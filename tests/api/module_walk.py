@@ -40,10 +40,15 @@ class Report:
     members_ok: int = 0
     private: int = 0
     private_present: int = 0
+    private_ok: int = 0
+    private_members: int = 0
+    private_members_ok: int = 0
     problems: list = dataclasses.field(default_factory=list)
+    private_problems: list = dataclasses.field(default_factory=list)
 
     def counts(self) -> dict:
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "problems"}
+        lists = ("problems", "private_problems")
+        return {k: v for k, v in dataclasses.asdict(self).items() if k not in lists}
 
 
 def load() -> dict:
@@ -134,7 +139,46 @@ def _raw_member(cls: Any, name: str) -> Any:
     return getattr(cls, name)
 
 
+def _signature_diffs(obj: Any, spec: dict) -> list[str]:
+    if spec.get("kind") == "property" or "signature" not in spec or not callable(obj):
+        return []
+    return compare(parse_signature(spec["signature"]), actual_signature(obj))
+
+
+def _check_private_members(
+    report: Report, where: str, cls: Any, members: dict, every: bool = False
+) -> None:
+    """Legacy's private members of a class (`every`: all members of a private class):
+    present, with legacy's signature."""
+    for member, spec in members.items():
+        if not (every or member.startswith("_")) or member.startswith("__"):
+            continue
+        report.private_members += 1
+        if not hasattr(cls, member):
+            report.private_problems.append(f"{where}.{member}: missing member")
+            continue
+        diffs = _signature_diffs(_raw_member(cls, member), spec)
+        if diffs:
+            report.private_problems.append(f"{where}.{member}: {diffs}")
+        else:
+            report.private_members_ok += 1
+
+
+def _check_private(report: Report, where: str, obj: Any, entry: dict) -> None:
+    """A private name present: legacy's signature, and its class's private members."""
+    diffs = []
+    if entry["kind"] in ("class", "function") and "signature" in entry:
+        diffs = _signature_diffs(obj, entry) if callable(obj) else ["not callable"]
+    if diffs:
+        report.private_problems.append(f"{where}: {diffs}")
+    else:
+        report.private_ok += 1
+    if entry["kind"] == "class" and inspect.isclass(obj):
+        _check_private_members(report, where, obj, entry.get("members", {}), every=True)
+
+
 def _check_class(report: Report, where: str, cls: Any, members: dict) -> None:
+    _check_private_members(report, where, cls, members)
     for member, spec in members.items():
         if member.startswith("_"):
             continue
@@ -187,7 +231,11 @@ def walk(modules: dict | None = None) -> Report:
             for name, entry in names.items():
                 if name.startswith("_"):
                     report.private += 1
-                    report.private_present += hasattr(module, name)
+                    if hasattr(module, name):
+                        report.private_present += 1
+                        _check_private(report, f"{full}.{name}", getattr(module, name), entry)
+                    else:
+                        report.private_problems.append(f"{full}.{name}: missing")
                     continue
                 report.public += 1
                 try:
@@ -209,7 +257,11 @@ def main(argv: list[str]) -> int:
             if "tensorflow.python.estimator" not in line.split(":")[0] or "--all" in argv:
                 print(line)
     if "--json" in argv:
-        out = {"counts": report.counts(), "problems": report.problems}
+        out = {
+            "counts": report.counts(),
+            "problems": report.problems,
+            "private_problems": report.private_problems,
+        }
         pathlib.Path(argv[argv.index("--json") + 1]).write_text(json.dumps(out))
     print(json.dumps(report.counts()))
     return 0
