@@ -11,6 +11,7 @@ import importlib.util
 import pathlib
 import sys
 
+import numpy as np
 import tensorflow as tf
 
 SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "scripts"
@@ -107,3 +108,30 @@ def tpu_cnn_host_call(model_dir):
         predict_batch_size=8,
         config=tf.compat.v1.estimator.tpu.RunConfig(model_dir=model_dir),
     )
+
+
+def cnn_dropout_model_fn(features, labels, mode):
+    """tf.compat.v1.layers: conv2d, batch_normalization, pooling, dropout, dense."""
+    training = mode == tf.estimator.ModeKeys.TRAIN
+    layers = tf.compat.v1.layers
+    net = layers.conv2d(features["image"], 4, 3, activation=tf.nn.relu, name="conv")
+    net = layers.batch_normalization(net, training=training, name="bn")
+    net = layers.average_pooling2d(net, 2, 2, padding="same")
+    net = layers.dropout(layers.flatten(net), 0.5, training=training)
+    logits = layers.dense(net, 3, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def cnn_dropout(model_dir):
+    return tf.estimator.Estimator(cnn_dropout_model_fn, model_dir=model_dir)
+
+
+def cnn_images(seed, n=32):
+    rng = np.random.RandomState(seed)
+    return {"image": rng.uniform(size=(n, 7, 7, 1)).astype("float32")}, rng.randint(0, 3, n)

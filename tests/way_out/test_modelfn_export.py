@@ -236,3 +236,30 @@ def test_keras_batch_normalization_arithmetic_becomes_the_layer(exported):
     source = (exported["guide_model_fn_tf2"][0] / "model.py").read_text()
     assert "layers.BatchNormalization(epsilon=0.001" in "".join(source.split())
     assert "class Variable" not in source
+
+
+@pytest.mark.slow
+def test_a_v1_layers_cnn_with_batch_norm_and_dropout_predicts_as_its_estimator(tmp_path):
+    import modelfn_factories as f
+    import tensorflow as tf
+
+    import keras
+
+    (tmp_path / "model_dir").mkdir()
+    estimator = load_estimator(f"{FACTORIES}:cnn_dropout", str(tmp_path / "model_dir"))
+    features, labels = f.cnn_images(0)
+    train = tf.compat.v1.estimator.inputs.numpy_input_fn(
+        features, labels, batch_size=8, num_epochs=None, shuffle=False
+    )
+    estimator.train(train, steps=6)  # moves the batch-norm statistics off their start
+    rows, _ = f.cnn_images(1, 16)
+    predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
+    want = np.array([p["logits"] for p in estimator.predict(predict)])
+    report = export_model_fn(estimator, str(tmp_path / "out"))
+    kinds = {o["to"].split(" ")[0] for o in report["ops"]}
+    assert {"layers.Conv2D", "layers.BatchNormalization", "layers.AveragePooling2D"} <= kinds
+    assert "identity" in kinds  # the dropout, inactive in PREDICT mode
+    model = keras.saving.load_model(str(tmp_path / "out" / "model.keras"))
+    got = model.predict(rows, verbose=0)["logits"]
+    assert np.abs(want).max() > 1e-3
+    np.testing.assert_allclose(got, want, atol=1e-5, rtol=0)

@@ -314,6 +314,8 @@ def expression(op: TfOp, args: list[str]) -> tuple[str, str]:
         ('ops.relu(x)', 'ops.relu')
     """
     kind = op.type
+    if kind in PASS:  # also dropout in PREDICT mode (an Identity)
+        return args[0], "identity (nothing written)"
     if len(op.outputs) != 1:
         raise Refused(f"{kind} has {len(op.outputs)} outputs")
     if kind in UNARY:
