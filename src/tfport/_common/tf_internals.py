@@ -986,10 +986,12 @@ def _draw_rows(tf: Any, rows: Any, shape_t: Any) -> tuple[Any, Any, Any]:
     if static is not None:
         if first is not None and first != static[1]:
             return None, None, None
-        return tuple(tf.constant(x, shape_t.dtype) for x in static)
+        offset, count, total = (tf.constant(x, shape_t.dtype) for x in static)
+        return offset, count, total
     if first is not None:
         return None, None, None
-    return tuple(tf.cast(tensor[i], shape_t.dtype) for i in range(3))
+    offset, count, total = (tf.cast(tensor[i], shape_t.dtype) for i in range(3))
+    return offset, count, total
 
 
 def xla_control_flow_context_class() -> Any:
