@@ -3,12 +3,16 @@
 Legacy Estimator code needs `tf.compat.v1.layers` and Keras 2 semantics for
 `tf.keras`; TensorFlow 2.21 gives those only when `TF_USE_LEGACY_KERAS=1` is
 set before it is imported. Log noise is kept out of user output, errors are not.
+
+Logging stays as TensorFlow 2.15 left it: tfport never sets the level, handlers or
+propagation of the `tensorflow` logger (nor of any logger it does not own), so a
+script's `set_verbosity` and a library's loggers behave as on the legacy stack;
+only TensorFlow's C++ start-up chatter is dropped, by exact patterns.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import sys
@@ -107,7 +111,6 @@ def import_tf() -> Any:
     else:
         tf = _import_filtered()
     _probed.append(True)
-    _configure_logging_once()
     return tf
 
 
@@ -144,6 +147,48 @@ def _import_filtered() -> ModuleType:
 
 
 @contextlib.contextmanager
+def tf_logger_as_if_imported_here() -> Iterator[None]:
+    """Inside, the `tensorflow` logger's handler is as if TensorFlow were imported by the
+    code that runs inside, not by tfport before it.
+
+    TensorFlow gives its logger a stderr handler when it is imported, unless the root
+    logger has handlers then (a script that configures `logging` before importing
+    TensorFlow gets each line once, through the root). `tfport run` imports TensorFlow
+    before the script, so the handler is held back until the script's first
+    ``import tensorflow...`` and added back only if the root logger has no handlers
+    at that moment. Levels and propagation are never touched.
+
+    Example:
+        >>> with tf_logger_as_if_imported_here():
+        ...     import tensorflow
+    """
+    import builtins
+    import logging
+
+    logger = logging.getLogger("tensorflow")
+    held = list(logger.handlers)
+    original = builtins.__import__
+
+    def first_tf_import(name: str, *args: Any, **kwargs: Any) -> Any:
+        level = args[3] if len(args) > 3 else kwargs.get("level", 0)
+        if level == 0 and name.partition(".")[0] == "tensorflow":
+            builtins.__import__ = original
+            if not logging.getLogger().handlers:
+                for handler in held:
+                    logger.addHandler(handler)
+        return original(name, *args, **kwargs)
+
+    for handler in held:
+        logger.removeHandler(handler)
+    builtins.__import__ = first_tf_import
+    try:
+        yield
+    finally:
+        if builtins.__import__ is first_tf_import:
+            builtins.__import__ = original
+
+
+@contextlib.contextmanager
 def quiet_tf_warnings() -> Iterator[None]:
     """Inside, the UserWarnings TensorFlow raises from its own code for tfport's calls
     (an exact list) are not shown; every other warning is, and the filters are restored.
@@ -158,22 +203,6 @@ def quiet_tf_warnings() -> Iterator[None]:
         for text, module in _TF_INTERNAL_WARNINGS:
             warnings.filterwarnings("ignore", re.escape(text), UserWarning, module)
         yield
-
-
-_logging_configured: list[bool] = []
-
-
-def _configure_logging_once() -> None:
-    """The level tfport starts the `tensorflow` logger with, set once per process.
-
-    Never reset afterwards: a script's own `set_verbosity` or logger levels stay as
-    the script set them. absl logging (the user's own `absl.logging` calls) is left
-    as absl sets it, as on the legacy stack.
-    """
-    if _logging_configured:
-        return
-    _logging_configured.append(True)
-    logging.getLogger("tensorflow").setLevel(logging.ERROR)
 
 
 def filter_stderr_noise() -> None:

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
                 script=script,
             )
         )
-    from tfport._common.tfenv import set_progress
+    from tfport._common.tfenv import set_progress, tf_logger_as_if_imported_here
     from tfport._install import install
 
     if args.force:
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     sys.path.insert(0, folder)
     install_finder(folder)  # TF 1.x modules of the script's folder run upgraded
     try:
-        run_path(script)
+        with tf_logger_as_if_imported_here():
+            run_path(script)
     except SystemExit as done:
         code = done.code
         if code is None:

@@ -2,8 +2,8 @@
 
 Every line goes through the `tensorflow` logger (`tf.compat.v1.logging`) with the texts
 tensorflow_estimator 2.15 used, so they show exactly when they showed on the legacy
-stack: after the script's own `tf.compat.v1.logging.set_verbosity(INFO)` (tfport starts
-the `tensorflow` logger at ERROR). TensorFlow's own hooks (step counter, checkpoint
+stack: after the script's own `tf.compat.v1.logging.set_verbosity(INFO)` (tfport leaves
+the `tensorflow` logger as TensorFlow sets it). TensorFlow's own hooks (step counter, checkpoint
 saver, logging tensor hook, evaluation progress) log the rest.
 
 The progress line is separate: one self-overwriting line on a terminal's stderr, only
