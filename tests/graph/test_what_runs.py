@@ -10,6 +10,7 @@ from unittest import mock
 
 import pytest
 from hostile import (
+    computed_size_graph,
     disguised_write_graph,
     snapshot,
     tf1_implementation_selector,
@@ -129,3 +130,18 @@ def test_a_tf1_implementation_grappler_may_swap_in_is_scanned(tmp_path, capsys):
         line = _one_line(err, "SaveV2", "function:")
         assert "scale_cpu" in line
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("kind", "op"), [("fill", "Fill"), ("parse", "ParseTensor"), ("as_string", "AsString")]
+)
+def test_inspect_names_ops_of_unbounded_output_size(tmp_path, capsys, kind, op):
+    pb = computed_size_graph(tmp_path / f"{kind}.pb", kind)
+    report = graph.inspect_graph(str(pb))
+    assert report["graphs"][0]["unbounded"].get(op) == 1
+    assert not report["blocking"]  # safe ops: only --max-memory holds them when run
+    assert main(["graph", "inspect", str(pb)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("unbounded"))
+    assert f"{op} 1" in line and "--max-memory" in line
+    harmless = computed_size_graph(tmp_path / "none.pb", "none")
+    assert graph.inspect_graph(str(harmless))["graphs"][0]["unbounded"] == {}

@@ -103,9 +103,8 @@ _LAST: list[GraphIndex] = []
 
 
 def check_same_reading(data: bytes, bulk: tuple[list[str], list[str], list[str]] | None) -> None:
-    """Refuses a binary GraphDef one of whose NodeDefs writes its name or op twice, or not
-    at all: TensorFlow would run another op than a reader of every value (or of the
-    node count) sees.
+    """Refuses a binary GraphDef one of whose NodeDefs writes its name or op more than
+    once: TensorFlow keeps the last value, a reader of every value sees more.
 
     Args:
         data: the GraphDef's bytes as given.
@@ -121,14 +120,17 @@ def check_same_reading(data: bytes, bulk: tuple[list[str], list[str], list[str]]
         raw = protos.scan_nodes(data, len(bulk[0]))
         if raw is not None and raw[0] == bulk[0] and raw[1] == bulk[1]:
             return
-    odd = protos.odd_nodes(data)
+    # a node without name or op reads as "" both ways: the caller refuses it by that
+    odd = [
+        (i, names, ops) for i, names, ops in protos.odd_nodes(data) if max(len(names), len(ops)) > 1
+    ]
     if not odd:
         return
     position, names, ops = odd[0]
-    what = "no op" if not ops else f"its op {len(ops)} times ({', '.join(ops)})"
-    if len(names) != 1:
-        what = f"its name {len(names)} times" + (f" and {what}" if len(ops) != 1 else "")
-    runs = f"; TensorFlow would run it as {ops[-1]}" if len(ops) > 1 else ""
+    parts = [f"its {field} {len(values)} times ({', '.join(values)})"
+             for field, values in (("name", names), ("op", ops)) if len(values) > 1]  # fmt: skip
+    what = " and ".join(parts)
+    runs = f"; TensorFlow would run it as {ops[-1]}" if ops else ""
     raise TfportInputError(
         message(
             f"Node {position} ({names[-1] if names else 'unnamed'!r}) of the GraphDef writes "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tfport._common import protos
@@ -61,6 +61,7 @@ def _summary_report(
         "op_histogram": dict(summary.histogram.most_common()),
         "functions": [],
         "unsafe": _unsafe(result),
+        "unbounded": _unbounded(summary.histogram, sparse),
     }
     return {
         "path": path,
@@ -115,7 +116,16 @@ def _graph_report(
         "op_histogram": dict(histogram.most_common()),
         "functions": [_function(f, result.via) for f in graph_def.library.function],
         "unsafe": _unsafe(result),
+        "unbounded": _unbounded(histogram, graph_def),
     }
+
+
+def _unbounded(histogram: Mapping[str, int], graph_def: Any) -> dict[str, int]:
+    """Op -> how many nodes (main graph and functions) have an output size no scan bounds."""
+    found = collections.Counter({op: n for op, n in histogram.items() if op in _ops.UNBOUNDED_OPS})
+    for function in graph_def.library.function:
+        found.update(n.op for n in function.node_def if n.op in _ops.UNBOUNDED_OPS)
+    return dict(sorted(found.items()))
 
 
 def _unsafe(result: _safety.Scan) -> list[UnsafeNode]:

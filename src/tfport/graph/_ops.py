@@ -101,3 +101,19 @@ NO_OUTPUT_OPS = frozenset(
     "SaveSlices MergeV2Checkpoints WriteFile PrintV2 ControlTrigger DestroyResourceOp "
     "InitializeTableV2 LookupTableImportV2".split()
 )
+
+# Safe ops whose output size comes from run-time values (a shape, a count, a serialized
+# tensor, decoded data) or from an attribute no limit holds (AsString's width): no scan
+# can bound the memory they take; only --max-memory does when the graph runs.
+UNBOUNDED_OPS = frozenset(
+    "Fill Empty ParseTensor AsString Range LinSpace Tile BroadcastTo Pad PadV2 MirrorPad "
+    "OneHot ScatterNd SparseToDense UnsortedSegmentSum UnsortedSegmentMax UnsortedSegmentMin "
+    "UnsortedSegmentProd Bincount Multinomial StatelessMultinomial RandomUniform "
+    "RandomStandardNormal RandomUniformInt TruncatedNormal StatelessRandomNormal "
+    "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformV2 "
+    "StatelessRandomUniformInt StatelessRandomUniformIntV2 StatelessTruncatedNormal "
+    "StatelessTruncatedNormalV2 TensorListReserve TensorArrayV3 MatrixDiagV2 MatrixDiagV3 "
+    "ResizeArea ResizeBicubic ResizeBilinear ResizeNearestNeighbor CropAndResize "
+    "DecodeJpeg DecodePng DecodeImage DecodeBmp DecodeGif DecodeBase64 DecodeRaw "
+    "RegexReplace StaticRegexReplace StringJoin".split()
+)

@@ -37,6 +37,12 @@ def render_inspect(report: InspectReport, console: Console | None = None) -> Non
                 f"function {fn['name']} ({plural(fn['nodes'], 'node')}) used by {fn['used_by']}"
             )
         _unsafe(console, graph["unsafe"])
+        unbounded = graph.get("unbounded")
+        if unbounded:
+            shown = ", ".join(f"{op} {n}" for op, n in unbounded.items())
+            console.print(
+                f"unbounded output size: {shown} (sized at run time; held only by --max-memory)"
+            )
 
 
 def _saved_model_parts(console: Console, graph: GraphReport) -> None:

@@ -47,6 +47,7 @@ class GraphReport(TypedDict, total=False):
     op_histogram: dict[str, int]
     functions: list[dict[str, Any]]
     unsafe: list[UnsafeNode]
+    unbounded: dict[str, int]  # op -> nodes (graph and functions) whose output size is unbounded
     tags: list[str]
     tf2_object_graph: bool
     signatures: dict[str, SignatureReport]
