@@ -19,6 +19,9 @@ from tfport.keras import export_model_fn
 from tfport.verify import load_estimator
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "legacy"))
+import compare  # noqa: E402
+
 FACTORIES = HERE / "modelfn_factories.py"
 # golden case -> (the input file's builder, the prediction key the golden recorded)
 CASES = {
@@ -207,6 +210,12 @@ def test_cli_writes_the_folder_and_refuses_an_existing_one(goldens, tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and "already exists" in again.stderr
     assert "Traceback" not in again.stderr
+    refused = [*cmd[:5], f"{FACTORIES}:refused_py_function", str(model_dir), str(tmp_path / "r")]
+    proc = subprocess.run(refused, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    errors = [line for line in proc.stderr.splitlines() if "EagerPyFunc" in line]
+    assert len(errors) == 1 and "modelfn_factories.py:" in errors[0]
+    assert "Traceback" not in proc.stderr and not (tmp_path / "r").exists()
 
 
 def test_cnn_layers_are_built_in_keras_layers_with_moving_statistics(exported):
@@ -263,3 +272,24 @@ def test_a_v1_layers_cnn_with_batch_norm_and_dropout_predicts_as_its_estimator(t
     got = model.predict(rows, verbose=0)["logits"]
     assert np.abs(want).max() > 1e-3
     np.testing.assert_allclose(got, want, atol=1e-5, rtol=0)
+
+
+def test_checkpoint_and_input_shape_take_effect(goldens, tmp_path):
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(goldens / "custom_v1_adam" / "model_dir", model_dir)
+    estimator = load_estimator(f"{FACTORIES}:custom_v1_adam", str(model_dir))
+    older = str(model_dir / "model.ckpt-20")
+    report = export_model_fn(estimator, str(tmp_path / "a"), checkpoint=older)
+    assert report["checkpoint"] == older
+    import h5py
+
+    with h5py.File(tmp_path / "a" / "model.weights.h5") as h5:
+        kernels = []
+        h5.visititems(
+            lambda name, obj: kernels.append(obj[()]) if name.endswith("vars/0") else None
+        )
+    from_20 = compare.read_checkpoint(older)["hidden/kernel"]
+    assert any(k.shape == from_20.shape and np.array_equal(k, from_20) for k in kernels)
+    with pytest.raises(ValueError, match="--input-shape names no feature"):
+        export_model_fn(estimator, str(tmp_path / "b"), input_shapes={"nope": (4,)})
+    assert not (tmp_path / "b").exists()
