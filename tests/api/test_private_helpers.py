@@ -72,3 +72,42 @@ def test_run_config_cluster_helpers(tf):
     ]
     assert ids == [0, 1, 2, 3]
     assert run_config._TF_CONFIG_ENV == "TF_CONFIG" and run_config._GRPC_SCHEME == "grpc://"
+
+
+def _model_fn(features, labels, mode):
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    w = v1.get_variable("w", initializer=0.0)
+    return tf.estimator.EstimatorSpec(mode, loss=w, train_op=v1.no_op(), predictions={"w": w})
+
+
+def test_estimator_private_methods_libraries_call_or_override(tf, tmp_path):
+    v1 = tf.compat.v1
+    est = tf.estimator.Estimator(_model_fn, model_dir=str(tmp_path / "m"))
+    assert est._convert_train_steps_to_hooks(None, None) == []
+    (hook,) = est._convert_train_steps_to_hooks(None, 7)
+    assert isinstance(hook, v1.train.StopAtStepHook) and hook._last_step == 7
+    assert tf.estimator.Estimator._estimator_api_names == ("estimator.Estimator",)
+    # warm start: a variable saved as 3.0 is loaded by _maybe_warm_start(None), not when a
+    # checkpoint path says the model resumes
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", initializer=3.0)
+        with v1.Session() as sess:
+            sess.run(w.initializer)
+            source = v1.train.Saver().save(sess, str(tmp_path / "src" / "model.ckpt"))
+    warm = tf.estimator.Estimator(_model_fn, str(tmp_path / "w"), warm_start_from=source)
+    for resume, want in ((None, 3.0), ("some/ckpt", 0.0)):
+        with tf.Graph().as_default():
+            w = v1.get_variable("w", initializer=0.0)
+            warm._maybe_warm_start(resume)
+            with v1.Session() as sess:
+                sess.run(v1.global_variables_initializer())
+                assert sess.run(w) == want, resume
+
+    class Exports(tf.estimator.Estimator):
+        def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map, *args, **kw):
+            return ("overridden", sorted(input_receiver_fn_map), args, kw)
+
+    got = Exports(_model_fn).experimental_export_all_saved_models("base", {"infer": None})
+    assert got[:2] == ("overridden", ["infer"])

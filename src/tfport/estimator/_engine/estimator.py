@@ -17,6 +17,7 @@ from tfport.estimator._engine import (
     console,
     evaluation,
     exporting,
+    graphs,
     internals,
     prediction,
     training,
@@ -111,6 +112,40 @@ class Estimator:
     _validate_features_in_predict_input = internals.validate_features_in_predict_input
     _extract_keys = internals.extract_keys
     _extract_batch_length = internals.extract_batch_length
+    _estimator_api_names = ("estimator.Estimator",)
+    _estimator_api_names_v1 = ("estimator.Estimator",)
+
+    def _convert_train_steps_to_hooks(self, steps: Any, max_steps: Any) -> list:
+        """Legacy's stop hooks of `train(steps, max_steps)`: a StopAtStepHook, or none."""
+        if steps is None and max_steps is None:
+            return []
+        return [import_tf().compat.v1.train.StopAtStepHook(steps, max_steps)]
+
+    def _maybe_warm_start(self, checkpoint_path: Any) -> None:
+        """Warm-starts the current graph from `warm_start_from` unless resuming a checkpoint."""
+        if not checkpoint_path and self._warm_start_settings:
+            console.warm_starting(self._warm_start_settings)
+            graphs.maybe_warm_start(self._warm_start_settings)
+
+    def _export_all_saved_models(
+        self,
+        export_dir_base: str,
+        input_receiver_fn_map: dict,
+        assets_extra: dict | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        strip_default_attrs: bool = True,
+    ) -> bytes:
+        """Legacy's export of one SavedModel per receiver map (subclasses may override it)."""
+        return exporting.export_all(
+            self._context,
+            export_dir_base,
+            input_receiver_fn_map,
+            assets_extra,
+            as_text,
+            checkpoint_path,
+            strip_default_attrs,
+        )
 
     def _params_for_input(self, mode: str) -> dict:
         """The params an input_fn of `mode` receives (TPUEstimator adds `batch_size`)."""
@@ -215,8 +250,7 @@ class Estimator:
         strip_default_attrs: bool = False,
     ) -> bytes:
         """The TF 1.x name of `export_saved_model` (PREDICT mode)."""
-        return exporting.export_all(
-            self._context,
+        return self._export_all_saved_models(
             export_dir_base,
             {ModeKeys.PREDICT: serving_input_receiver_fn},
             assets_extra,
@@ -276,11 +310,6 @@ class Estimator:
             >>> est.experimental_export_all_saved_models(
             ...     "export", {ModeKeys.PREDICT: serving_fn})  # doctest: +SKIP
         """
-        return exporting.export_all(
-            self._context,
-            export_dir_base,
-            input_receiver_fn_map,
-            assets_extra,
-            as_text,
-            checkpoint_path,
+        return self._export_all_saved_models(
+            export_dir_base, input_receiver_fn_map, assets_extra, as_text, checkpoint_path
         )
