@@ -135,3 +135,25 @@ def cnn_dropout(model_dir):
 def cnn_images(seed, n=32):
     rng = np.random.RandomState(seed)
     return {"image": rng.uniform(size=(n, 7, 7, 1)).astype("float32")}, rng.randint(0, 3, n)
+
+
+def embedding_model_fn(features, labels, mode):
+    """Token ids -> an embedding table (get_variable + embedding_lookup) -> mean -> dense."""
+    table = tf.compat.v1.get_variable("tokens/embeddings", [12, 5])
+    vectors = tf.nn.embedding_lookup(table, features["ids"])
+    logits = tf.compat.v1.layers.dense(tf.reduce_mean(vectors, axis=1), 2, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions=logits)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.AdagradOptimizer(0.5)
+    train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def embedding(model_dir):
+    return tf.estimator.Estimator(embedding_model_fn, model_dir=model_dir)
+
+
+def token_ids(seed, n=32):
+    rng = np.random.RandomState(seed)
+    return {"ids": rng.randint(0, 12, (n, 3)).astype("int64")}, rng.randint(0, 2, n)

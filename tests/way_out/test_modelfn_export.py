@@ -247,23 +247,31 @@ def test_keras_batch_normalization_arithmetic_becomes_the_layer(exported):
     assert "class Variable" not in source
 
 
-@pytest.mark.slow
-def test_a_v1_layers_cnn_with_batch_norm_and_dropout_predicts_as_its_estimator(tmp_path):
-    import modelfn_factories as f
+def _train_and_predict(name: str, make_data, tmp_path: pathlib.Path):
+    """(estimator, prediction rows, its predictions) after 6 steps from scratch."""
     import tensorflow as tf
 
-    import keras
-
     (tmp_path / "model_dir").mkdir()
-    estimator = load_estimator(f"{FACTORIES}:cnn_dropout", str(tmp_path / "model_dir"))
-    features, labels = f.cnn_images(0)
+    estimator = load_estimator(f"{FACTORIES}:{name}", str(tmp_path / "model_dir"))
+    features, labels = make_data(0)
     train = tf.compat.v1.estimator.inputs.numpy_input_fn(
         features, labels, batch_size=8, num_epochs=None, shuffle=False
     )
-    estimator.train(train, steps=6)  # moves the batch-norm statistics off their start
-    rows, _ = f.cnn_images(1, 16)
+    estimator.train(train, steps=6)
+    rows, _ = make_data(1, 16)
     predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
-    want = np.array([p["logits"] for p in estimator.predict(predict)])
+    return estimator, rows, list(estimator.predict(predict))
+
+
+@pytest.mark.slow
+def test_a_v1_layers_cnn_with_batch_norm_and_dropout_predicts_as_its_estimator(tmp_path):
+    import modelfn_factories as f
+
+    import keras
+
+    # 6 training steps move the batch-norm statistics off their start
+    estimator, rows, outputs = _train_and_predict("cnn_dropout", f.cnn_images, tmp_path)
+    want = np.array([p["logits"] for p in outputs])
     report = export_model_fn(estimator, str(tmp_path / "out"))
     kinds = {o["to"].split(" ")[0] for o in report["ops"]}
     assert {"layers.Conv2D", "layers.BatchNormalization", "layers.AveragePooling2D"} <= kinds
@@ -293,3 +301,20 @@ def test_checkpoint_and_input_shape_take_effect(goldens, tmp_path):
     with pytest.raises(ValueError, match="--input-shape names no feature"):
         export_model_fn(estimator, str(tmp_path / "b"), input_shapes={"nope": (4,)})
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_an_embedding_lookup_is_an_embedding_layer_and_a_tensor_prediction_one_output(tmp_path):
+    import modelfn_factories as f
+
+    import keras
+
+    estimator, rows, outputs = _train_and_predict("embedding", f.token_ids, tmp_path)
+    want = np.array(outputs)
+    report = export_model_fn(estimator, str(tmp_path / "out"))
+    assert report["variables"]["tokens/embeddings"]["weight"] == "embeddings"
+    assert report["outputs"] == ["predictions"]
+    model = keras.saving.load_model(str(tmp_path / "out" / "model.keras"))
+    got = model.predict(rows, verbose=0)  # predictions was a tensor: one output, not a dict
+    assert isinstance(got, np.ndarray) and np.abs(want).max() > 1e-3
+    np.testing.assert_allclose(got, want, atol=1e-5, rtol=0)

@@ -89,8 +89,8 @@ def plan_model(traced: Traced) -> Plan:
         if op.name in walk.done or op.type in ("Placeholder", "ReadVariableOp"):
             continue
         if op.type in ("VariableV2", "VarHandleOp"):
-            raise walk.refuse(op, "a reference variable read without ReadVariableOp")
-        elif not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
+            continue  # read by a layer pattern, or refused as its reader's input
+        if not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
             _generic(walk, op)
     for key, tensor in traced.predictions.items():
         if tensor.op.type == "ReadVariableOp" and tensor.name not in walk.expr:

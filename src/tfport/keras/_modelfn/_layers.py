@@ -223,11 +223,44 @@ def pool(walk: Walk, op: TfOp) -> bool:
     return True
 
 
+def embedding(walk: Walk, op: TfOp) -> bool:
+    """Embedding for a row lookup in a variable table (`tf.nn.embedding_lookup`,
+    `tf.gather(table, ids)`): ResourceGather, or GatherV2 of a read on axis 0."""
+    table, ids = op.inputs[0], op.inputs[1]
+    if op.get_attr("batch_dims") != 0 or ids.name not in walk.expr or not ids.dtype.is_integer:
+        return False
+    if op.type == "GatherV2":
+        axis = _ops.static(op.inputs[2])
+        if not _is_variable(table) or axis is None or int(axis) != 0:
+            return False
+        variable = variable_name(table.op)
+    else:
+        variable = table.op.name
+    shape = op.outputs[0].shape
+    rows = walk.traced.graph.get_operation_by_name(variable).outputs[0]
+    dims = rows.shape if rows.dtype.name != "resource" else None
+    vocab_dim = dims.as_list() if dims is not None else _resource_shape(walk, variable)
+    if vocab_dim is None or len(vocab_dim) != 2 or shape.rank is None:
+        return False
+    args = f"{vocab_dim[0]}, {vocab_dim[1]}"
+    _emit(walk, "Embedding", args, ids, [(variable, "embeddings")], [op], op.outputs[0])
+    return True
+
+
+def _resource_shape(walk: Walk, variable: str) -> list | None:
+    handle = walk.traced.graph.get_operation_by_name(variable)
+    shape = handle.get_attr("shape")
+    dims = [d.size for d in shape.dim] if hasattr(shape, "dim") else list(shape)
+    return dims if all(isinstance(d, int) and d > 0 for d in dims) else None
+
+
 PATTERNS = {
     "MatMul": dense,
     "Conv2D": conv2d,
     "FusedBatchNormV3": batch_norm,
     "AddV2": batch_norm_unfused,
+    "ResourceGather": embedding,
+    "GatherV2": embedding,
     "MaxPool": pool,
     "AvgPool": pool,
 }
