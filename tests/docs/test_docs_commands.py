@@ -48,6 +48,8 @@ def test_every_page_with_commands_is_run_and_directives_are_valid():
         for block in blocks(page):
             check_directive(block)
         check_files_of_examples(blocks(page))
+        for block in blocks(page):  # a shell block in another spelling would go unrun
+            assert block.language in ("bash", "python", "text", "json", ""), block.where
         fences = [line for line in page.read_text().splitlines() if line.startswith("```")]
         assert all(re.fullmatch(r"```\w*", line) for line in fences), (page, fences)
         assert len(fences) % 2 == 0, f"{page}: a block is not closed"
