@@ -167,44 +167,58 @@ def _one(ops: list[TfOp], kind: str) -> TfOp | None:
     return ops[0] if len(ops) == 1 and ops[0].type == kind else None
 
 
+def _bn_scale(walk: Walk, op: TfOp) -> tuple[TfOp, TfOp, TfTensor] | None:
+    """(rsqrt, mul, gamma) of `rsqrt(variance + eps) * gamma` starting at the add."""
+    variance, eps = op.inputs
+    if not _is_variable(variance) or np.ndim(_ops.static(eps)) != 0:
+        return None
+    rsqrt = _one(walk.readers(op.outputs[0]), "Rsqrt")
+    if rsqrt is None:
+        return None
+    mul = _one(walk.readers(rsqrt.outputs[0]), "Mul")
+    gamma = None if mul is None else _other(mul, rsqrt.outputs[0])
+    if mul is None or gamma is None or not _is_variable(gamma):
+        return None
+    return rsqrt, mul, gamma
+
+
+def _bn_apply(walk: Walk, scale: TfTensor) -> tuple[TfOp, TfOp, TfOp, TfOp] | None:
+    """(x * scale, mean * scale, beta - mean * scale, their sum) reading `scale`."""
+    users = walk.readers(scale)
+    others = [_other(u, scale) for u in users]
+    if len(users) != 2 or any(u.type != "Mul" or t is None for u, t in zip(users, others)):
+        return None
+    by_kind = {_is_variable(t): u for u, t in zip(users, others)}
+    if set(by_kind) != {True, False}:
+        return None
+    scaled, mean_mul = by_kind[False], by_kind[True]
+    sub = _one(walk.readers(mean_mul.outputs[0]), "Sub")
+    if sub is None or not _is_variable(sub.inputs[0]):
+        return None
+    if sub.inputs[1].name != mean_mul.outputs[0].name:
+        return None
+    add = _one(walk.readers(scaled.outputs[0]), "AddV2")
+    joined = None if add is None else _other(add, scaled.outputs[0])
+    if add is None or joined is None or joined.name != sub.outputs[0].name:
+        return None
+    return scaled, mean_mul, sub, add
+
+
 def batch_norm_unfused(walk: Walk, op: TfOp) -> bool:
     """BatchNormalization (inference) for the arithmetic of Keras/TF batch normalization
     on any rank: `x * (rsqrt(var + eps) * gamma) + (beta - mean * rsqrt(var + eps) * gamma)`."""
-    variance, eps = op.inputs
-    if not _is_variable(variance) or np.ndim(_ops.static(eps)) != 0:
+    found = _bn_scale(walk, op)
+    applied = None if found is None else _bn_apply(walk, found[1].outputs[0])
+    if found is None or applied is None:
         return False
-    rsqrt = _one(walk.readers(op.outputs[0]), "Rsqrt")
-    mul = rsqrt and _one(walk.readers(rsqrt.outputs[0]), "Mul")
-    gamma = mul and _other(mul, rsqrt.outputs[0])
-    if not (mul and gamma is not None and _is_variable(gamma)):
-        return False
-    users = walk.readers(mul.outputs[0])
-    if len(users) != 2 or any(u.type != "Mul" for u in users):
-        return False
-    by_kind = {_is_variable(_other(u, mul.outputs[0])): u for u in users}
-    if set(by_kind) != {True, False}:
-        return False
-    scaled, mean_mul = by_kind[False], by_kind[True]
+    rsqrt, mul, gamma = found
+    scaled, mean_mul, sub, add = applied
     x, mean = _other(scaled, mul.outputs[0]), _other(mean_mul, mul.outputs[0])
-    sub = _one(walk.readers(mean_mul.outputs[0]), "Sub")
-    if (
-        sub is None
-        or not _is_variable(sub.inputs[0])
-        or sub.inputs[1].name != mean_mul.outputs[0].name
-    ):
+    if x is None or mean is None or x.name not in walk.expr or x.shape.rank is None:
         return False
-    add = _one(walk.readers(scaled.outputs[0]), "AddV2")
-    if (
-        add is None
-        or _other(add, scaled.outputs[0]) is None
-        or _other(add, scaled.outputs[0]).name != sub.outputs[0].name
-    ):
-        return False
-    if x is None or x.name not in walk.expr or x.shape.rank is None:
-        return False
-    tensors = [gamma, sub.inputs[0], mean, variance]
+    tensors = [gamma, sub.inputs[0], mean, op.inputs[0]]
     weights = [(variable_name(t.op), r) for t, r in zip(tensors, _BN_WEIGHTS, strict=True)]
-    epsilon = float(str(np.float32(_ops.static(eps))))
+    epsilon = float(str(np.float32(_ops.static(op.inputs[1]))))
     fused = [op, rsqrt, mul, scaled, mean_mul, sub, add]
     _emit(walk, "BatchNormalization", f"epsilon={epsilon!r}", x, weights, fused, add.outputs[0])
     return True
