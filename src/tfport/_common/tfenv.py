@@ -188,6 +188,29 @@ def tf_logger_as_if_imported_here() -> Iterator[None]:
             builtins.__import__ = original
 
 
+# Where Python attributes a warning (the `__name__` of the frame `stacklevel` points at):
+# TensorFlow's own modules and its Keras's.
+_TF_WARNING_MODULES = r"(?:tensorflow|tf_keras|keras)(?:\.|$)"
+
+
+def filter_tf_warnings() -> None:
+    """From now on, the UserWarnings Python attributes to TensorFlow's own modules are not
+    shown (by category and module only, no message text).
+
+    TensorFlow's deprecation notices (``tf.layers.dense is deprecated``) point at their
+    caller: at the user's line, where they show as on TF 2.15; under `mirrored:N` they
+    point into TensorFlow's autograph code, where they say nothing about the user's code.
+    The user's own warnings, and every log line, are untouched. `tfport run` calls it
+    unless `--debug`.
+
+    Example:
+        >>> filter_tf_warnings()  # doctest: +SKIP
+    """
+    import warnings
+
+    warnings.filterwarnings("ignore", category=UserWarning, module=_TF_WARNING_MODULES)
+
+
 @contextlib.contextmanager
 def quiet_tf_warnings() -> Iterator[None]:
     """Inside, the UserWarnings TensorFlow raises from its own code for tfport's calls

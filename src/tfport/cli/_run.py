@@ -64,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
                 script=script,
             )
         )
-    from tfport._common.tfenv import set_progress, tf_logger_as_if_imported_here
+    from tfport._common.tfenv import (
+        filter_tf_warnings,
+        set_progress,
+        tf_logger_as_if_imported_here,
+    )
     from tfport._install import install
 
     if args.force:
@@ -74,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if not getattr(args, "quiet", False) and sys.stderr.isatty():
         set_progress(sys.stderr)
 
+    if not (getattr(args, "debug", False) or os.environ.get("TFPORT_DEBUG")):
+        filter_tf_warnings()  # TensorFlow's own UserWarnings; --debug shows them
     if args.strategy:
         distribute.set_default(args.strategy)
     install()
