@@ -28,6 +28,7 @@ def add_parser(subparsers: Any, parents: list) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Runs the demo; prints its metrics as one JSON line on stdout."""
+    import logging
     import sys
 
     from tfport._common.tfenv import set_progress
@@ -35,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     if sys.stderr.isatty():
         set_progress(sys.stderr)  # the live training line, as under `tfport run`
+    if not getattr(args, "debug", False):  # tfport's own program: no user code logs here
+        logging.getLogger("tensorflow").setLevel(logging.ERROR)
     metrics = demo(args.model_dir, args.strategy, args.steps)
     print(json.dumps(metrics, sort_keys=True))
     return 0
