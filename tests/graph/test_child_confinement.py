@@ -188,3 +188,40 @@ def test_max_memory_stops_what_the_scan_cannot_bound(tmp_path, kind):
     # what the run may add is bounded: TensorFlow's import (about 0.9 GiB resident
     # here) plus the 1 GiB allowed, far below the gigabytes these graphs ask for
     assert peak < 2048, peak
+
+
+def test_a_missing_landlock_is_one_warning_line(monkeypatch, capsys):
+    from tfport._common import child
+
+    monkeypatch.setattr(sandbox, "landlock_abi", lambda: 0)
+    confine = child.Confinement(read=(), sandbox=True)
+    assert child.run_in_child("os.path", "isdir", {"s": "/"}, 60, "probe", confine) is True
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "WARNING" in line]
+    assert len(warnings) == 1 and "Landlock" in warnings[0] and "scan alone" in warnings[0]
+    child.run_in_child("os.path", "isdir", {"s": "/"}, 60, "probe", None)  # nothing to warn
+    child.run_in_child(
+        "os.path", "isdir", {"s": "/"}, 60, "probe", child.Confinement(sandbox=False)
+    )
+    assert "WARNING" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1073741824", 1 << 30), ("1G", 1 << 30), ("512M", 512 << 20), ("64k", 64 << 10),
+     ("2GB", 2 << 30)],
+)  # fmt: skip
+def test_max_memory_takes_bytes_with_suffixes(text, expected):
+    from tfport.cli._graph import memory_bytes
+
+    assert memory_bytes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "0", "-1", "1.5G", "G", "12X"])
+def test_max_memory_refuses_what_is_not_a_size(text, capsys):
+    from tfport.cli._main import main
+
+    with pytest.raises(SystemExit) as exited:  # argparse's usage error
+        main(["verify", "a.pb", "b.pb", "--max-memory", text])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--max-memory" in err and "Traceback" not in err

@@ -168,13 +168,13 @@ def _killed_on_signals(proc: subprocess.Popen) -> Iterator[None]:
         previous.clear()
         os.kill(os.getpid(), signum)  # again, with the handler this process had
 
-    for sig in _SIGNALS:
-        previous[sig] = signal.signal(sig, handler)
+    for wanted in _SIGNALS:
+        previous[wanted] = signal.signal(wanted, handler)
     try:
         yield
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+        for number, old in previous.items():
+            signal.signal(number, old if old is not None else signal.SIG_DFL)
 
 
 def _kill(proc: subprocess.Popen, wait: float = 30) -> None:

@@ -305,10 +305,11 @@ def _raw_classes() -> tuple[Any, Any]:
         node.field.add(name=name, number=number, type=9, label=3)  # repeated string
     raw_pool = descriptor_pool.DescriptorPool()
     raw_pool.Add(file)
-    return tuple(  # type: ignore[return-value]
+    raw, lite = (
         message_factory.GetMessageClass(raw_pool.FindMessageTypeByName(f"tfport_raw.{n}"))
         for n in ("RawGraph", "LiteNode")
     )
+    return raw, lite
 
 
 def raw_graph_class() -> Any:

@@ -128,8 +128,9 @@ def landlock_abi() -> int:
 
 
 def default_read_paths() -> list[str]:
-    """The Python/TensorFlow installation (prefixes, site-packages, every `sys.path`
-    folder, Keras's config folder) and :data:`SYSTEM_READ`.
+    """The Python/TensorFlow installation (prefixes, site-packages, the `sys.path`
+    folders but the first, which is the working folder of `python -m`, the folder holding
+    tfport, Keras's config folder) and :data:`SYSTEM_READ`.
 
     Example:
         >>> sys.prefix in default_read_paths()
@@ -138,7 +139,9 @@ def default_read_paths() -> list[str]:
     paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)]
     paths += [os.path.realpath(sys.executable)]
     paths += site.getsitepackages() + [site.getusersitepackages()]
-    paths += [p for p in sys.path if p]
+    # sys.path[0] is the working folder of `python -m`: not the installation
+    paths += [p for p in sys.path[1:] if p]
+    paths.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     paths.append(os.environ.get("KERAS_HOME") or os.path.expanduser("~/.keras"))
     return paths + list(SYSTEM_READ)
 

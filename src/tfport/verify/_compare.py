@@ -297,8 +297,8 @@ def _run_artifacts(
     train_step: bool,
     label_key: str,
     trust: bool,
-    allow_ops: tuple[str, ...],
     limits: Any,
+    allow_ops: tuple[str, ...] = (),
 ) -> VerifyReport:
     art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops)
     art_b = open_artifact(b, signature_b, io, trust, limits, allow_ops)
