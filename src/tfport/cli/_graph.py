@@ -87,7 +87,8 @@ def _safety_flags(parser: argparse.ArgumentParser) -> None:
         "--trust",
         action="store_true",
         help="accept every op and let TensorFlow run a SavedModel's main_op/init and saver "
-        "ops (also under --verify). Only for artifacts you trust",
+        "ops (also under --verify, then run without the Landlock sandbox). Only for "
+        "artifacts you trust",
     )
 
 

@@ -78,7 +78,8 @@ def add_parser(subparsers, parents) -> None:
         action="store_true",
         help="run the artifacts whatever they hold: no safety scan of SavedModels and frozen "
         "graphs (TensorFlow's loader runs their main_op/init and saver ops), .keras files "
-        "loaded outside Keras's safe mode. Only for artifacts you trust",
+        "loaded outside Keras's safe mode, no Landlock sandbox around the run. Only for "
+        "artifacts you trust",
     )
     p.add_argument(
         "--allow-ops", default="", help="op types the safety scan should accept: OP,OP,..."
