@@ -89,7 +89,9 @@ class RecordingListener(_ContinuousEvalListener):
 
 def _specs(max_steps=6, exporters=None):
     train = tf.estimator.TrainSpec(input_fn, max_steps=max_steps)
-    evaluate = tf.estimator.EvalSpec(eval_input_fn, steps=2, throttle_secs=0, exporters=exporters)
+    evaluate = tf.estimator.EvalSpec(
+        eval_input_fn, steps=2, start_delay_secs=0, throttle_secs=0, exporters=exporters
+    )
     return train, evaluate
 
 

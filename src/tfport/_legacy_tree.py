@@ -337,6 +337,7 @@ NAMES["estimator"].update(
             "_load_global_step_from_checkpoint_dir _check_checkpoint_available"
         ).split()
     }
+    | {"_get_default_warm_start_settings": "tfport.estimator._engine.warm_start:to_settings"}
 )
 
 # TensorFlow 2.15's own Estimator glue outside the estimator package (gone from TF 2.21):

@@ -73,3 +73,23 @@ def test_the_evaluator_statuses_and_run_evaluator_stopped_by_its_listener(instal
 @pytest.mark.slow
 def test_saved_model_exporter_writes_and_serves_what_legacy_did(installed, tmp_path):
     _assert_matches(SCRIPT.exporter(str(tmp_path)), GOLDEN["exporter"])
+
+
+def test_a_worker_waits_as_long_as_the_patched_legacy_constant_says(installed, monkeypatch):
+    import tensorflow as tf
+    from tensorflow.python.estimator import training
+
+    from tfport.estimator._engine import training_executor
+
+    slept, trained = [], []
+    est = tf.estimator.Estimator(lambda features, labels, mode: None)
+    est._config._task_type, est._config._task_id = "worker", 2
+    monkeypatch.setattr(training_executor.time, "sleep", slept.append)
+    monkeypatch.setattr(training_executor, "_is_google_env", lambda: True)  # no server
+    monkeypatch.setattr(est, "train", lambda **kwargs: trained.append(kwargs["max_steps"]))
+    spec = tf.estimator.TrainSpec(lambda: None, max_steps=3)
+    executor = training._TrainingExecutor(est, spec, None)
+    executor.run_worker()
+    monkeypatch.setattr(training, "_DELAY_SECS_PER_WORKER", 0)  # as scripts do
+    executor.run_worker()
+    assert slept == [15] and trained == [3, 3]  # legacy: min(60, (2 + 1) * 5), then none

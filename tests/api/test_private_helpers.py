@@ -30,6 +30,14 @@ def test_estimator_module_helpers(tf, tmp_path):
     with pytest.raises(TypeError, match="list of CheckpointSaverListener"):
         legacy._check_listeners_type([hook])
     assert legacy._load_global_step_from_checkpoint_dir(str(tmp_path)) == 0
+    settings = legacy._get_default_warm_start_settings("/old/model_dir")
+    assert settings.ckpt_to_initialize_from == "/old/model_dir"
+    assert (
+        settings.vars_to_warm_start == ".*"
+        and legacy._get_default_warm_start_settings(None) is None
+    )
+    with pytest.raises(ValueError, match="warm_start_from must be"):
+        legacy._get_default_warm_start_settings(3)
     with pytest.raises(ValueError, match="Could not find trained model in model_dir"):
         legacy._check_checkpoint_available(str(tmp_path))
     legacy._write_dict_to_summary(str(tmp_path), {"auc": 0.75, "global_step": 9}, 7)

@@ -70,6 +70,7 @@ def test_the_standalone_client_mode_is_refused_with_one_line(installed):
         assert str(info.value).endswith("Received: mode='standalone_client'")
 
 
+@pytest.mark.slow
 def test_uninstall_takes_the_glue_modules_away():
     code = textwrap.dedent(
         """

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -203,10 +204,11 @@ class _TrainingExecutor:
             self._start_std_server(config)
         delay = 0
         if config.task_type == "worker":
-            most = _MAX_DELAY_SECS
+            most = _patched("_MAX_DELAY_SECS", _MAX_DELAY_SECS)
             if config.experimental_max_worker_delay_secs is not None:
                 most = int(config.experimental_max_worker_delay_secs)
-            delay = min(most, (config.task_id + 1) * _DELAY_SECS_PER_WORKER)
+            per_worker = _patched("_DELAY_SECS_PER_WORKER", _DELAY_SECS_PER_WORKER)
+            delay = min(most, (config.task_id + 1) * per_worker)
         if delay > 0:
             console.info(f"Waiting {delay} secs before starting training.")
             time.sleep(delay)
@@ -255,6 +257,17 @@ class _TrainingExecutor:
             console.info(f"Waiting {wait:f} secs before starting next eval run.")
             time.sleep(wait)
         return result, False
+
+
+def _patched(name: str, default: int) -> int:
+    """A `training` module constant as a library set it on the legacy module (scripts set
+    `estimator.training._DELAY_SECS_PER_WORKER = 0`), else legacy's value."""
+    for prefix in ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator"):
+        module = sys.modules.get(f"{prefix}.training")
+        value = vars(module).get(name, default) if module is not None else default
+        if value != default:
+            return value
+    return default
 
 
 def _tf() -> Any:
