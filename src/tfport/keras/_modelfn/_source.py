@@ -49,8 +49,8 @@ def _origin(traced: Traced) -> str:
         path = inspect.getsourcefile(fn) or "?"
         line = inspect.getsourcelines(fn)[1]
     except (OSError, TypeError):
-        return name
-    return f"{name} ({os.path.basename(path)}:{line})"
+        return f"`{name}`"
+    return f"`{name}` ({os.path.basename(path)}:{line})"
 
 
 def model_source(plan: Plan, traced: Traced, factory: str) -> str:
