@@ -6,8 +6,8 @@ Each CASE trains, evaluates and predicts (or exports) once on one device and onc
 `mirrored:2` (`tfport.to_accelerator`, one process: both runs share one TensorFlow
 start-up), each in its own model_dir under ROOT, seeded with `tf_random_seed` so both
 start from the same weights. OUT_JSON maps `CASE/default` and `CASE/mirrored:2` to
-`{"variables": ..., "metrics": ..., "predictions": ...}`, or to `{"error": "Type: line"}`
-when the run raised.
+`{"variables": ..., "metrics": ..., "predictions": ...}`, or to `{"error": "Type: message"}`
+(its lines joined) when the run raised.
 
 CASE:
   premade        the premade-estimator tutorial: DNNClassifier on iris-shaped data,
@@ -454,8 +454,8 @@ def run(case, spec, strategy, root):
             model_dir, lambda est: tfport.to_accelerator(est, strategy)
         )
     except Exception as error:  # the net records which error a case raised
-        line = (str(error).strip().splitlines() or [""])[0]
-        return {"error": f"{type(error).__name__}: {line[:300]}"}
+        lines = " | ".join(x.strip() for x in str(error).splitlines() if x.strip())
+        return {"error": f"{type(error).__name__}: {lines[:1500]}"}
     return {
         "variables": _variables(model_dir),
         "metrics": {k: float(v) for k, v in metrics.items()},
