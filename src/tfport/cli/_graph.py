@@ -103,7 +103,12 @@ _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
 def memory_bytes(value: str) -> int:
-    """A byte count for --max-memory: digits, optionally followed by K, M or G (1024-based)."""
+    """A byte count for --max-memory: digits, optionally followed by K, M or G (1024-based).
+
+    Example:
+        >>> memory_bytes("1G"), memory_bytes("512M"), memory_bytes("4096")
+        (1073741824, 536870912, 4096)
+    """
     text = value.strip().upper().removesuffix("B")
     unit = text[-1:] if text[-1:] in _UNITS else ""
     digits = text[: len(text) - len(unit)]
@@ -115,7 +120,12 @@ def memory_bytes(value: str) -> int:
 
 
 def add_max_memory(parser: argparse.ArgumentParser, what: str) -> None:
-    """Adds --max-memory (default: half of the physical memory)."""
+    """Adds --max-memory (default: half of the physical memory) to `parser`; `what` names
+    what it stops in the help text.
+
+    Example:
+        >>> add_max_memory(argparse.ArgumentParser(), "--verify")
+    """
     default = sandbox.physical_memory() // 2
     parser.add_argument(
         "--max-memory",
