@@ -50,8 +50,8 @@ def canned_spec(estimator: Any) -> tuple[str, dict]:
         raise TfportInputError(
             message(
                 f"Only canned estimators convert to Keras: {CONVERTIBLE}",
-                "For a custom model_fn, write the model in Keras and move its weights with "
-                "`tfport ckpt port`",
+                "For a custom model_fn, export to a folder (OUT not ending in .keras; "
+                "tfport.keras.export_model_fn), or move its weights with `tfport ckpt port`",
                 estimator=type(estimator).__name__,
             )
         )
