@@ -99,8 +99,10 @@ class ContribPass(Pass):
         self._used = set(name_counts(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
+        # Each use is reported with its full name (`contrib_opt.LARSOptimizer` is
+        # 'tf.contrib.opt.LARSOptimizer'), through a `tensorflow.contrib` alias too.
         canonical = self.aliases.canonical(node)
-        if not _is_contrib(canonical) or _is_contrib(self.aliases.root_of(node)):
+        if not _is_contrib(canonical):
             return True
         self.report(node, ERROR, _message(canonical))
         return False

@@ -123,6 +123,32 @@ PREFIXES: dict[str, str] = {
 }
 
 _ADDONS = "TensorFlow Addons, the suggested home, is end of life (2024)"
+_KEEP_SLOTS = "keeping its slot names so that checkpoints load"
+# tf.contrib.opt's optimizers: none has a TF 2.21 or tfport equivalent that keeps TF 1.x's
+# numbers and slots, so each is manual work, with what to write instead.
+_OPT: dict[str, str] = {
+    "tf.contrib.opt.LARSOptimizer": "LARSOptimizer is gone with tf.contrib.opt; write it "
+    "as a tf.compat.v1.train.MomentumOptimizer subclass whose gradients are scaled by the "
+    f"trust ratio eeta * ||w|| / (||g|| + weight_decay * ||w||), {_KEEP_SLOTS} ('Momentum')",
+    "tf.contrib.opt.AdamWOptimizer": "AdamWOptimizer is gone with tf.contrib.opt; use "
+    "tf.compat.v1.train.AdamOptimizer and subtract weight_decay * var from each variable "
+    f"in the same step (decoupled weight decay), {_KEEP_SLOTS} ('Adam', 'Adam_1')",
+    "tf.contrib.opt.MomentumWOptimizer": "MomentumWOptimizer is gone with tf.contrib.opt; "
+    "use tf.compat.v1.train.MomentumOptimizer and subtract weight_decay * var from each "
+    f"variable in the same step, {_KEEP_SLOTS} ('Momentum')",
+    "tf.contrib.opt.extend_with_decoupled_weight_decay": "extend_with_decoupled_weight_decay "
+    "is gone with tf.contrib.opt; subtract weight_decay * var from each variable after the "
+    "wrapped optimizer's update",
+    "tf.contrib.opt.LazyAdamOptimizer": "LazyAdamOptimizer is gone with tf.contrib.opt; "
+    "tf.compat.v1.train.AdamOptimizer keeps its slots ('Adam', 'Adam_1') but updates every "
+    "row of a sparse gradient's variable, so numbers differ for rows missing from a batch",
+    "tf.contrib.opt.MovingAverageOptimizer": "MovingAverageOptimizer is gone with "
+    "tf.contrib.opt; apply tf.compat.v1.train.ExponentialMovingAverage to the trainable "
+    "variables after the train op and restore the averages for evaluation",
+    "tf.contrib.opt.NadamOptimizer": "NadamOptimizer is gone with tf.contrib.opt; port "
+    "its update as a tf.compat.v1.train.AdamOptimizer subclass with the Nesterov term, "
+    f"{_KEEP_SLOTS} ('Adam', 'Adam_1')",
+}
 # Longest matching prefix wins. Each message is the manual fix.
 MANUAL: dict[str, str] = {
     "tf.contrib": "tf.contrib was removed in TF 2.0 and tfport has no mapping for this name; "
@@ -153,6 +179,7 @@ MANUAL: dict[str, str] = {
     "a function that runs the loss and tf.gradients in the session",
     "tf.contrib.opt": f"tf.contrib.opt optimizers are gone ({_ADDONS}); subclass "
     "tf.compat.v1.train.Optimizer or use a tf.compat.v1.train optimizer",
+    **_OPT,
     "tf.contrib.cudnn_rnn": "tf.contrib.cudnn_rnn layers are gone; use "
     "tf.compat.v1.nn.rnn_cell.LSTMCell / GRUCell (checkpoints need converting from the "
     "opaque cuDNN parameters)",
@@ -207,5 +234,9 @@ def manual_fix(canonical: str) -> str:
         >>> manual_fix("tf.contrib.slim.nets").startswith("tf.contrib.slim is gone")
         True
     """
+    if canonical.startswith("tf.contrib.opt."):  # also through `...opt.python.training.x`
+        own = _OPT.get("tf.contrib.opt." + canonical.rsplit(".", 1)[1])
+        if own is not None:
+            return own
     found = _match(MANUAL, canonical)
     return found[1] if found else MANUAL["tf.contrib"]
