@@ -109,9 +109,19 @@ def source_line(op: TfOp) -> tuple[str, int, str]:
         name = frame.filename
         if "site-packages" in name or name.startswith((package, stdlib)) or name.startswith("<"):
             continue
-        code = linecache.getline(name, frame.lineno).strip()
-        return name, frame.lineno, code
+        return name, frame.lineno, _statement(name, frame.lineno)
     return "", 0, ""
+
+
+def _statement(path: str, line: int, most: int = 6) -> str:
+    """The source line, joined with the next ones while its brackets are open."""
+    text = linecache.getline(path, line).strip()
+    for extra in range(1, most):
+        if sum(text.count(c) for c in "([{") <= sum(text.count(c) for c in ")]}"):
+            break
+        text += " " + linecache.getline(path, line + extra).strip()
+    text = " ".join(text.split()).replace("( ", "(")
+    return text.replace(", )", ")").replace(" )", ")")
 
 
 def static(tensor: TfTensor) -> Any:
