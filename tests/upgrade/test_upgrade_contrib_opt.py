@@ -56,6 +56,6 @@ def test_contrib_opt_optimizers_are_errors_with_their_fixes(tmp_path: pathlib.Pa
     at(6, "tf.contrib.tpu.python.tpu.async_checkpoint")
     at(21, "tf.contrib.tpu.python.tpu.async_checkpoint.AsyncCheckpointSaverHook")
     header = report_text([result]).splitlines()[2]
-    assert header.startswith(f"Found {len(inputs)} errors")
+    assert header.startswith(f"Found {len(errors)} errors")  # every ERROR line, both sides
     # The output side names the same uses as unresolved.
     assert any("'tf.contrib.opt.LARSOptimizer' does not resolve" in e for e in errors)

@@ -10,7 +10,15 @@ import sys
 
 from upgrade_helpers import src
 
-from tfport.upgrade import Status, unresolved_names, upgrade_file, upgrade_source
+from tfport.upgrade import (
+    Status,
+    report_text,
+    summary,
+    unresolved_names,
+    upgrade_file,
+    upgrade_paths,
+    upgrade_source,
+)
 
 LEFT = src(
     """
@@ -78,3 +86,14 @@ def test_check_imports_reports_the_first_error_of_each_module(tmp_path) -> None:
     assert bad["status"] == "needs manual work"
     assert bad["import_error"].startswith("RuntimeError: boom at import (")
     assert bad["import_error"].endswith("bad.py:4)")
+
+
+def test_a_file_that_cannot_run_never_reads_zero_errors(tmp_path) -> None:
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nx = tf.no_such_function()\n")
+    (result,) = upgrade_paths([str(tmp_path / "a.py")], write=False)
+    assert result.status is Status.NEEDS_MANUAL and not result.items  # nothing on input
+    counts = summary([result])
+    assert counts["errors"] == counts["unresolved"] == 1
+    text = report_text([result])
+    assert "Found 1 error, 0 warnings" in text
+    assert sum(": ERROR: " in line for line in text.splitlines()) == 1

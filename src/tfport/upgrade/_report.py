@@ -153,6 +153,9 @@ def _lines_text(lines: list[int]) -> str:
 def summary(results: Sequence[FileResult]) -> dict[str, int]:
     """Counts files per status (and report items per level).
 
+    `errors` counts every ERROR line of the report: the items', and also each unresolved
+    name, import error and failed file, so a file that cannot run never reads "0 errors".
+
     Example:
         >>> summary([])["files"]
         0
@@ -164,6 +167,7 @@ def summary(results: Sequence[FileResult]) -> dict[str, int]:
         counts[level.lower() + "s"] = sum(i.level == level for r in results for i in r.items)
     counts["unresolved"] = sum(len(r.unresolved) for r in results)
     counts["import_errors"] = sum(bool(r.import_error) for r in results)
+    counts["errors"] += counts["unresolved"] + counts["import_errors"] + counts["failed"]
     return counts
 
 
