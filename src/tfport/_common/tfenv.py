@@ -159,8 +159,8 @@ def tf_logger_as_if_imported_here() -> Iterator[None]:
     at that moment. Levels and propagation are never touched.
 
     Example:
-        >>> with tf_logger_as_if_imported_here():
-        ...     import tensorflow
+        >>> with tf_logger_as_if_imported_here():  # doctest: +SKIP
+        ...     runpy.run_path("script.py", run_name="__main__")
     """
     import builtins
     import logging

@@ -198,6 +198,8 @@ def _switch_line(stmt: cst.CSTNode) -> str | None:
                     if module_path(alias.name) == "v1":
                         return f"{alias.evaluated_alias or 'v1'}.disable_v2_behavior()"
             continue
+        if not isinstance(node, cst.Import):
+            continue
         for alias in node.names:
             path = tf_path(module_path(alias.name))
             if path is None:
@@ -213,8 +215,15 @@ def _switch_line(stmt: cst.CSTNode) -> str | None:
 class GraphModePass(Pass):
     """Calls ``tf.compat.v1.disable_v2_behavior()`` after the TF import of a TF 1.x program."""
 
-    TRIGGERS = ("placeholder", "Session", "initializer", "gradients", "Saver", "summary")
-    TRIGGERS += ("Optimizer",)
+    TRIGGERS: tuple[str, ...] | None = (
+        "placeholder",
+        "Session",
+        "initializer",
+        "gradients",
+        "Saver",
+        "summary",
+        "Optimizer",
+    )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         signs = find_signs(updated_node, self.aliases)
