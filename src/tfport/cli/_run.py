@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     if args.strategy:
         distribute.set_default(args.strategy)
     install()
-    from tfport.upgrade._live import install_finder, run_path
+    from tfport.upgrade import install_finder, run_script
 
     sys.argv = [script, *args.args]
     folder = os.path.dirname(os.path.abspath(script))
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     install_finder(folder)  # TF 1.x modules of the script's folder run upgraded
     try:
         with tf_logger_as_if_imported_here():
-            run_path(script)
+            run_script(script)
     except SystemExit as done:
         code = done.code
         if code is None:

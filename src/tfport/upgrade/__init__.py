@@ -17,6 +17,7 @@ Example:
 from tfport.upgrade._check import unresolved_names
 from tfport.upgrade._codemods import SourceSyntaxError, upgrade_source
 from tfport.upgrade._imports import check_imports, import_error
+from tfport.upgrade._live import install_finder, live_code, needs_upgrade, run_script
 from tfport.upgrade._report import (
     ERROR,
     INFO,
@@ -42,9 +43,13 @@ __all__ = [
     "check_imports",
     "files_text",
     "import_error",
+    "install_finder",
+    "live_code",
+    "needs_upgrade",
     "Status",
     "plan_outputs",
     "report_text",
+    "run_script",
     "summary",
     "unresolved_names",
     "upgrade_file",

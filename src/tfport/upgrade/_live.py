@@ -236,14 +236,14 @@ def install_finder(root: str) -> UpgradingFinder:
     return finder
 
 
-def run_path(path: str) -> None:
+def run_script(path: str) -> None:
     """Runs the script `path` as ``__main__``, upgraded in memory where it needs it.
 
     Like :func:`runpy.run_path` (which runs a script that needs nothing, as written);
     ``__file__`` is `path`, and ``__main__`` is restored afterwards.
 
     Example:
-        >>> run_path("tf1_program.py")  # doctest: +SKIP
+        >>> run_script("tf1_program.py")  # doctest: +SKIP
     """
     code = live_code(path)
     if code is None:
