@@ -49,19 +49,3 @@ def test_tfport_run_logs_as_tf_2_15(script) -> None:
     if script == "tf_verbosity.py":  # stdout and stderr apart: order within each
         lines = proc.stdout.splitlines() + proc.stderr.splitlines()
     assert lines == LEGACY[script]
-
-
-@pytest.mark.slow
-def test_importing_tfport_leaves_the_tensorflow_logger_alone() -> None:
-    code = (
-        "import logging\n"
-        "logging.getLogger('tensorflow').setLevel(logging.DEBUG)\n"
-        "import tfport\n"
-        "tfport.install()\n"
-        "from tfport.estimator import Estimator\n"
-        "logger = logging.getLogger('tensorflow')\n"
-        "print(logger.level, logger.propagate)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split() == [str(10), "True"]
