@@ -26,6 +26,7 @@ import sys
 from collections.abc import Iterable
 
 # prctl options
+_budget: int | None = None  # what limit_memory allowed this process to add
 _PR_SET_PDEATHSIG = 1
 _PR_SET_NO_NEW_PRIVS = 38
 # Landlock system calls (the same numbers on x86_64 and aarch64)
@@ -222,12 +223,24 @@ def limit_memory(budget: int) -> int:
     Example:
         >>> limit_memory(1 << 40)  # doctest: +SKIP
     """
+    global _budget
+    _budget = budget
     cap = address_space() + budget
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     return cap
+
+
+def memory_budget() -> int | None:
+    """The bytes :func:`limit_memory` allowed this process to add, or None (no cap set).
+
+    Example:
+        >>> memory_budget() is None or memory_budget() > 0
+        True
+    """
+    return _budget
 
 
 def physical_memory() -> int:

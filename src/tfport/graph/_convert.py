@@ -18,7 +18,7 @@ from tfport._common import outputs as _outputs
 from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
-from tfport.graph import _parse, _plan, _runnable, _verify
+from tfport.graph import _parse, _plan, _runnable, _sizes, _verify
 from tfport.graph._reports import ConvertReport, SignatureReport
 from tfport.graph._textstream import Limits
 
@@ -246,11 +246,13 @@ def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
         tf.compat.v1.import_graph_def(graph_def, name="", input_map=input_map)
 
     try:
-        return tf.compat.v1.wrap_function(imports, [])
+        wrapped = tf.compat.v1.wrap_function(imports, [])
     except (ValueError, TypeError, tf.errors.OpError) as err:
         raise TfportOperationError(
             message(f"TensorFlow could not import the graph: {_line(err)}", source=plan.source)
         ) from err
+    _sizes.check_static_sizes(wrapped.graph.get_operations(), plan.source)
+    return wrapped
 
 
 def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:

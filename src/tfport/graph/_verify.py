@@ -18,7 +18,7 @@ from tfport._common import protos, sandbox
 from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
-from tfport.graph import _parse, _plan, _runnable
+from tfport.graph import _parse, _plan, _runnable, _sizes
 from tfport.graph._reports import SignatureReport, VerifyResult
 from tfport.graph._textstream import Limits
 
@@ -240,6 +240,7 @@ def session_outputs(plan: _plan.Plan, feeds: Feeds) -> dict[str, dict[str, np.nd
         else:
             original = tf.compat.v1.GraphDef.FromString(plan.original.SerializeToString())
             tf.compat.v1.import_graph_def(original, name="")
+            _sizes.check_static_sizes(graph.get_operations(), plan.source)
             _assign_from_bundle(tf, graph, sess, plan)
         return {
             key: dict(
