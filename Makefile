@@ -37,7 +37,7 @@ $(STAMP): pyproject.toml
 	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21, tfport and its test tools with pip (about 4 minutes; log: $(VENV)/install.log)"
 	@test -x $(PY) || python3.11 -m venv $(VENV) 2>/dev/null || python3 -m venv $(VENV)
 	@{ $(PY) -m pip install --progress-bar off --upgrade pip && \
-	   $(PY) -m pip install --progress-bar off -e '.[test]'; } > $(VENV)/install.log 2>&1 || \
+	   $(PY) -m pip install --progress-bar off -e '.[test,jax]'; } > $(VENV)/install.log 2>&1 || \
 	 { tail -n 25 $(VENV)/install.log; echo "tfport: pip failed (full log: $(VENV)/install.log)"; exit 1; }
 	@touch $(STAMP)
 

@@ -40,7 +40,7 @@ def test_first_run_prints_one_line_and_logs_pip(tmp_path):
     assert "installing TensorFlow 2.21" in lines[0] and "minutes" in lines[0]
     log = (tmp_path / "venv" / "install.log").read_text()
     assert log.count("Collecting package-") == 480  # both pip runs, whole
-    assert "-e .[test]" in log
+    assert "-e .[test,jax]" in log
     assert (tmp_path / "venv" / ".tfport-installed").exists()
 
 
