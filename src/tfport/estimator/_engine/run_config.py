@@ -24,29 +24,27 @@ class TaskType:
 _DEFAULT_CHECKPOINT_SECS = 600
 JIT_ENV = "TFPORT_JIT"
 _UNSET = object()
-_REPLACEABLE = frozenset(
-    {
-        "model_dir",
-        "tf_random_seed",
-        "save_summary_steps",
-        "save_checkpoints_steps",
-        "save_checkpoints_secs",
-        "session_config",
-        "keep_checkpoint_max",
-        "keep_checkpoint_every_n_hours",
-        "log_step_count_steps",
-        "train_distribute",
-        "device_fn",
-        "protocol",
-        "eval_distribute",
-        "experimental_distribute",
-        "experimental_max_worker_delay_secs",
-        "session_creation_timeout_secs",
-        "checkpoint_save_graph_def",
-        "iterations_per_loop",
-        "experimental_jit",
-    }
+# What legacy's RunConfig.replace accepts, in legacy's order (its _DEFAULT_REPLACEABLE_LIST).
+LEGACY_REPLACEABLE = (
+    "model_dir",
+    "tf_random_seed",
+    "save_summary_steps",
+    "save_checkpoints_steps",
+    "save_checkpoints_secs",
+    "session_config",
+    "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours",
+    "log_step_count_steps",
+    "train_distribute",
+    "device_fn",
+    "protocol",
+    "eval_distribute",
+    "experimental_distribute",
+    "experimental_max_worker_delay_secs",
+    "session_creation_timeout_secs",
+    "checkpoint_save_graph_def",
 )
+_REPLACEABLE = frozenset({*LEGACY_REPLACEABLE, "iterations_per_loop", "experimental_jit"})
 
 
 def parse_tf_config(raw: str | None = None) -> dict:

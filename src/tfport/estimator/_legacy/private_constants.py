@@ -12,27 +12,11 @@ Example:
 
 from __future__ import annotations
 
+from tfport.estimator._engine.run_config import LEGACY_REPLACEABLE
+
 _USE_DEFAULT = object()
 _VALID_DEVICE_FN_ARGS = {"op"}
-_DEFAULT_REPLACEABLE_LIST = [
-    "model_dir",
-    "tf_random_seed",
-    "save_summary_steps",
-    "save_checkpoints_steps",
-    "save_checkpoints_secs",
-    "session_config",
-    "keep_checkpoint_max",
-    "keep_checkpoint_every_n_hours",
-    "log_step_count_steps",
-    "train_distribute",
-    "device_fn",
-    "protocol",
-    "eval_distribute",
-    "experimental_distribute",
-    "experimental_max_worker_delay_secs",
-    "session_creation_timeout_secs",
-    "checkpoint_save_graph_def",
-]
+_DEFAULT_REPLACEABLE_LIST = list(LEGACY_REPLACEABLE)
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 _TF_CONFIG_ENV = "TF_CONFIG"
 _TASK_ENV_KEY = "task"
