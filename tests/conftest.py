@@ -1,9 +1,11 @@
-"""Shared fixtures: the repo's legacy folder, its committed goldens and the repo root."""
+"""Shared fixtures: the repo's legacy folder, its committed goldens and the repo root; after
+each test module, the legacy variable names of the checkpoints it wrote into golden copies."""
 
 from __future__ import annotations
 
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -30,3 +32,18 @@ def legacy_dir() -> pathlib.Path:
 @pytest.fixture(scope="session")
 def repo_root() -> pathlib.Path:
     return REPO
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _golden_copies_hold_legacy_names():
+    """After each module: every checkpoint tfport wrote into a copy of a golden model_dir
+    (`compare.step_copy`) holds exactly the variable names of legacy's checkpoint of that
+    case. Checked where the copies were made, so the check holds however pytest spreads the
+    modules over processes (`make test` runs them on several)."""
+    yield
+    problems: list[str] = []
+    for name in ("compare", "tests.legacy.compare"):  # imported by either name
+        module = sys.modules.get(name)
+        if module is not None:
+            problems += module.unchecked_names()
+    assert not problems, "\n".join(problems)

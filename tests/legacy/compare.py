@@ -61,17 +61,17 @@ def load_script_installed(legacy_dir: pathlib.Path, case: str) -> types.ModuleTy
             tfport.uninstall()
 
 
-# golden case -> (model_dir, copied step) for every step_copy of this session: the
-# checkpoints tfport then writes there are checked against legacy's variable names by
-# tests/test_golden_checkpoint_names.py
-COPIES: dict[str, list[tuple[pathlib.Path, int]]] = {}
+# (golden case folder, model_dir, copied step) of every step_copy not checked yet: the
+# checkpoints tfport then writes there must hold exactly legacy's variable names, checked
+# after each test module by tests/conftest.py (`unchecked_names`)
+COPIES: list[tuple[pathlib.Path, pathlib.Path, int]] = []
 
 
 def step_copy(golden_case: pathlib.Path, dest: pathlib.Path, step: int = 0) -> pathlib.Path:
     """Copies a golden model_dir keeping only model.ckpt-STEP (step 0: the README's recipe)."""
     model_dir = dest / "model_dir"
     model_dir.mkdir(parents=True)
-    COPIES.setdefault(golden_case.name, []).append((model_dir, step))
+    COPIES.append((golden_case, model_dir, step))
     for f in (golden_case / "model_dir").iterdir():
         if f.name.startswith(f"model.ckpt-{step}."):
             shutil.copy(f, model_dir)
@@ -80,6 +80,41 @@ def step_copy(golden_case: pathlib.Path, dest: pathlib.Path, step: int = 0) -> p
         f'all_model_checkpoint_paths: "model.ckpt-{step}"\n'
     )
     return model_dir
+
+
+def written_checkpoints(model_dir: pathlib.Path, copied: int) -> list[pathlib.Path]:
+    """The checkpoints tfport wrote into a step copy (every model.ckpt-N but the copied one)."""
+    steps = {int(p.name.split("-")[1].split(".")[0]) for p in model_dir.glob("model.ckpt-*.index")}
+    return [model_dir / f"model.ckpt-{s}" for s in sorted(steps - {copied})]
+
+
+def variable_names(prefix: pathlib.Path) -> set[str]:
+    """The variable names of a name-based checkpoint (the object graph entry left out)."""
+    import tensorflow as tf
+
+    return {n for n, _ in tf.train.list_variables(str(prefix))} - {"_CHECKPOINTABLE_OBJECT_GRAPH"}
+
+
+def unchecked_names() -> list[str]:
+    """Checks, then forgets, every copy made since the last call: each checkpoint tfport
+    wrote into a copy of a golden model_dir holds exactly the names of legacy's step-40
+    checkpoint of that case. Returns one line per checkpoint that does not."""
+    problems = []
+    while COPIES:
+        golden_case, model_dir, copied = COPIES.pop()
+        legacy_prefix = golden_case / "model_dir" / "model.ckpt-40"
+        written = written_checkpoints(model_dir, copied) if model_dir.is_dir() else []
+        if not written or not pathlib.Path(f"{legacy_prefix}.index").is_file():
+            continue
+        legacy = variable_names(legacy_prefix)
+        for checkpoint in written:
+            got = variable_names(checkpoint)
+            if got != legacy:
+                problems.append(
+                    f"{checkpoint} ({golden_case.name}): not in legacy's checkpoint "
+                    f"{sorted(got - legacy)}, missing {sorted(legacy - got)}"
+                )
+    return problems
 
 
 def step0_copy(golden_case: pathlib.Path, dest: pathlib.Path) -> pathlib.Path:
