@@ -10,6 +10,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
 
+# `make test` and `make test-fast` spread the test files over TEST_WORKERS processes
+# (pytest-xdist, whole files per process: the suite is CPU-bound, so one per core).
+TEST_WORKERS ?= 2
 TF_OLDEST ?= 2.16.2
 # The range jobs' tests (RANGE_TESTS): packaging (pip's resolution included), golden cases on
 # one device and mirrored:2 (seed Keras model, custom model_fn, canned estimators,
@@ -53,17 +56,19 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy
 
+XDIST = -n $(TEST_WORKERS) --dist loadfile
+
 test: lint typecheck
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) --durations=15 $(PYTEST_ARGS)
 
 test-fast: lint typecheck
-	$(PY) -m pytest -q -m "not slow" -x $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) -m "not slow" -x $(PYTEST_ARGS)
 
 test-oldest:
-	TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest
+	TEST_WORKERS=$(TEST_WORKERS) TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest
 
 test-nightly:
-	RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh nightly
+	TEST_WORKERS=$(TEST_WORKERS) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh nightly
 
 bench: $(STAMP)
 	$(PY) bench/train_throughput.py

@@ -65,7 +65,7 @@ say "installed in ${install_s}s: $after"
 log="$venv/pytest.log"
 set -f  # RANGE_TESTS: test ids, some with [params]: split on spaces, never globbed
 # shellcheck disable=SC2086
-"$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=8 $tests 2>&1 | tee "$log"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "${TEST_WORKERS:-2}" --dist loadfile --durations=8 $tests 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 say "tests ran in $((SECONDS - start - install_s))s (exit $rc), job ${SECONDS}s in all: $after"
 [ "$kind" = oldest ] && exit "$rc"
