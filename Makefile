@@ -6,6 +6,8 @@
 # made from the registry (docs/tensorflow-versions.md):
 #   make test-oldest   - tensorflow==$(TF_OLDEST) installed first; `pip install .` keeps it
 #   make test-nightly  - tf-nightly + tf-keras-nightly; nightly's own failures only warn
+# (TF_JOB_PHASE=install or TF_JOB_PHASE=test: one phase of such a job; .ci/run installs
+# both venvs while `make test` runs)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.tfport-installed
@@ -65,10 +67,10 @@ test-fast: lint typecheck
 	$(PY) -m pytest -q $(XDIST) -m "not slow" -x $(PYTEST_ARGS)
 
 test-oldest:
-	TEST_WORKERS=$(TEST_WORKERS) TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest
+	TEST_WORKERS=$(TEST_WORKERS) TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest $(TF_JOB_PHASE)
 
 test-nightly:
-	TEST_WORKERS=$(TEST_WORKERS) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh nightly
+	TEST_WORKERS=$(TEST_WORKERS) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh nightly $(TF_JOB_PHASE)
 
 bench: $(STAMP)
 	$(PY) bench/train_throughput.py
