@@ -35,4 +35,5 @@ def wrap(fn):
 
 est.train(wrap(_data.train_input_fn()), max_steps=100)
 metrics = est.evaluate(wrap(_data.eval_input_fn()))
-print("accuracy", metrics["accuracy"], "replicas", est.config.train_distribute)
+strategy = est.config.train_distribute  # tfport run --strategy mirrored:2 sets it
+print("accuracy", metrics["accuracy"], "replicas", strategy.num_replicas_in_sync if strategy else 1)

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from tfport._common import tf_internals
-from tfport._common.tfenv import import_tf, prepare_environment
+from tfport._common.tfenv import filter_autograph_warnings, import_tf, prepare_environment
 
 _MISSING = object()
 
@@ -74,7 +74,9 @@ def install() -> Installation:
 
     `TF_USE_LEGACY_KERAS=1` is set before TensorFlow is imported (Keras 2 behind
     `tf.keras`, needed by `tf.compat.v1.layers`); that choice cannot be undone once
-    TensorFlow is imported, not even by `uninstall()`.
+    TensorFlow is imported, not even by `uninstall()`. TensorFlow's UserWarnings that point
+    into its autograph code (notices from a model_fn on replicas) are not shown from then
+    on (`tfenv.filter_autograph_warnings`; `uninstall()` leaves that too).
 
     Example:
         >>> handle = install()
@@ -82,6 +84,7 @@ def install() -> Installation:
         >>> tf.estimator.ModeKeys.TRAIN
         'train'
     """
+    filter_autograph_warnings()
     if _current:
         return _current[0]
     prepare_environment()

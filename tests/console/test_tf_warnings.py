@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from tfport._common.tfenv import filter_tf_warnings
+from tfport._common.tfenv import filter_autograph_warnings, filter_tf_warnings
 
 SCRIPT = pathlib.Path(__file__).parent / "scripts" / "tf_warnings.py"
 TF_NOTICES = (
@@ -20,10 +20,10 @@ TF_NOTICES = (
 )
 
 
-def _warn(module: str) -> list[str]:
+def _warn(module: str, install_filter=filter_tf_warnings) -> list[str]:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        filter_tf_warnings()
+        install_filter()
         warnings.warn_explicit("x", UserWarning, "f.py", 1, module=module)
         warnings.warn_explicit("y", DeprecationWarning, "f.py", 1, module=module)
     return [f"{w.category.__name__}" for w in seen]
@@ -34,6 +34,27 @@ def test_only_user_warnings_attributed_to_tensorflow_are_filtered() -> None:
         assert _warn(module) == ["DeprecationWarning"], module
     for module in ("__main__", "tensorflow_addons.x", "mylib.tensorflow", "kerasx"):
         assert _warn(module) == ["UserWarning", "DeprecationWarning"], module
+
+
+def test_install_filters_only_the_notices_pointing_into_autograph() -> None:
+    import tfport
+    from tfport import _install as tfport_install
+
+    autograph = "tensorflow.python.autograph.impl.api"
+    assert _warn(autograph, filter_autograph_warnings) == ["DeprecationWarning"]
+    for module in ("__main__", "tf_keras.src.legacy_tf_layers.core", "tensorflow.python.ops"):
+        got = _warn(module, filter_autograph_warnings)
+        assert got == ["UserWarning", "DeprecationWarning"], module
+    was_installed = bool(tfport_install._current)
+    with warnings.catch_warnings():
+        tfport.install()
+        filters = list(warnings.filters)
+    if not was_installed:
+        tfport.uninstall()
+    assert any(
+        action == "ignore" and category is UserWarning and mod and mod.match(autograph + ".x")
+        for action, _, category, mod, _ in filters
+    ), "tfport.install() did not filter the notices pointing into autograph"
 
 
 def _run(*debug: str) -> subprocess.CompletedProcess:

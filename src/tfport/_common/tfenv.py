@@ -191,6 +191,7 @@ def tf_logger_as_if_imported_here() -> Iterator[None]:
 # Where Python attributes a warning (the `__name__` of the frame `stacklevel` points at):
 # TensorFlow's own modules and its Keras's.
 _TF_WARNING_MODULES = r"(?:tensorflow|tf_keras|keras)(?:\.|$)"
+_AUTOGRAPH_MODULES = r"tensorflow\.python\.autograph\."
 
 
 def filter_tf_warnings() -> None:
@@ -209,6 +210,24 @@ def filter_tf_warnings() -> None:
     import warnings
 
     warnings.filterwarnings("ignore", category=UserWarning, module=_TF_WARNING_MODULES)
+
+
+def filter_autograph_warnings() -> None:
+    """From now on, the UserWarnings Python attributes to TensorFlow's autograph code are
+    not shown: a model_fn called on replicas runs through autograph, so TensorFlow's
+    deprecation notices from it (``tf.layers.dense is deprecated``) point into autograph,
+    not at the user's line. The same notices on one device, pointing at the user's line,
+    show as on TF 2.15. `tfport.install()` calls it; with `TFPORT_DEBUG` set (as
+    `tfport run --debug` does) it filters nothing.
+
+    Example:
+        >>> filter_autograph_warnings()  # doctest: +SKIP
+    """
+    import warnings
+
+    if os.environ.get("TFPORT_DEBUG"):
+        return
+    warnings.filterwarnings("ignore", category=UserWarning, module=_AUTOGRAPH_MODULES)
 
 
 @contextlib.contextmanager

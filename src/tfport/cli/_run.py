@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
     if not getattr(args, "quiet", False) and sys.stderr.isatty():
         set_progress(sys.stderr)
 
-    if not (getattr(args, "debug", False) or os.environ.get("TFPORT_DEBUG")):
+    if getattr(args, "debug", False):
+        os.environ["TFPORT_DEBUG"] = "1"  # install() then filters no warnings either
+    if not os.environ.get("TFPORT_DEBUG"):
         filter_tf_warnings()  # TensorFlow's own UserWarnings; --debug shows them
     if args.strategy:
         distribute.set_default(args.strategy)
