@@ -10,8 +10,7 @@
 #                           which must add no `tensorflow` distribution beside tf-nightly
 #
 # A second argument runs one phase: `install` (the venv; .ci/run does it while `make test`
-# runs: it waits on the network more than the CPU) or `test` (the tests, in the venv the
-# install phase left). Without it, both.
+# runs) or `test` (the tests, in the venv the install phase left). Without it, both.
 #
 # Every failure of the oldest job fails. The nightly job fails only for what is tfport's: its
 # install next to tf-nightly. What is nightly's is reported as a warning naming the nightly
