@@ -29,13 +29,9 @@ CASES = sorted(
     for case in compare.script_cases(LEGACY)
     if (GOLDENS / case / "model_dir" / "model.ckpt-40.index").is_file()
 )
-# test modules that train golden cases from copies, and the case names each one spells
-_COPYING = [
-    path.read_text()
-    for path in TESTS.rglob("*.py")
-    if path.name != pathlib.Path(__file__).name
-    and re.search(r"step0?_copy|run_case|run_from_step0", path.read_text())
-]
+# the texts of the test modules that train golden cases from copies
+_TEXTS = [p.read_text() for p in TESTS.rglob("*.py") if p.name != pathlib.Path(__file__).name]
+_COPYING = [text for text in _TEXTS if re.search(r"step0?_copy|run_case|run_from_step0", text)]
 
 
 @pytest.mark.parametrize("case", CASES)
