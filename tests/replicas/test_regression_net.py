@@ -2,7 +2,8 @@
 `mirrored:2`, give the same numbers (issue 36).
 
 Each program of `programs/net.py` (the TF tutorials' premade-estimator and feature-column
-shapes, a CTR model on a pandas input_fn, a ranking tfrecord pipeline that reshapes on
+shapes, a CTR model on a pandas input_fn, a finite tfrecord pipeline with a short last
+batch into a v1 `linear_model`, a ranking tfrecord pipeline that reshapes on
 the batch dimension, a module with its own variable scopes exported as a SavedModel, a
 ResNet-style TPUEstimator with `iterations_per_loop=2`, use_tpu False and True) trains,
 evaluates and predicts on one device and on `mirrored:2` in one `tfport run` process,
@@ -21,7 +22,16 @@ import numpy as np
 import pytest
 
 PROGRAMS = pathlib.Path(__file__).parent / "programs" / "net.py"
-CASES = ["premade", "feature_cols", "ctr", "ranking", "hub_module", "tpu_conv", "tpu_conv_tpu"]
+CASES = [
+    "premade",
+    "feature_cols",
+    "ctr",
+    "tfrecord_linear",
+    "ranking",
+    "hub_module",
+    "tpu_conv",
+    "tpu_conv_tpu",
+]
 TOLERANCE = 1e-4
 
 

@@ -24,6 +24,10 @@ CASE:
                  [-1, LIST, D]
   hub_module     a model_fn building its layers in its own variable_scope(None,
                  default_name=...) and make_template, exported with export_saved_model
+  tfrecord_linear  a CTR library's tfrecord example: TFRecordDataset -> map(parse_single_
+                 example) -> repeat(2) -> batch(64), finite (its short last batch: 44
+                 rows), into a model_fn calling tf.compat.v1.feature_column.linear_model;
+                 trained until the data ends, evaluated on 75 records (64 + 11)
   tpu_conv       ResNet-style TPUEstimator (use_tpu=False), conv2d + batch_normalization
                  from tf.compat.v1.layers, iterations_per_loop=2, TF1 control flow (a
                  v1 while_loop, as after disable_v2_behavior())
@@ -219,6 +223,71 @@ def ctr(model_dir, wrap):
     predictions = _predictions(
         est, v1.estimator.inputs.pandas_input_fn(train[:6], shuffle=False), "logistic"
     )
+    return metrics, predictions
+
+
+# --- tfrecord_linear: a finite parse_single_example pipeline into a v1 linear_model -----
+
+CLICK_SPEC = {
+    "c1": tf.io.FixedLenFeature([1], tf.int64),
+    "c2": tf.io.FixedLenFeature([1], tf.int64),
+    "i1": tf.io.FixedLenFeature([1], tf.float32),
+    "label": tf.io.FixedLenFeature([1], tf.float32),
+}
+
+
+def _click_records(path, n, seed):
+    rng = np.random.RandomState(seed)
+    with tf.io.TFRecordWriter(path) as writer:
+        for _ in range(n):
+            feature = {
+                "c1": tf.train.Feature(int64_list=tf.train.Int64List(value=[rng.randint(10)])),
+                "c2": tf.train.Feature(int64_list=tf.train.Int64List(value=[rng.randint(10)])),
+                "i1": tf.train.Feature(float_list=tf.train.FloatList(value=[rng.rand()])),
+                "label": tf.train.Feature(float_list=tf.train.FloatList(value=[rng.randint(2)])),
+            }
+            example = tf.train.Example(features=tf.train.Features(feature=feature))
+            writer.write(example.SerializeToString())
+
+
+def _click_input(path, epochs):
+    def parse(record):
+        features = tf.io.parse_single_example(record, features=CLICK_SPEC)
+        return features, features.pop("label")
+
+    def input_fn():
+        return tf.data.TFRecordDataset(path).map(parse).repeat(epochs).batch(64)
+
+    return input_fn
+
+
+def _linear_model_fn(features, labels, mode):
+    columns = [
+        fc.categorical_column_with_identity("c1", 10),
+        fc.categorical_column_with_identity("c2", 10),
+        fc.numeric_column("i1"),
+    ]
+    logits = v1.feature_column.linear_model(features, columns)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = v1.losses.sigmoid_cross_entropy(labels, logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        accuracy = v1.metrics.accuracy(labels, tf.cast(logits > 0, tf.float32))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"acc": accuracy})
+    optimizer = v1.train.GradientDescentOptimizer(0.1)
+    train_op = optimizer.minimize(loss, global_step=v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def tfrecord_linear(model_dir, wrap):
+    os.makedirs(model_dir, exist_ok=True)
+    train, test = os.path.join(model_dir, "train.tfr"), os.path.join(model_dir, "test.tfr")
+    _click_records(train, 150, 3)
+    _click_records(test, 75, 4)
+    est = wrap(tf.estimator.Estimator(_linear_model_fn, config=_config(model_dir)))
+    est.train(_click_input(train, 2))  # 300 rows: 4 batches of 64, then 44
+    metrics = est.evaluate(_click_input(test, 1))  # 64, then 11 (6 + 5 on 2 replicas)
+    predictions = _predictions(est, _click_input(test, 1), "logits")[:8]
     return metrics, predictions
 
 
@@ -443,7 +512,17 @@ def tpu_conv_tpu(model_dir, wrap):
 
 
 CASES = {
-    f.__name__: f for f in (premade, feature_cols, ctr, ranking, hub_module, tpu_conv, tpu_conv_tpu)
+    f.__name__: f
+    for f in (
+        premade,
+        feature_cols,
+        ctr,
+        tfrecord_linear,
+        ranking,
+        hub_module,
+        tpu_conv,
+        tpu_conv_tpu,
+    )
 }
 
 

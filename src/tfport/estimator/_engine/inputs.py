@@ -65,10 +65,7 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
         return _split_tensors(tf, dataset, strategy, ctx.mode)
     _check_dataset(tf, dataset, strategy, ctx.mode)
     with quiet_tf_warnings():  # TF's v1 input pipeline reads dataset.options() in graph mode
-        if is_multi_worker(strategy):
-            iterator = strategy.make_input_fn_iterator(_worker_slice(tf, dataset, strategy))
-        else:
-            iterator = strategy.make_dataset_iterator(dataset)  # splits the global batch
+        iterator = strategy.make_input_fn_iterator(_replica_slices(tf, dataset, strategy))
     hooks = [calls.dataset_initializer_hook(iterator)]
 
     def next_batch() -> tuple[Any, Any]:
@@ -121,12 +118,24 @@ def _to_tensors(value: Any) -> Any:
     return tf.convert_to_tensor(value)
 
 
-def _slice(tf: Any, t: Any, i: int, n: int) -> Any:
-    size = tf.shape(t, out_type=tf.int64)[0] // n
-    if isinstance(t, tf.SparseTensor):  # rows [i * size, (i + 1) * size), every column
-        start = tf.concat([[i * size], tf.zeros_like(t.dense_shape[1:])], 0)
-        return tf.sparse.slice(t, start, tf.concat([[size], t.dense_shape[1:]], 0))
-    return t[i * size : (i + 1) * size]
+def _slice(tf: Any, t: Any, i: Any, n: int) -> Any:
+    """Replica `i`'s consecutive rows of the batch `t`, split as evenly as it can be.
+
+    The first `b % n` replicas take one row more (7 rows on 2 replicas: 4 + 3), so no row
+    is lost and none is seen twice; a batch of `b < n` rows leaves the last replicas empty.
+    """
+    b = tf.shape(t, out_type=tf.int64)[0]
+    i = tf.cast(i, tf.int64)
+    start = i * (b // n) + tf.minimum(i, b % n)
+    size = b // n + tf.cast(i < b % n, tf.int64)
+    if isinstance(t, tf.SparseTensor):  # those rows, every column
+        begin = tf.concat([[start], tf.zeros_like(t.dense_shape[1:])], 0)
+        return tf.sparse.slice(t, begin, tf.concat([[size], t.dense_shape[1:]], 0))
+    rows = t[start : start + size]
+    static = t.shape[0] if isinstance(t, tf.Tensor) and t.shape.rank else None
+    if static is not None and static % n == 0:  # drop_remainder batches keep a static shape
+        rows = tf.ensure_shape(rows, [static // n] + t.shape.as_list()[1:])
+    return rows
 
 
 def is_multi_worker(strategy: Any) -> bool:
@@ -139,37 +148,43 @@ def is_parameter_server(strategy: Any) -> bool:
     return "ParameterServer" in type(strategy).__name__
 
 
-def _worker_slice(tf: Any, dataset: Any, strategy: Any) -> Any:
-    """This worker's share of each global batch: its replicas' consecutive minibatches.
+def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
+    """An input_fn for `make_input_fn_iterator`: this worker's replicas' slices, in order.
 
-    The global batch is cut into one minibatch per replica (in replica order); worker w
-    takes the minibatches of its local replicas, so the workers together see exactly the
-    batches one process would (no sharding by element).
+    Each global batch becomes one element per local replica (replica r's consecutive rows,
+    `_slice`), which TF's multi-device iterator hands out round-robin: replica 0 gets the
+    first rows, as on one device, and a short last batch splits evenly (24 rows on 2
+    replicas: 12 + 12). On several workers, worker w takes the slices of its own replicas,
+    so the workers together see exactly the batches one process would.
     """
-    workers, worker = tf_internals.worker_position(strategy)
     total = strategy.num_replicas_in_sync
-    local = total // workers
-    batch = tf.nest.flatten(dataset.element_spec)[0].shape[0]
-    if batch is None:
-        raise TfportInputError(
-            message(
-                "Multi-worker training needs a static global batch size",
-                "Batch the dataset with drop_remainder=True",
-                element_spec=str(dataset.element_spec),
+    first, local = 0, total
+    if is_multi_worker(strategy):
+        workers, worker = tf_internals.worker_position(strategy)
+        local = total // workers
+        first = worker * local
+        if tf.nest.flatten(dataset.element_spec)[0].shape[0] is None:
+            raise TfportInputError(
+                message(
+                    "Multi-worker training needs a static global batch size",
+                    "Batch the dataset with drop_remainder=True",
+                    element_spec=str(dataset.element_spec),
+                )
             )
-        )
+
+    def slices(*batch: Any) -> Any:
+        element = batch if len(batch) > 1 else batch[0]
+
+        def replica(i: Any) -> Any:
+            return tf.nest.map_structure(lambda t: _slice(tf, t, i, total), element)
+
+        return tf.data.Dataset.range(first, first + local).map(replica)
 
     def input_fn(input_context: Any) -> Any:
         del input_context
-        ds = dataset.rebatch(batch // total).batch(total, drop_remainder=True)
-
-        def take(*parts: Any) -> Any:
-            mine = tf.nest.map_structure(lambda t: t[worker * local : (worker + 1) * local], parts)
-            return mine if len(parts) > 1 else mine[0]
-
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
-        return ds.map(take).unbatch().with_options(options)
+        return dataset.flat_map(slices).with_options(options)
 
     return input_fn
 
