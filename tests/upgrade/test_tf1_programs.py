@@ -150,3 +150,42 @@ def test_live_code_is_the_upgrade_or_none(tmp_path):
     plain = tmp_path / "plain.py"
     plain.write_text("import tensorflow as tf\nprint(tf.reduce_sum(tf.ones([2])).numpy())\n")
     assert live_code(str(plain)) is None
+
+
+# A module of the script's folder that the upgrade changes (tf.log) and shifts (tf.estimator
+# needs tfport: its prelude goes before the TensorFlow import): at `make`'s line in the
+# upgraded code, the file on disk has `def inner(x):`.
+SHIFTED = """
+import tensorflow as tf
+
+
+def make(a, b):
+    \"\"\"Returns inner.\"\"\"
+
+    def inner(x):
+        return x + a + b
+
+    return inner
+
+
+def model(x):
+    one = 1.0 if tf.estimator.ModeKeys.TRAIN == "train" else 0.0
+    return make(one, 2.0)(tf.log(x))
+"""
+
+
+@pytest.mark.slow
+def test_autograph_converts_the_upgraded_functions_of_a_shifted_module(tmp_path):
+    """A library beside the script (DeepCTR's estimator utils), upgraded in memory: autograph
+    (tf.function here, every model_fn on replicas) read its functions' source from disk at
+    the upgraded code's line numbers and converted `inner` in place of `make`
+    (`inner() takes 1 positional argument but 2 were given`)."""
+    (tmp_path / "shifted.py").write_text(src(SHIFTED))
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import tensorflow as tf\nimport shifted\n\n\n@tf.function\ndef f(x):\n"
+        "    return shifted.make(1.0, 2.0)(x)\n\n\nprint('value', float(f(tf.constant(0.0))))\n"
+    )
+    assert live_code(str(tmp_path / "shifted.py")).count("\n") > src(SHIFTED).count("\n")
+    out = _run([sys.executable, "-m", "tfport", "run", str(script)], cwd=tmp_path)
+    assert "value 3.0" in out.splitlines()

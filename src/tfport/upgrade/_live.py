@@ -178,10 +178,34 @@ def live_code(path: str) -> str | None:
     return None if result.runs_as_is or result.code == code else result.code
 
 
+# The upgraded text of every file run from memory, by path.
+_UPGRADED: dict[str, list[str]] = {}
+_DISK_UPDATECACHE = linecache.updatecache
+
+
 def _compile(code: str, path: str) -> types.CodeType:
-    # Tracebacks show the lines that run (the upgraded ones), not the file's.
-    linecache.cache[path] = (len(code), None, code.splitlines(True), path)
+    # Tracebacks, `inspect` and autograph see the lines that run (the upgraded ones).
+    lines = code.splitlines(True)
+    _UPGRADED[path] = lines
+    linecache.cache[path] = (len(code), None, lines, path)
+    linecache.updatecache = _updatecache
     return compile(code, path, "exec", dont_inherit=True)
+
+
+def _updatecache(filename: str, module_globals: dict | None = None) -> list[str]:
+    """`linecache.updatecache`, which re-reads a file from disk, but an upgraded file's
+    lines stay the upgraded ones.
+
+    Autograph calls it before it reads a function's source (on replicas every model_fn
+    runs through autograph, and `tf.function` too); from disk, a function's line number
+    in the upgraded code (shifted by the lines the upgrade inserted) would name another
+    function of the file, and autograph would convert that one in its place.
+    """
+    lines = _UPGRADED.get(filename)
+    if lines is None:
+        return _DISK_UPDATECACHE(filename, module_globals)
+    linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+    return lines
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
