@@ -113,9 +113,54 @@ def test_estimator_private_methods_libraries_call_or_override(tf, tmp_path):
                 sess.run(v1.global_variables_initializer())
                 assert sess.run(w) == want, resume
 
+    # a SavedModel folder warm-starts from its variables/variables, as legacy inferred it
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", initializer=5.0)
+        with v1.Session() as sess:
+            sess.run(w.initializer)
+            builder = v1.saved_model.Builder(str(tmp_path / "saved"))
+            builder.add_meta_graph_and_variables(sess, ["serve"])
+            builder.save()
+    settings = tf.estimator.Estimator(
+        _model_fn, str(tmp_path / "s"), warm_start_from=str(tmp_path / "saved")
+    )
+    assert settings._warm_start_settings.ckpt_to_initialize_from == str(
+        tmp_path / "saved" / "variables" / "variables"
+    )
+    with tf.Graph().as_default():
+        w = v1.get_variable("w", initializer=0.0)
+        settings._maybe_warm_start(None)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            assert sess.run(w) == 5.0
+
     class Exports(tf.estimator.Estimator):
         def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map, *args, **kw):
             return ("overridden", sorted(input_receiver_fn_map), args, kw)
 
     got = Exports(_model_fn).experimental_export_all_saved_models("base", {"infer": None})
     assert got[:2] == ("overridden", ["infer"])
+
+
+def test_private_hooks_libraries_construct_take_legacys_arguments(tf):
+    """Legacy's positional constructors (issue 41): the early-stopping and k-means hooks."""
+    from tensorflow_estimator.python.estimator import early_stopping
+    from tensorflow_estimator.python.estimator.canned import kmeans
+
+    v1 = tf.compat.v1
+    with tf.Graph().as_default():
+        step = v1.train.get_or_create_global_step()
+        train_op = v1.assign_add(step, 1)
+        loss = v1.placeholder_with_default(1.0, [])
+        stop = early_stopping._StopOnPredicateHook(lambda: True, None, 2)
+        check = early_stopping._CheckForStoppingHook()
+        steady = kmeans._LossRelativeChangeHook(loss, 0.5)
+        done = v1.get_variable("done", initializer=False)
+        init = kmeans._InitializeClustersHook(v1.assign(done, True), done, True)
+        with v1.train.MonitoredSession(hooks=[stop, check, steady, init]) as sess:
+            assert sess.run(done)  # the chief ran init_op until the flag was set
+            assert sess.should_stop()  # the predicate is true at its first check
+        assert steady.previous == 1.0  # the loss hook fetched the loss
+        with v1.train.MonitoredSession(hooks=[check]) as sess:
+            sess.run(train_op)  # a new session (no checkpoint) starts with the flag False
+            assert not sess.should_stop()

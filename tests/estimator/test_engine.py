@@ -280,10 +280,17 @@ def test_run_config_replace_and_tf_config(monkeypatch):
     assert (config.task_type, config.task_id, config.is_chief) == ("worker", 1, False)
     assert config.num_worker_replicas == 3 and config.global_id_in_cluster == 2
     assert config.master == "grpc://h:3"
+    # a tf.train.ClusterSpec as legacy's (libraries call .num_tasks, .job_tasks, .as_dict)
+    assert isinstance(config.cluster_spec, tf.train.ClusterSpec)
+    assert config.cluster_spec.num_tasks("worker") == 2
+    assert config.cluster_spec.job_tasks("chief") == ["h:1"]
     replaced = config.replace(save_checkpoints_secs=5)
     assert replaced.save_checkpoints_secs == 5 and replaced.save_checkpoints_steps is None
     assert config.save_checkpoints_steps == 10
     assert tfe.RunConfig().save_checkpoints_secs == 600
+    monkeypatch.delenv("TF_CONFIG")
+    empty = tfe.RunConfig().cluster_spec
+    assert isinstance(empty, tf.train.ClusterSpec) and not empty and empty.as_dict() == {}
     with pytest.raises(ValueError, match="cannot replace"):
         config.replace(nonsense=1)
 

@@ -56,7 +56,7 @@ def refuse_replicas(
 def _init_hook(init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> Any:
     """A hook running the init op until every centre is chosen; a clear error when the
     input runs out first (num_clusters larger than the data)."""
-    return _InitializeClustersHook(init_op, initialized, num_clusters, is_chief)
+    return _InitializeClustersHook(init_op, initialized, is_chief, num_clusters=num_clusters)
 
 
 def _too_many(num_clusters: Any, err: Any) -> TfportInputError:
@@ -74,8 +74,13 @@ def _too_many(num_clusters: Any, err: Any) -> TfportInputError:
 
 
 class _InitializeClustersHook(_SessionRunHook):
-    def __init__(self, init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> None:
-        self._init_op, self._initialized = init_op, initialized
+    """Runs the clusters' `init_op` (the chief) until `is_initialized_var` is true; legacy's
+    constructor, and `num_clusters` names the count in the too-few-points error."""
+
+    def __init__(
+        self, init_op: Any, is_initialized_var: Any, is_chief: bool, num_clusters: Any = None
+    ) -> None:
+        self._init_op, self._initialized = init_op, is_initialized_var
         self._num_clusters, self._is_chief = num_clusters, is_chief
 
     def after_create_session(self, session: Any, coord: Any) -> None:
@@ -99,8 +104,10 @@ def _tolerance_hook(loss: Any, tolerance: float) -> Any:
 
 
 class _LossRelativeChangeHook(_SessionRunHook):
-    def __init__(self, loss: Any, tolerance: float) -> None:
-        self._loss, self._tolerance = loss, tolerance
+    """Stops training when the loss changes by less than `tolerance` (relative)."""
+
+    def __init__(self, loss_tensor: Any, tolerance: float) -> None:
+        self._loss, self._tolerance = loss_tensor, tolerance
         self.previous: float | None = None
 
     def before_run(self, run_context: Any) -> Any:

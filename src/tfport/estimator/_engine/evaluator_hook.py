@@ -103,9 +103,9 @@ class InMemoryEvaluatorHook(_SessionRunHook):
             if self._folder:
                 shutil.rmtree(self._folder, ignore_errors=True)
 
-    def _evaluate(self, session: Any) -> None:
+    def _evaluate(self, train_session: Any) -> None:
         path = self._saver.save(
-            session, os.path.join(self._folder or "", "model.ckpt"), write_meta_graph=False
+            train_session, os.path.join(self._folder or "", "model.ckpt"), write_meta_graph=False
         )
         self._estimator._evaluate_in_memory(
             self._input_fn, self._steps, self._hooks, path, self._name

@@ -135,18 +135,22 @@ def make_early_stopping_hook(
         )
     if getattr(estimator.config, "is_chief", True):
         return _StopOnPredicateHook(
-            should_stop_fn, run_every_secs, run_every_steps, estimator.model_dir
+            should_stop_fn, run_every_secs, run_every_steps, model_dir=estimator.model_dir
         )
-    return _CheckForStoppingHook(estimator.model_dir)
+    return _CheckForStoppingHook(model_dir=estimator.model_dir)
 
 
 class _StopOnPredicateHook(_SessionRunHook):
+    """Legacy's constructor; `model_dir` (tfport's) lets a flag missing from its latest
+    checkpoint be a local variable (see `_stop_var`)."""
+
     def __init__(
         self,
         should_stop_fn: Any,
-        run_every_secs: float | None,
-        run_every_steps: int | None,
-        model_dir: str,
+        run_every_secs: float | None = 60,
+        run_every_steps: int | None = None,
+        *,
+        model_dir: str | None = None,
     ) -> None:
         self._should_stop_fn = should_stop_fn
         self._every_secs, self._every_steps = run_every_secs, run_every_steps
@@ -181,7 +185,7 @@ class _StopOnPredicateHook(_SessionRunHook):
 
 
 class _CheckForStoppingHook(_SessionRunHook):
-    def __init__(self, model_dir: str) -> None:
+    def __init__(self, *, model_dir: str | None = None) -> None:
         self._model_dir = model_dir
 
     def begin(self) -> None:

@@ -257,7 +257,19 @@ class RunConfig:
         lambda self: self._experimental_jit,
         doc="Whether training sessions compile their graphs with XLA (changes float results).",
     )
-    cluster_spec = property(lambda self: dict(self._cluster_spec))
+
+    @property
+    def cluster_spec(self) -> Any:
+        """TF_CONFIG's cluster as a `tf.train.ClusterSpec` (empty without one), as legacy's.
+
+        Example:
+            >>> RunConfig().cluster_spec.as_dict()  # doctest: +SKIP
+            {}
+        """
+        from tfport._common.tfenv import import_tf
+
+        return import_tf().train.ClusterSpec(self._cluster_spec)
+
     task_type = property(lambda self: self._task_type)
     task_id = property(lambda self: self._task_id)
     is_chief = property(lambda self: self._is_chief)

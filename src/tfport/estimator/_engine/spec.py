@@ -108,9 +108,10 @@ class EstimatorSpec(_EstimatorSpecFields):
             **hooks,
         )
 
-    def _replace(self, **kwargs: Any) -> EstimatorSpec:
+    def _replace(self, **kwds: Any) -> EstimatorSpec:
+        """A copy with the fields in `kwds` replaced, validated again (legacy's signature)."""
         fields = self._asdict()
-        fields.update(kwargs)
+        fields.update(kwds)
         return EstimatorSpec(**fields)
 
 

@@ -185,8 +185,8 @@ class _TrainingExecutor:
                 "in RunConfig or set the TF_CONFIG environment variable."
             )
         if not config.master:
-            jobs = list(config.cluster_spec)
-            single = len(jobs) == 1 and len(config.cluster_spec[jobs[0]]) == 1
+            jobs = config.cluster_spec.jobs
+            single = len(jobs) == 1 and config.cluster_spec.num_tasks(jobs[0]) == 1
             if single and config.task_type in _TRAINER_JOBS:
                 console.info("Skip starting Tensorflow server as there is only one node.")
                 return None

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import collections
+import logging
 import os
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 
 
 class WarmStartSettings(
@@ -54,6 +56,9 @@ class WarmStartSettings(
 def to_settings(warm_start_from: Any) -> WarmStartSettings | None:
     """Normalizes Estimator(warm_start_from=...) to WarmStartSettings or None.
 
+    A path to a SavedModel (a folder with `variables/variables.index`) warm-starts from
+    its variables (`PATH/variables/variables`), as legacy inferred it.
+
     Example:
         >>> to_settings("/old").ckpt_to_initialize_from
         '/old'
@@ -63,7 +68,12 @@ def to_settings(warm_start_from: Any) -> WarmStartSettings | None:
     if isinstance(warm_start_from, WarmStartSettings):
         return warm_start_from
     if isinstance(warm_start_from, (str, bytes, os.PathLike)):
-        return WarmStartSettings(os.fsdecode(warm_start_from))
+        path = os.fsdecode(warm_start_from)
+        variables = os.path.join(path, "variables", "variables")
+        if import_tf().io.gfile.exists(variables + ".index"):
+            logging.getLogger("tfport").info("Warm-starting from a SavedModel")
+            return WarmStartSettings(variables)
+        return WarmStartSettings(path)
     raise TfportInputError(
         message(
             "warm_start_from must be a path or WarmStartSettings",
