@@ -59,3 +59,16 @@ def test_contrib_opt_optimizers_are_errors_with_their_fixes(tmp_path: pathlib.Pa
     assert header.startswith(f"Found {len(errors)} errors")  # every ERROR line, both sides
     # The output side names the same uses as unresolved.
     assert any("'tf.contrib.opt.LARSOptimizer' does not resolve" in e for e in errors)
+
+
+def test_the_rules_page_says_what_the_report_says() -> None:
+    """docs/upgrade-rules.md (the rule table) listed them as 'a warning only'."""
+    from tfport.upgrade._contrib_table import manual_fix
+    from tfport.upgrade._rules import load_rules
+
+    rules = load_rules()
+    for name in ("contrib_opt.AdamWOptimizer", "tf.contrib.opt.LazyAdamOptimizer"):
+        canonical = "tf.contrib.opt." + name.rsplit(".", 1)[1]
+        assert rules[name]["why"] == "an ERROR in the report (manual work): " + manual_fix(
+            canonical
+        )

@@ -35,6 +35,7 @@ import os
 import sys
 from typing import Any
 
+from tfport.upgrade._contrib_table import lookup, manual_fix
 from tfport.upgrade._rules import RULES_PATH, render_markdown
 
 _TABLES = (
@@ -92,7 +93,7 @@ def _rule(tf: Any, spec: Any, name: str, measured: dict[str, str]) -> dict:
             why = "tf.compat.v1.data.make_*_iterator(ds) calls the same Dataset method"
             return {**entry, "action": "keep", "target": "", "exact": True, "why": why}
         if name in spec.function_warnings and not _rewrites(spec, name):
-            why = "a warning only: nothing is rewritten"
+            why = _contrib_warning(name)
             return {**entry, "action": "keep", "target": "", "exact": True, "why": why}
         why = "tf.contrib is tfport's contrib table's (same numbers and variable names)"
         return {**entry, "action": "drop", "target": "", "exact": True, "why": why}
@@ -125,6 +126,17 @@ def _rule(tf: Any, spec: Any, name: str, measured: dict[str, str]) -> dict:
         "exact": True,
         "why": why,
     }
+
+
+def _contrib_warning(name: str) -> str:
+    """What the report says of a `tf.contrib` name `tf_upgrade_v2` only warns about: an
+    ERROR with its manual fix where tfport's contrib table has no mapping for it (the
+    `tf.contrib.opt` optimizers, also as `contrib_opt.X` after `from tensorflow.contrib
+    import opt as contrib_opt`)."""
+    canonical = "tf.contrib." + name[len("contrib_") :] if name.startswith("contrib_") else name
+    if canonical.startswith("tf.contrib.") and lookup(canonical) is None:
+        return "an ERROR in the report (manual work): " + manual_fix(canonical)
+    return "a warning only: nothing is rewritten"
 
 
 def _rewrites(spec: Any, name: str) -> bool:
