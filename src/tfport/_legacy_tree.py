@@ -229,7 +229,9 @@ NAMES["model_fn"].update(
 NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
 NAMES["estimator_export"]["T"] = f"{_N}:T"
 NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
-NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = f"{_L}util:ExamplesPerSecondHook"
+NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = (
+    "tfport.estimator._engine.hooks:ExamplesPerSecondHook"
+)
 for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
     NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
 NAMES["util"]["fn_args"] = "tfport.estimator._engine.calls:fn_args"  # TF 1.x util

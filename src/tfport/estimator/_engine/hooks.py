@@ -8,14 +8,17 @@ import operator
 import os
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
+_StepCounterHook: Any = tf.compat.v1.train.StepCounterHook
 
 log = logging.getLogger("tfport")
+_tf_log = logging.getLogger("tensorflow")
 
 TF_HOOKS = (
     "SessionRunHook",
@@ -354,3 +357,43 @@ def stop_if_no_decrease_hook(
         run_every_secs,
         run_every_steps,
     )
+
+
+class ExamplesPerSecondHook(_StepCounterHook):
+    """Logs (and summarizes) `global_step/sec` and `examples/sec` (legacy `tpu_estimator`'s;
+    TPUEstimator trains with it). The lines go to the `tensorflow` logger at INFO, as legacy's.
+
+    Example:
+        >>> hook = ExamplesPerSecondHook(batch_size=32, every_n_steps=10)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        batch_size: int,
+        every_n_steps: int | None = 100,
+        every_n_secs: float | None = None,
+        output_dir: Any = None,
+        summary_writer: Any = None,
+    ) -> None:
+        self._batch_size = batch_size
+        super().__init__(
+            every_n_steps=every_n_steps,
+            every_n_secs=every_n_secs,
+            output_dir=output_dir,
+            summary_writer=summary_writer,
+        )
+
+    def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
+        steps_per_sec = elapsed_steps / elapsed_time
+        examples_per_sec = self._batch_size * steps_per_sec
+        writer = tf_internals.hook_summary_writer(self)
+        if writer is not None:
+            summary = tf.compat.v1.Summary(
+                value=[
+                    tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=steps_per_sec),
+                    tf.compat.v1.Summary.Value(tag="examples/sec", simple_value=examples_per_sec),
+                ]
+            )
+            writer.add_summary(summary, global_step)
+        _tf_log.info("global_step/sec: %g", steps_per_sec)
+        _tf_log.info("examples/sec: %g", examples_per_sec)

@@ -6,16 +6,12 @@ Example:
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 
 _tf = import_tf()
 _SessionRunHook: Any = _tf.compat.v1.train.SessionRunHook
-_StepCounterHook: Any = _tf.compat.v1.train.StepCounterHook
-_log = logging.getLogger("tfport")
 MAX_DIRECTORY_CREATION_ATTEMPTS = 10
 
 
@@ -80,42 +76,3 @@ def parse_input_fn_result(result: Any) -> tuple:
         hooks.append(_DatasetInitializerHook(iterator))
         result = iterator.get_next()
     return (*parse_iterator_result(result), hooks)
-
-
-class ExamplesPerSecondHook(_StepCounterHook):
-    """Logs (and summarizes) `global_step/sec` and `examples/sec` (legacy `tpu_estimator`).
-
-    Example:
-        >>> hook = ExamplesPerSecondHook(batch_size=32, every_n_steps=10)  # doctest: +SKIP
-    """
-
-    def __init__(
-        self,
-        batch_size: int,
-        every_n_steps: int | None = 100,
-        every_n_secs: float | None = None,
-        output_dir: Any = None,
-        summary_writer: Any = None,
-    ) -> None:
-        self._batch_size = batch_size
-        super().__init__(
-            every_n_steps=every_n_steps,
-            every_n_secs=every_n_secs,
-            output_dir=output_dir,
-            summary_writer=summary_writer,
-        )
-
-    def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
-        steps_per_sec = elapsed_steps / elapsed_time
-        examples_per_sec = self._batch_size * steps_per_sec
-        writer = tf_internals.hook_summary_writer(self)
-        if writer is not None:
-            summary = _tf.compat.v1.Summary(
-                value=[
-                    _tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=steps_per_sec),
-                    _tf.compat.v1.Summary.Value(tag="examples/sec", simple_value=examples_per_sec),
-                ]
-            )
-            writer.add_summary(summary, global_step)
-        _log.info("global_step/sec: %g", steps_per_sec)
-        _log.info("examples/sec: %g", examples_per_sec)

@@ -16,12 +16,12 @@ import functools
 import logging
 from typing import Any
 
-from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
 from tfport.estimator._engine.context import strategy_for
 from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._engine.hooks import ExamplesPerSecondHook
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._tpu import embedding
@@ -30,7 +30,6 @@ from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, T
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
-_StepCounterHook: Any = tf.compat.v1.train.StepCounterHook
 
 log = logging.getLogger("tfport")
 
@@ -409,26 +408,4 @@ def _warn_if_no_tpu(config: Any) -> None:
 def _examples_per_second_hook(est: TPUEstimator) -> Any:
     batch = est._batch_sizes.get(ModeKeys.TRAIN) or 0
     every = est._config.iterations_per_loop or est._config.log_step_count_steps or 100
-    return _ExamplesPerSecondHook(batch, every_n_steps=every, output_dir=est.model_dir)
-
-
-class _ExamplesPerSecondHook(_StepCounterHook):
-    """StepCounterHook also writing `examples/sec` (the legacy TPUEstimator's summary)."""
-
-    def __init__(self, batch: int, every_n_steps: int, output_dir: str) -> None:
-        super().__init__(every_n_steps=every_n_steps, output_dir=output_dir)
-        self._batch = batch
-
-    def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
-        steps_per_sec = elapsed_steps / elapsed_time
-        writer = tf_internals.hook_summary_writer(self)
-        if writer is not None:
-            summary = tf.compat.v1.Summary(
-                value=[
-                    tf.compat.v1.Summary.Value(tag="global_step/sec", simple_value=steps_per_sec),
-                    tf.compat.v1.Summary.Value(
-                        tag="examples/sec", simple_value=steps_per_sec * self._batch
-                    ),
-                ]
-            )
-            writer.add_summary(summary, global_step)
+    return ExamplesPerSecondHook(batch, every_n_steps=every, output_dir=est.model_dir)
