@@ -172,15 +172,17 @@ def dataset_initializer_hook(iterator: Any) -> Any:
 
 
 class _DatasetInitializerHook(_SessionRunHook):
+    """Initializes a v1 dataset iterator once the session exists (legacy `util`'s too)."""
+
     def __init__(self, iterator: Any) -> None:
         self._iterator = iterator
 
     def begin(self) -> None:
-        self._init = self._iterator.initializer  # built before the graph is finalized
+        self._initializer = self._iterator.initializer  # built before the graph is finalized
 
     def after_create_session(self, session: Any, coord: Any) -> None:
         del coord
-        session.run(self._init)
+        session.run(self._initializer)
 
 
 def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:

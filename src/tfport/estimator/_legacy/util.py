@@ -9,24 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.calls import _DatasetInitializerHook
 
 _tf = import_tf()
 _SessionRunHook: Any = _tf.compat.v1.train.SessionRunHook
 MAX_DIRECTORY_CREATION_ATTEMPTS = 10
-
-
-class _DatasetInitializerHook(_SessionRunHook):
-    """Initializes a v1 dataset iterator once the session exists."""
-
-    def __init__(self, iterator: Any) -> None:
-        self._iterator = iterator
-
-    def begin(self) -> None:
-        self._initializer = self._iterator.initializer
-
-    def after_create_session(self, session: Any, coord: Any) -> None:
-        del coord
-        session.run(self._initializer)
 
 
 class DistributedIteratorInitializerHook(_DatasetInitializerHook):
