@@ -39,8 +39,8 @@ from tfport.estimator._engine.train_and_evaluate import (
     FinalExporter,
     LatestExporter,
     TrainSpec,
-    train_and_evaluate,
 )
+from tfport.estimator._engine.training_executor import train_and_evaluate
 from tfport.estimator._engine.warm_start import WarmStartSettings
 from tfport.estimator._heads.base import Head
 from tfport.estimator._heads.head_api import (

@@ -292,15 +292,11 @@ def _run_exporters(
     return results
 
 
-def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
-    """Trains, evaluating after new checkpoints (at most every `throttle_secs`) and at the end.
-
-    Returns:
-        `(metrics, export_results)` of the final evaluation.
+def check_specs(train_spec: Any, eval_spec: Any) -> None:
+    """Refuses anything but a `TrainSpec` and an `EvalSpec`, in one line.
 
     Example:
-        >>> train_and_evaluate(est, TrainSpec(train_fn, max_steps=100), EvalSpec(eval_fn))
-        ... # doctest: +SKIP
+        >>> check_specs(TrainSpec(lambda: None), EvalSpec(lambda: None))
     """
     if not isinstance(train_spec, TrainSpec) or not isinstance(eval_spec, EvalSpec):
         raise TfportInputError(
@@ -311,6 +307,20 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
                 eval_spec=type(eval_spec).__name__,
             )
         )
+
+
+def train_and_evaluate_tasks(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+    """`train_and_evaluate` on a cluster (TF_CONFIG): every training task trains with
+    tfport's strategy, the chief evaluating after new checkpoints (at most every
+    `throttle_secs`) and at the end; an `evaluator` task evaluates each new checkpoint.
+
+    Returns:
+        `(metrics, export_results)` of the task's last evaluation (None, [] without one).
+
+    Example:
+        >>> train_and_evaluate_tasks(est, TrainSpec(fn, max_steps=100), EvalSpec(fn))
+        ... # doctest: +SKIP
+    """
     config = estimator.config
     if config.task_type == "evaluator" and config.cluster_spec:
         return _evaluator_loop(estimator, train_spec, eval_spec)

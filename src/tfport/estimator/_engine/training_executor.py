@@ -32,7 +32,34 @@ from tfport.estimator._engine.executor import (
     _NewCheckpointListenerForEvaluate,
 )
 from tfport.estimator._engine.spec import check_hooks
-from tfport.estimator._engine.train_and_evaluate import EvalSpec, TrainSpec
+from tfport.estimator._engine.train_and_evaluate import (
+    EvalSpec,
+    TrainSpec,
+    check_specs,
+    train_and_evaluate_tasks,
+)
+
+
+def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+    """Trains, evaluating after new checkpoints (at most every `throttle_secs`) and at the end.
+
+    Without a cluster this is legacy's path: `_TrainingExecutor(...).run()`, so a library
+    that patches or subclasses the executor (`run_local`, its `_Evaluator`,
+    `_NewCheckpointListenerForEvaluate`) changes this function as it did on TF 2.15. On a
+    cluster (TF_CONFIG) every task runs `train_and_evaluate_tasks` (tfport's strategies).
+
+    Returns:
+        `(metrics, export_results)` of the final evaluation.
+
+    Example:
+        >>> train_and_evaluate(est, TrainSpec(train_fn, max_steps=100), EvalSpec(eval_fn))
+        ... # doctest: +SKIP
+    """
+    check_specs(train_spec, eval_spec)
+    config = estimator.config
+    if config.cluster_spec or config.task_type == "evaluator":
+        return train_and_evaluate_tasks(estimator, train_spec, eval_spec)
+    return _TrainingExecutor(estimator, train_spec, eval_spec).run()
 
 
 class _TrainingExecutor:
