@@ -93,3 +93,22 @@ def test_a_worker_waits_as_long_as_the_patched_legacy_constant_says(installed, m
     monkeypatch.setattr(training, "_DELAY_SECS_PER_WORKER", 0)  # as scripts do
     executor.run_worker()
     assert slept == [15] and trained == [3, 3]  # legacy: min(60, (2 + 1) * 5), then none
+
+
+def test_public_train_and_evaluate_runs_the_executor_libraries_patch(installed, monkeypatch):
+    """Without a cluster, tf.estimator.train_and_evaluate is _TrainingExecutor(...).run(),
+    as on TF 2.15: a library's patch of run_local is what it runs."""
+    import tensorflow as tf
+    from tensorflow.python.estimator import training
+
+    seen = []
+
+    def run_local(self):
+        seen.append((self.estimator, self._train_spec.max_steps))
+        return {"loss": 0.5}, ["export"]
+
+    monkeypatch.setattr(training._TrainingExecutor, "run_local", run_local)
+    est = tf.estimator.Estimator(lambda features, labels, mode: None)
+    train, evaluate = tf.estimator.TrainSpec(lambda: None, 7), tf.estimator.EvalSpec(lambda: None)
+    assert tf.estimator.train_and_evaluate(est, train, evaluate) == ({"loss": 0.5}, ["export"])
+    assert seen == [(est, 7)]
