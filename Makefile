@@ -48,13 +48,11 @@ NIGHTLY_TESTS ?= tests/test_packaging.py tests/keras/test_golden.py \
 .PHONY: demo test test-fast test-oldest test-nightly lint typecheck docs bench
 
 # First run: one line, pip's output in $(VENV)/install.log (its end shown if pip fails).
-# --no-compile: Python compiles the modules a process imports, once; pip would compile
-# every file of TensorFlow, JAX and Keras up front (about 50 s of CPU).
 $(STAMP): pyproject.toml
 	@echo "tfport: first run - creating $(VENV) and installing TensorFlow 2.21, tfport and its test tools with pip (about 4 minutes; log: $(VENV)/install.log)"
 	@test -x $(PY) || python3.11 -m venv $(VENV) 2>/dev/null || python3 -m venv $(VENV)
 	@{ $(PY) -m pip install --progress-bar off --upgrade pip && \
-	   $(PY) -m pip install --progress-bar off --no-compile -e '.[test,jax]'; } > $(VENV)/install.log 2>&1 || \
+	   $(PY) -m pip install --progress-bar off -e '.[test,jax]'; } > $(VENV)/install.log 2>&1 || \
 	 { tail -n 25 $(VENV)/install.log; echo "tfport: pip failed (full log: $(VENV)/install.log)"; exit 1; }
 	@touch $(STAMP)
 

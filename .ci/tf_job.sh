@@ -48,18 +48,17 @@ install() {
   "$python" -m venv "$venv" || fail "could not create the venv $venv with $python"
   pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
   "${pip[@]}" install --upgrade pip || fail "could not upgrade pip in $venv"
-  install=("${pip[@]}" install --no-compile)  # imports compile what they use (see Makefile)
   case "$kind" in
     oldest)
-      "${install[@]}" "tensorflow==${TF_OLDEST:?}" || fail "tensorflow==$TF_OLDEST did not install"
+      "${pip[@]}" install "tensorflow==${TF_OLDEST:?}" || fail "tensorflow==$TF_OLDEST did not install"
       ;;
     nightly)
-      "${install[@]}" tf-nightly tf-keras-nightly || warn "tf-nightly did not install from the registry"
+      "${pip[@]}" install tf-nightly tf-keras-nightly || warn "tf-nightly did not install from the registry"
       ;;
     *) fail "unknown job '$kind' (oldest or nightly)" ;;
   esac
   before="$(versions)"
-  "${install[@]}" '.[test]' || fail "tfport did not install next to: $before"
+  "${pip[@]}" install '.[test]' || fail "tfport did not install next to: $before"
   after="$(versions)"
   case "$kind" in  # pip kept the TensorFlow the venv held, and added the matching Keras 2
     oldest) want="tensorflow $TF_OLDEST, tf_keras ${TF_OLDEST%.*}." ;;
