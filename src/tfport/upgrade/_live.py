@@ -185,10 +185,9 @@ _DISK_UPDATECACHE = linecache.updatecache
 
 def _compile(code: str, path: str) -> types.CodeType:
     # Tracebacks, `inspect` and autograph see the lines that run (the upgraded ones).
-    lines = code.splitlines(True)
-    _UPGRADED[path] = lines
-    linecache.cache[path] = (len(code), None, lines, path)
+    _UPGRADED[path] = code.splitlines(True)
     linecache.updatecache = _updatecache
+    _updatecache(path)
     return compile(code, path, "exec", dont_inherit=True)
 
 

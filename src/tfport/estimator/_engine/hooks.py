@@ -11,6 +11,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine import console
 from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
 
 tf = import_tf()
@@ -18,7 +19,6 @@ _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 _StepCounterHook: Any = tf.compat.v1.train.StepCounterHook
 
 log = logging.getLogger("tfport")
-_tf_log = logging.getLogger("tensorflow")
 
 TF_HOOKS = (
     "SessionRunHook",
@@ -395,5 +395,5 @@ class ExamplesPerSecondHook(_StepCounterHook):
                 ]
             )
             writer.add_summary(summary, global_step)
-        _tf_log.info("global_step/sec: %g", steps_per_sec)
-        _tf_log.info("examples/sec: %g", examples_per_sec)
+        console.info("global_step/sec: %g", steps_per_sec)
+        console.info("examples/sec: %g", examples_per_sec)

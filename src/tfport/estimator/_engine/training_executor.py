@@ -56,10 +56,14 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
         ... # doctest: +SKIP
     """
     check_specs(train_spec, eval_spec)
-    config = estimator.config
-    if config.cluster_spec or config.task_type == "evaluator":
+    if not _is_local(estimator.config):
         return train_and_evaluate_tasks(estimator, train_spec, eval_spec)
     return _TrainingExecutor(estimator, train_spec, eval_spec).run()
+
+
+def _is_local(config: Any) -> bool:
+    """No cluster and not an evaluator task: legacy's non-distributed train and evaluate."""
+    return not config.cluster_spec and config.task_type != "evaluator"
 
 
 class _TrainingExecutor:
@@ -122,7 +126,7 @@ class _TrainingExecutor:
             `(metrics, export results)` locally; what the task's method returns otherwise.
         """
         config = self._estimator.config
-        if not config.cluster_spec and config.task_type != "evaluator":
+        if _is_local(config):
             console.info("Running training and evaluation locally (non-distributed).")
             return self.run_local()
         if not config.task_type:
