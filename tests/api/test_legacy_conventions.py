@@ -1,8 +1,11 @@
 """Issue 41, Build 3: legacy's internal call conventions that libraries built on Estimator's
 internals rely on, against TF 2.15 (legacy/goldens/library_conventions, made by
 legacy/scripts/library_conventions.py): the class-level `_assert_members_are_not_overridden`
-call, session runs with empty fetches, saving listeners reaching the saver hook once, and
-serialized `Summary` metrics written to the eval event file.
+call, session runs with empty fetches, saving listeners reaching the saver hook once,
+serialized `Summary` metrics written to the eval event file, and a subclass overriding
+legacy's training, evaluation and export steps (`_train_model_default`,
+`_train_with_estimator_spec`, `_evaluate_build_graph`/`_evaluate_run`,
+`_add_meta_graph_for_mode`).
 """
 
 from __future__ import annotations
@@ -59,3 +62,20 @@ def test_serialized_summary_metrics_reach_the_eval_event_file_as_legacy_wrote_th
             assert compare.excess(mine[3], theirs[3]) <= 1e-5, mine
         else:
             assert mine[3] == theirs[3], mine
+
+
+@pytest.mark.slow
+def test_a_subclass_overriding_legacy_training_and_evaluation_steps_runs_as_on_legacy(
+    installed, tmp_path
+):
+    got = SCRIPT.subclass_steps(str(tmp_path))
+    want = GOLDEN["subclass_steps"]
+    calls = [c for c in got["calls"] if c[0] != "loss"]
+    assert calls == [c for c in want["calls"] if c[0] != "loss"]
+    losses = [c[1] for c in got["calls"] if c[0] == "loss"]
+    assert compare.excess(losses, [c[1] for c in want["calls"] if c[0] == "loss"]) <= 1e-5
+    assert compare.excess(got["kernel"], want["kernel"]) <= 1e-5
+    assert got["results"].keys() == want["results"].keys()
+    assert compare.excess(list(got["results"].values()), list(want["results"].values())) <= 1e-5
+    assert got["eval_events"] == want["eval_events"]
+    assert got["export_tags"] == want["export_tags"]

@@ -466,15 +466,30 @@ def add_train_op(builder: Any, train_op: Any) -> None:
     builder._add_train_op(train_op)
 
 
-def eval_step_and_stop_hook(steps: int | None) -> tuple[Any, Any, Callable[[Any], None]]:
-    """`(eval_step, StopAfterNEvalsHook, set_increment)` as `tf.compat.v1` evaluation uses.
+def stop_after_n_evals_hook(steps: int | None) -> Any:
+    """`evaluation._StopAfterNEvalsHook(steps, log_progress=True)` (TF >= 1.x): the hook of
+    legacy's `Estimator._convert_eval_steps_to_hooks`."""
+    return _tf("training.evaluation", "_StopAfterNEvalsHook")(steps, log_progress=True)
 
-    `evaluation._get_or_create_eval_step`, `_StopAfterNEvalsHook` and its
-    `_set_evals_completed_tensor` (TF >= 1.x).
+
+def eval_step_and_stop_hooks(hooks: list) -> tuple[Any, list, Callable[[Any], None]]:
+    """`(eval_step, added_hooks, set_increment)` as `tf.compat.v1` evaluation uses them.
+
+    `set_increment(tensor)` tells every `_StopAfterNEvalsHook` of `hooks` (and the one
+    `added_hooks` holds when there is none: it counts without a limit) the completed-evals
+    tensor (`evaluation._get_or_create_eval_step`, `_StopAfterNEvalsHook`,
+    `_set_evals_completed_tensor`, TF >= 1.x).
     """
+    cls = _tf("training.evaluation", "_StopAfterNEvalsHook")
     eval_step = _tf("training.evaluation", "_get_or_create_eval_step")()
-    hook = _tf("training.evaluation", "_StopAfterNEvalsHook")(steps, log_progress=True)
-    return eval_step, hook, hook._set_evals_completed_tensor
+    stops = [h for h in hooks if isinstance(h, cls)]
+    added = [] if stops else [cls(None, log_progress=True)]
+
+    def set_increment(tensor: Any) -> None:
+        for hook in stops + added:
+            hook._set_evals_completed_tensor(tensor)
+
+    return eval_step, added, set_increment
 
 
 @contextlib.contextmanager

@@ -50,14 +50,14 @@ class Built:
     summary_hook: Any = None
 
 
-def build(ctx: ModeContext, input_fn: Any) -> Built:
-    """Builds the graph of `ctx.mode` for `input_fn`.
+def build(ctx: ModeContext, input_fn: Any, graph: Any = None) -> Built:
+    """Builds the graph of `ctx.mode` for `input_fn` (in `graph`, else a new graph).
 
     Example:
         >>> built = build(ctx, input_fn)  # doctest: +SKIP
     """
     tf = import_tf()
-    graph = tf.Graph()
+    graph = tf.Graph() if graph is None else graph
     with graph.as_default(), _placement(graph, ctx), keras_seeded(ctx.config.tf_random_seed):
         _start(tf, graph, ctx)
         batches = inputs.open_batches(ctx, input_fn)

@@ -115,11 +115,24 @@ class Estimator:
     _estimator_api_names = ("estimator.Estimator",)
     _estimator_api_names_v1 = ("estimator.Estimator",)
 
-    def _convert_train_steps_to_hooks(self, steps: Any, max_steps: Any) -> list:
-        """Legacy's stop hooks of `train(steps, max_steps)`: a StopAtStepHook, or none."""
-        if steps is None and max_steps is None:
-            return []
-        return [import_tf().compat.v1.train.StopAtStepHook(steps, max_steps)]
+    # legacy's training and evaluation steps, each called through `self` as legacy did
+    # (training.py, evaluation.py): subclasses and libraries override or patch them
+    _convert_train_steps_to_hooks = training.convert_train_steps_to_hooks
+    _train_model = training.train_model
+    _train_model_default = training.train_model_default
+    _train_model_distributed = training.train_model_default  # the context replicates
+    _actual_train_model_distributed = training.actual_train_model_distributed
+    _train_with_estimator_spec = training.train_with_estimator_spec
+    _train_with_estimator_spec_distributed = training.train_with_estimator_spec_distributed
+    _actual_eval = evaluation.actual_eval
+    _convert_eval_steps_to_hooks = evaluation.convert_eval_steps_to_hooks
+    _evaluate_build_graph = evaluation.evaluate_build_graph
+    _call_model_fn_eval = evaluation.call_model_fn_eval
+    _call_model_fn_eval_distributed = evaluation.call_model_fn_eval
+    _evaluate_run = evaluation.evaluate_run
+    _get_iterator_from_input_fn = internals.get_iterator_from_input_fn
+    _add_meta_graph_for_mode = exporting.add_meta_graph_for_mode
+    _tf_docs_inheritable_header = internals.DOCS_HEADER
 
     def _maybe_warm_start(self, checkpoint_path: Any) -> None:
         """Warm-starts the current graph from `warm_start_from` unless resuming a checkpoint."""
@@ -138,7 +151,7 @@ class Estimator:
     ) -> bytes:
         """Legacy's export of one SavedModel per receiver map (subclasses may override it)."""
         return exporting.export_all(
-            self._context,
+            self,
             export_dir_base,
             input_receiver_fn_map,
             assets_extra,
@@ -178,8 +191,7 @@ class Estimator:
         saving_listeners: Any = None,
     ) -> Estimator:
         """Trains for `steps` more steps or up to global step `max_steps`; returns self."""
-        ctx = self._context(ModeKeys.TRAIN)
-        training.train(ctx, input_fn, hooks, steps, max_steps, saving_listeners)
+        training.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
         return self
 
     def evaluate(
@@ -191,8 +203,7 @@ class Estimator:
         name: str | None = None,
     ) -> dict:
         """Evaluates on `input_fn` (until it ends, or `steps` batches); returns the metrics."""
-        ctx = self._context(ModeKeys.EVAL)
-        return evaluation.evaluate(ctx, input_fn, steps, hooks, checkpoint_path, name)
+        return evaluation.evaluate(self, input_fn, steps, hooks, checkpoint_path, name)
 
     def _evaluate_in_memory(
         self, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: str, name: Any
@@ -202,9 +213,8 @@ class Estimator:
         They come through a temporary checkpoint that the eval summaries do not name
         (legacy evaluated the live variables and wrote no `checkpoint_path`).
         """
-        ctx = self._context(ModeKeys.EVAL)
         return evaluation.evaluate(
-            ctx, input_fn, steps, hooks, checkpoint_path, name, record_path=False
+            self, input_fn, steps, hooks, checkpoint_path, name, record_path=False
         )
 
     def predict(
@@ -231,13 +241,13 @@ class Estimator:
         experimental_mode: str = ModeKeys.PREDICT,
     ) -> bytes:
         """Exports a SavedModel under `export_dir_base/<timestamp>`; returns that path."""
-        return exporting.export_saved_model(
-            self._context(experimental_mode),
+        return self._export_all_saved_models(
             export_dir_base,
-            serving_input_receiver_fn,
-            assets_extra,
-            as_text,
-            checkpoint_path,
+            {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+            strip_default_attrs=True,
         )
 
     def export_savedmodel(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
 from typing import Any
 
@@ -12,13 +13,15 @@ from tfport.estimator._engine import builder, console, graphs, sessions
 from tfport.estimator._engine.aligned_names import aligned_var_list
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import LOSS_KEY, metric_pairs
-from tfport.estimator._engine.spec import check_hooks
+from tfport.estimator._engine.spec import ModeKeys, check_hooks
 
 GLOBAL_STEP_KEY = "global_step"
+# False while `Estimator._evaluate_in_memory` runs: summaries name no checkpoint
+_RECORD_PATH: contextvars.ContextVar[bool] = contextvars.ContextVar("record_path", default=True)
 
 
 def evaluate(
-    ctx: ModeContext,
+    est: Any,
     input_fn: Any,
     steps: Any,
     hooks: Any,
@@ -26,41 +29,141 @@ def evaluate(
     name: Any,
     record_path: bool = True,
 ) -> dict:
-    """Evaluates as the legacy `Estimator.evaluate` did, in the EVAL context `ctx`.
+    """`Estimator.evaluate`: `est._actual_eval` on the RunConfig's `eval_distribute`.
 
     `record_path=False` leaves the checkpoint's path out of the eval summaries and log.
 
     Example:
-        >>> evaluate(ctx, eval_input_fn, None, None, None, None)  # doctest: +SKIP
+        >>> evaluate(est, eval_input_fn, None, None, None, None)  # doctest: +SKIP
     """
+    token = _RECORD_PATH.set(record_path)
+    try:
+        return est._actual_eval(
+            input_fn,
+            strategy=est._eval_distribution,
+            steps=steps,
+            hooks=hooks,
+            checkpoint_path=checkpoint_path,
+            name=name,
+        )
+    finally:
+        _RECORD_PATH.reset(token)
+
+
+def actual_eval(
+    est: Any,
+    input_fn: Any,
+    strategy: Any = None,
+    steps: Any = None,
+    hooks: Any = None,
+    checkpoint_path: Any = None,
+    name: Any = None,
+) -> dict:
+    """`Estimator._actual_eval`: hooks and checkpoint resolved, then, in a new graph,
+    `est._evaluate_build_graph` and `est._evaluate_run` (legacy's order).
+
+    `strategy` is legacy's argument; the graph runs on the Estimator's EVAL context
+    (the RunConfig's `eval_distribute` or `tfport run --strategy`).
+    """
+    del strategy
     tf = import_tf()
     if steps is not None and (not isinstance(steps, int) or steps <= 0):
         raise TfportInputError(
             message("evaluate(steps) must be a positive int or None", "Fix it", steps=steps)
         )
     hooks = list(check_hooks(tf, hooks, "evaluate(hooks)"))
-    checkpoint_path = resolve_checkpoint(ctx.model_dir, checkpoint_path, "evaluate")
-    built = builder.build(ctx, input_fn)
-    with built.graph.as_default():
-        update_op, eval_dict = _metric_ops(tf, built)
-        all_hooks = list(built.input_hooks) + hooks + list(built.spec.evaluation_hooks)
-        if checkpoint_path and not built.spec.scaffold.saver:
-            _check_or_align_names(tf, ctx, input_fn, built, checkpoint_path)
-        master, session_config, _ = sessions.session_target(ctx.strategy, ctx.config)
+    hooks.extend(est._convert_eval_steps_to_hooks(steps))
+    checkpoint_path = resolve_checkpoint(est.model_dir, checkpoint_path, "evaluate")
+    with tf.Graph().as_default():
+        scaffold, update_op, eval_dict, all_hooks = est._evaluate_build_graph(
+            input_fn, hooks, checkpoint_path
+        )
+        return est._evaluate_run(
+            checkpoint_path=checkpoint_path,
+            scaffold=scaffold,
+            update_op=update_op,
+            eval_dict=eval_dict,
+            all_hooks=all_hooks,
+            output_dir=est.eval_dir(name),
+        )
+
+
+def convert_eval_steps_to_hooks(est: Any, steps: Any) -> list:
+    """`Estimator._convert_eval_steps_to_hooks`: a hook stopping after `steps` batches."""
+    del est
+    if steps is None:
+        return []
+    if steps <= 0:
+        raise ValueError(f"Must specify steps > 0, given: {steps}")
+    return [tf_internals.stop_after_n_evals_hook(steps)]
+
+
+def evaluate_build_graph(
+    est: Any, input_fn: Any, hooks: Any = None, checkpoint_path: Any = None
+) -> tuple[Any, Any, dict, list]:
+    """`Estimator._evaluate_build_graph`: the EVAL graph in the default graph; returns
+    `(scaffold, update_op, eval_dict, all_hooks)` (input, given, then model_fn hooks)."""
+    tf = import_tf()
+    ctx = est._context(ModeKeys.EVAL)
+    built = builder.build(ctx, input_fn, graph=tf.compat.v1.get_default_graph())
+    update_op, eval_dict = _metric_ops(tf, built)
+    all_hooks = list(built.input_hooks) + list(hooks or ()) + list(built.spec.evaluation_hooks)
+    if checkpoint_path and not built.spec.scaffold.saver:
+        _check_or_align_names(tf, ctx, input_fn, built, checkpoint_path)
+    return built.spec.scaffold, update_op, eval_dict, all_hooks
+
+
+def call_model_fn_eval(est: Any, input_fn: Any, config: Any) -> tuple:
+    """`Estimator._call_model_fn_eval`: the EVAL graph in the default graph; returns
+    `(scaffold, evaluation_hooks, input_hooks, update_op, eval_dict)` (no global step in
+    `eval_dict`, as legacy's)."""
+    del config  # the Estimator's own, as legacy passed it
+    tf = import_tf()
+    built = builder.build(
+        est._context(ModeKeys.EVAL), input_fn, graph=tf.compat.v1.get_default_graph()
+    )
+    update_op, eval_dict = _metric_ops(tf, built)
+    del eval_dict[GLOBAL_STEP_KEY]
+    spec = built.spec
+    return spec.scaffold, spec.evaluation_hooks, built.input_hooks, update_op, eval_dict
+
+
+def evaluate_run(
+    est: Any,
+    checkpoint_path: Any,
+    scaffold: Any,
+    update_op: Any,
+    eval_dict: dict,
+    all_hooks: list,
+    output_dir: str,
+) -> dict:
+    """`Estimator._evaluate_run`: runs the evaluation session of `eval_dict`'s graph from
+    `checkpoint_path` and writes the results' summaries to `output_dir`."""
+    tf = import_tf()
+    ctx = est._context(ModeKeys.EVAL)
+    master, session_config, _ = sessions.session_target(ctx.strategy, ctx.config)
+    graph = _graph_of(tf, update_op, eval_dict)
+    with graph.as_default():
         results = _evaluate_once(
             tf,
-            built,
+            scaffold,
             checkpoint_path,
             update_op,
             eval_dict,
-            all_hooks,
-            steps,
+            list(all_hooks),
             session_config,
             master,
         )
-    path = checkpoint_path if record_path else None
-    _write_summaries(tf, eval_dir(ctx.model_dir, name), results, path)
+    path = checkpoint_path if _RECORD_PATH.get() else None
+    _write_summaries(tf, output_dir, results, path)
     return results
+
+
+def _graph_of(tf: Any, update_op: Any, eval_dict: dict) -> Any:
+    for value in [update_op, *eval_dict.values()]:
+        if getattr(value, "graph", None) is not None:
+            return value.graph
+    return tf.compat.v1.get_default_graph()
 
 
 def _check_or_align_names(
@@ -113,23 +216,22 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
 
 def _evaluate_once(
     tf: Any,
-    built: Any,
+    scaffold: Any,
     checkpoint_path: Any,
     update_op: Any,
     eval_dict: dict,
     hooks: list,
-    steps: Any,
     session_config: Any,
     master: str = "",
 ) -> dict:
     v1 = tf.compat.v1
-    eval_step, stop_hook, set_increment = tf_internals.eval_step_and_stop_hook(steps)
+    eval_step, added, set_increment = tf_internals.eval_step_and_stop_hooks(hooks)
     increment = v1.assign_add(eval_step, 1)
     update_op = [update_op, increment] if update_op is not None else [increment]
     set_increment(increment)
     final_hook = v1.train.FinalOpsHook(eval_dict)
-    all_hooks = hooks + [stop_hook, final_hook]
-    scaffold = built.spec.scaffold
+    all_hooks = hooks + added + [final_hook]
+    scaffold = scaffold or v1.train.Scaffold()
     if scaffold.local_init_op is not None:
         # the metrics and eval step are local variables the model's own op does not cover
         scaffold = v1.train.Scaffold(

@@ -16,55 +16,8 @@ from tfport.estimator._engine.spec import ModeKeys
 _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"]}
 
 
-def export_saved_model(
-    ctx: ModeContext,
-    export_dir_base: str,
-    serving_input_receiver_fn: Any,
-    assets_extra: dict | None = None,
-    as_text: bool = False,
-    checkpoint_path: Any = None,
-) -> bytes:
-    """Exports the model of `ctx.mode` at a checkpoint; returns the export folder (bytes).
-
-    Example:
-        >>> export_saved_model(ctx, "export", receiver_fn)  # doctest: +SKIP
-    """
-    tf = import_tf()
-    export_utils = tf_internals.export_utils()
-
-    if not callable(serving_input_receiver_fn):
-        raise TfportInputError(
-            message(
-                "serving_input_receiver_fn must be callable",
-                "Pass e.g. build_parsing_serving_input_receiver_fn(spec)",
-                serving_input_receiver_fn=serving_input_receiver_fn,
-            )
-        )
-    checkpoint_path = resolve_checkpoint(ctx.model_dir, checkpoint_path, "export")
-    if not checkpoint_path:
-        raise TfportInputError(
-            message(
-                f"Couldn't find trained model at {ctx.model_dir}",
-                "Train the Estimator first or pass checkpoint_path",
-                model_dir=ctx.model_dir,
-            )
-        )
-    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
-    temp_dir = export_utils.get_temp_export_dir(export_dir)
-    builder = tf.compat.v1.saved_model.Builder(temp_dir)
-    try:
-        _add_meta_graph(tf, ctx, builder, serving_input_receiver_fn, checkpoint_path)
-        builder.save(as_text)
-        _copy_assets_extra(tf, temp_dir, assets_extra)
-        tf.io.gfile.rename(temp_dir, export_dir)
-    except BaseException:
-        shutil.rmtree(temp_dir, ignore_errors=True)
-        raise
-    return export_dir
-
-
 def export_all(
-    context_for: Any,
+    est: Any,
     export_dir_base: str,
     receiver_fn_map: dict,
     assets_extra: dict | None = None,
@@ -74,11 +27,11 @@ def export_all(
 ) -> bytes:
     """One SavedModel with a meta graph per mode (TRAIN, EVAL, PREDICT order, as legacy).
 
-    `context_for(mode)` gives the engine context of a mode; the first meta graph saves
-    the variables.
+    Each meta graph comes from `est._add_meta_graph_for_mode` (legacy's call, which
+    subclasses may override); the first saves the variables.
 
     Example:
-        >>> export_all(est._context, "export", {"infer": receiver_fn})  # doctest: +SKIP
+        >>> export_all(est, "export", {"infer": receiver_fn})  # doctest: +SKIP
     """
     tf = import_tf()
     export_utils = tf_internals.export_utils()
@@ -109,7 +62,7 @@ def export_all(
                     serving_input_receiver_fn=fn,
                 )
             )
-    model_dir = context_for(ModeKeys.PREDICT).model_dir
+    model_dir = est.model_dir
     checkpoint_path = resolve_checkpoint(model_dir, checkpoint_path, "export")
     if not checkpoint_path:
         raise TfportInputError(
@@ -127,14 +80,13 @@ def export_all(
         for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             if receiver_fn_map.get(mode) is None:
                 continue
-            _add_meta_graph(
-                tf,
-                context_for(mode),
+            est._add_meta_graph_for_mode(
                 builder,
-                receiver_fn_map[mode],
+                receiver_fn_map,
                 checkpoint_path,
                 save_variables,
-                strip_default_attrs,
+                mode=mode,
+                strip_default_attrs=strip_default_attrs,
             )
             save_variables = False
         builder.save(as_text)
@@ -146,6 +98,38 @@ def export_all(
     return export_dir
 
 
+def add_meta_graph_for_mode(
+    est: Any,
+    builder: Any,
+    input_receiver_fn_map: dict,
+    checkpoint_path: str,
+    save_variables: bool = True,
+    mode: str = ModeKeys.PREDICT,
+    export_tags: Any = None,
+    check_variables: bool = True,
+    strip_default_attrs: bool = True,
+) -> None:
+    """`Estimator._add_meta_graph_for_mode`: adds `mode`'s meta graph to a SavedModel
+    `builder`, its variables from `checkpoint_path` (with them when `save_variables`).
+
+    Example:
+        >>> est._add_meta_graph_for_mode(builder, {"infer": fn}, ckpt)  # doctest: +SKIP
+    """
+    if save_variables and not check_variables:
+        raise ValueError("If `save_variables` is `True, `check_variables`must not be `False`.")
+    _add_meta_graph(
+        import_tf(),
+        est._context(mode),
+        builder,
+        input_receiver_fn_map[mode],
+        checkpoint_path,
+        save_variables,
+        strip_default_attrs,
+        tags=export_tags,
+        restore=check_variables,
+    )
+
+
 def _add_meta_graph(
     tf: Any,
     ctx: ModeContext,
@@ -154,6 +138,8 @@ def _add_meta_graph(
     checkpoint_path: str,
     save_variables: bool = True,
     strip_default_attrs: bool = True,
+    tags: Any = None,
+    restore: bool = True,
 ) -> None:
     export_utils = tf_internals.export_utils()
 
@@ -191,7 +177,8 @@ def _add_meta_graph(
         with v1.Session(config=ctx.config.session_config) as session:
             local_init = spec.scaffold.local_init_op or v1.train.Scaffold.default_local_init_op()
             saver = spec.scaffold.saver or v1.train.Saver(sharded=True)
-            saver.restore(session, checkpoint_path)
+            if restore:
+                saver.restore(session, checkpoint_path)
             if mode == ModeKeys.TRAIN and spec.train_op is not None:
                 tf_internals.add_train_op(builder, spec.train_op)  # the legacy exporter's own call
             kwargs = {
@@ -201,10 +188,11 @@ def _add_meta_graph(
                 "saver": saver,
                 "strip_default_attrs": strip_default_attrs,
             }
+            tags = _TAGS[mode] if tags is None else tags
             if save_variables:
-                builder.add_meta_graph_and_variables(session, _TAGS[mode], **kwargs)
+                builder.add_meta_graph_and_variables(session, tags, **kwargs)
             else:
-                builder.add_meta_graph(_TAGS[mode], **kwargs)
+                builder.add_meta_graph(tags, **kwargs)
 
 
 def _copy_assets_extra(tf: Any, export_dir: bytes, assets_extra: dict | None) -> None:

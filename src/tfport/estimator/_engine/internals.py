@@ -19,6 +19,17 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import calls
 
 log = logging.getLogger("tfport")
+# legacy's `Estimator._tf_docs_inheritable_header` (its docs' notice), a class attribute
+DOCS_HEADER = (
+    "  Warning: Estimators are not recommended for new code.  Estimators run\n"
+    "  `v1.Session`-style code which is more difficult to write correctly, and\n"
+    "  can behave unexpectedly, especially when combined with TF 2 code. Estimators\n"
+    "  do fall under our\n"
+    "  [compatibility guarantees](https://tensorflow.org/guide/versions), but will\n"
+    "  receive no fixes other than security vulnerabilities. See the\n"
+    "  [migration guide](https://tensorflow.org/guide/migrate) for details.\n"
+    "  "
+)
 _ESTIMATOR_MODULE = "tfport.estimator._engine.estimator"
 
 # members a subclass may override (legacy's list), and legacy's private members
@@ -150,6 +161,22 @@ def get_features_and_labels_from_input_fn(self: Any, input_fn: Any, mode: Any) -
     from tfport.estimator._legacy import util
 
     return util.parse_input_fn_result(self._call_input_fn(input_fn, mode))
+
+
+def get_iterator_from_input_fn(
+    self: Any, input_fn: Any, mode: Any, distribution: Any = None
+) -> tuple[Any, list]:
+    """`(iterator, input_hooks)` of input_fn's Dataset: one per replica of `distribution`
+    (`make_input_fn_iterator`), else an initializable iterator; the hook initializes it."""
+    tf = import_tf()
+    if distribution is not None:
+        iterator = distribution.make_input_fn_iterator(
+            lambda input_context: self._call_input_fn(input_fn, mode, input_context)
+        )
+    else:
+        result = self._call_input_fn(input_fn, mode)
+        iterator = tf.compat.v1.data.make_initializable_iterator(result)
+    return iterator, [calls.dataset_initializer_hook(iterator)]
 
 
 def get_features_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
+import weakref
 from contextlib import nullcontext
 from typing import Any
 
@@ -10,33 +13,142 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import builder, console, graphs, lock, loops, sessions
 from tfport.estimator._engine.aligned_names import aligned_var_list
 from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.spec import check_hooks
+from tfport.estimator._engine.spec import ModeKeys, check_hooks
+
+# the graph `train_model_default` built, while its spec trains: (ctx, Built, input_fn)
+_CURRENT: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("training", default=None)
+# StopAtStepHook -> (steps, max_steps) of the hooks `stop_hooks` made
+_BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def train(
-    ctx: ModeContext, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
+    est: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
 ) -> None:
-    """Trains as the legacy `Estimator.train` did, in the TRAIN context `ctx`.
+    """`Estimator.train` in legacy's order: checks, stop hooks, then `est._train_model`.
+
+    A subclass or library overriding `_train_model`, `_train_model_default` or
+    `_train_with_estimator_spec` (patched on the class or defined in a subclass) is called
+    as legacy called it.
 
     Example:
-        >>> train(ctx, input_fn, None, None, 40, None)  # doctest: +SKIP
+        >>> train(est, input_fn, None, None, 40, None)  # doctest: +SKIP
     """
     tf = import_tf()
     _check_steps(steps, max_steps)
     hooks = list(check_hooks(tf, hooks, "train(hooks)"))
-    listeners = tuple(saving_listeners or ())
     if max_steps is not None:
-        start = graphs.global_step_in_dir(ctx.model_dir)
+        start = graphs.global_step_in_dir(est.model_dir)
         if max_steps <= start:
             console.info("Skipping training since max_steps has already saved.")
             return
+    hooks.extend(est._convert_train_steps_to_hooks(steps, max_steps))
+    loss = est._train_model(input_fn, hooks, list(saving_listeners or ()))
+    console.final_loss(loss)
+
+
+def convert_train_steps_to_hooks(est: Any, steps: Any, max_steps: Any) -> list:
+    """`Estimator._convert_train_steps_to_hooks`: a `StopAtStepHook`, or none.
+
+    The hook remembers its bounds for the steps-per-loop hook and the progress line.
+
+    Example:
+        >>> convert_train_steps_to_hooks(None, None, None)
+        []
+    """
+    del est
+    if steps is None and max_steps is None:
+        return []
+    hook = import_tf().compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps)
+    _BOUNDS[hook] = (steps, max_steps)
+    return [hook]
+
+
+def _bounds(hooks: list) -> tuple[Any, Any]:
+    """`(steps, max_steps)` of the last stop hook `stop_hooks` made, else `(None, None)`."""
+    for hook in reversed(hooks):
+        if hook in _BOUNDS:
+            return _BOUNDS[hook]
+    return None, None
+
+
+def train_model(est: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+    """`Estimator._train_model`: legacy's dispatch on `train_distribute`; returns the loss."""
+    if est._train_distribution is not None:
+        return est._train_model_distributed(input_fn, hooks, saving_listeners)
+    return est._train_model_default(input_fn, hooks, saving_listeners)
+
+
+def train_model_default(est: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+    """`Estimator._train_model_default`: builds the graph (on the context's strategy, if any)
+    and hands its spec to `est._train_with_estimator_spec`; returns the last loss."""
+    ctx = est._context(ModeKeys.TRAIN)
     graphs.ensure_writable_dir(ctx.model_dir)
-    if steps is not None or max_steps is not None:
-        hooks.append(tf.compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps))
     built = builder.build(ctx, input_fn)
     held = lock.training_lock(ctx.model_dir) if ctx.config.is_chief else nullcontext()
-    with held, built.graph.as_default():
-        _train_with_spec(ctx, built, hooks, listeners, input_fn, (steps, max_steps))
+    token = _CURRENT.set((ctx, built, input_fn))
+    try:
+        with held, built.graph.as_default():
+            return est._train_with_estimator_spec(
+                built.spec, list(built.input_hooks), hooks, built.global_step, saving_listeners
+            )
+    finally:
+        _CURRENT.reset(token)
+
+
+def actual_train_model_distributed(
+    est: Any, strategy: Any, input_fn: Any, hooks: list, saving_listeners: list
+) -> Any:
+    """`Estimator._actual_train_model_distributed`: `_train_model_default` (the graph is
+    replicated on the Estimator's TRAIN context, which `strategy` is)."""
+    del strategy
+    return train_model_default(est, input_fn, hooks, saving_listeners)
+
+
+def train_with_estimator_spec_distributed(
+    est: Any, estimator_spec: Any, worker_hooks: list, saving_listener: Any
+) -> Any:
+    """`Estimator._train_with_estimator_spec_distributed`: `_train_with_estimator_spec`
+    with the graph's global step and no further hooks."""
+    global_step = import_tf().compat.v1.train.get_global_step()
+    return est._train_with_estimator_spec(
+        estimator_spec, worker_hooks, [], global_step, saving_listener
+    )
+
+
+def train_with_estimator_spec(
+    est: Any,
+    estimator_spec: Any,
+    worker_hooks: list,
+    hooks: list,
+    global_step_tensor: Any,
+    saving_listeners: Any,
+) -> Any:
+    """`Estimator._train_with_estimator_spec`: runs the training session of the default
+    graph; returns the last loss.
+
+    The graph is the one `_train_model_default` built, or one a subclass built itself
+    (with `_get_features_and_labels_from_input_fn` and `_call_model_fn`, as legacy's
+    subclasses do): then it runs without steps-per-loop and under the training lock.
+    """
+    tf = import_tf()
+    graph = tf.compat.v1.get_default_graph()
+    current = _CURRENT.get()
+    listeners = tuple(saving_listeners or ())
+    if current is not None and current[1].graph is graph:
+        ctx, built, input_fn = current
+        built = dataclasses.replace(
+            built,
+            spec=estimator_spec,
+            input_hooks=list(worker_hooks),
+            global_step=global_step_tensor,
+        )
+        return _train_with_spec(ctx, built, list(hooks), listeners, input_fn, _bounds(hooks))
+    ctx = est._context(ModeKeys.TRAIN)
+    graphs.ensure_writable_dir(ctx.model_dir)
+    built = builder.Built(graph, estimator_spec, list(worker_hooks), global_step_tensor)
+    held = lock.training_lock(ctx.model_dir) if ctx.config.is_chief else nullcontext()
+    with held:
+        return _train_with_spec(ctx, built, list(hooks), listeners, None, _bounds(hooks))
 
 
 def _check_steps(steps: Any, max_steps: Any) -> None:
@@ -63,7 +175,7 @@ def _train_with_spec(
     listeners: tuple,
     input_fn: Any,
     bounds: tuple[Any, Any],
-) -> None:
+) -> Any:
     tf = import_tf()
     v1 = tf.compat.v1
     spec, config = built.spec, ctx.config
@@ -120,10 +232,10 @@ def _train_with_spec(
         loss = None
         while not session.should_stop():
             loss = session.run([spec.train_op, spec.loss])[1]
-    console.final_loss(loss)
     preemption.exit_if_signalled(ctx.model_dir)
     if waiter is not None:
         waiter.wait()
+    return loss
 
 
 def _add_saver(tf: Any, ctx: ModeContext, built: Any, input_fn: Any) -> None:
