@@ -17,7 +17,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import message
-from tfport._legacy_tree import GLUE_ALIASES, GLUE_PATHS, NAMES, PATHS, WHY
+from tfport._legacy_tree import GLUE_ALIASES, GLUE_PATHS, NAMES, PATHS, VALUES, WHY
 
 PREFIXES = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 
@@ -65,6 +65,9 @@ class LegacyModule(types.ModuleType):
         named = NAMES.get(self._suffix, {}).get(attr)
         if named is not None:
             return _resolve(named)
+        values = VALUES.get(self._suffix, {})
+        if attr in values:
+            return values[attr]
         for source in self._sources:
             try:
                 holder = _resolve(source)

@@ -164,11 +164,26 @@ def _check_private_members(
             report.private_members_ok += 1
 
 
+def _constant(text: str) -> Any:
+    """A constant's recorded repr as a value (`set()` included), or `...` when not literal."""
+    if text == "set()":
+        return set()
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return ...
+
+
 def _check_private(report: Report, where: str, obj: Any, entry: dict) -> None:
-    """A private name present: legacy's signature, and its class's private members."""
+    """A private name present: legacy's signature (a literal constant: legacy's value), and
+    its class's private members."""
     diffs = []
     if entry["kind"] in ("class", "function") and "signature" in entry:
         diffs = _signature_diffs(obj, entry) if callable(obj) else ["not callable"]
+    elif entry["kind"] == "constant" and "value" in entry:
+        want = _constant(entry["value"])
+        if want is not ... and (want != obj or type(want) is not type(obj)):
+            diffs = [f"value {obj!r} instead of {want!r}"]
     if diffs:
         report.private_problems.append(f"{where}: {diffs}")
     else:

@@ -21,7 +21,7 @@ _RECORD_PATH: contextvars.ContextVar[bool] = contextvars.ContextVar("record_path
 
 
 def evaluate(
-    est: Any,
+    self: Any,
     input_fn: Any,
     steps: Any,
     hooks: Any,
@@ -29,7 +29,7 @@ def evaluate(
     name: Any,
     record_path: bool = True,
 ) -> dict:
-    """`Estimator.evaluate`: `est._actual_eval` on the RunConfig's `eval_distribute`.
+    """`Estimator.evaluate`: `self._actual_eval` on the RunConfig's `eval_distribute`.
 
     `record_path=False` leaves the checkpoint's path out of the eval summaries and log.
 
@@ -38,9 +38,9 @@ def evaluate(
     """
     token = _RECORD_PATH.set(record_path)
     try:
-        return est._actual_eval(
+        return self._actual_eval(
             input_fn,
-            strategy=est._eval_distribution,
+            strategy=self._eval_distribution,
             steps=steps,
             hooks=hooks,
             checkpoint_path=checkpoint_path,
@@ -51,7 +51,7 @@ def evaluate(
 
 
 def actual_eval(
-    est: Any,
+    self: Any,
     input_fn: Any,
     strategy: Any = None,
     steps: Any = None,
@@ -60,7 +60,7 @@ def actual_eval(
     name: Any = None,
 ) -> dict:
     """`Estimator._actual_eval`: hooks and checkpoint resolved, then, in a new graph,
-    `est._evaluate_build_graph` and `est._evaluate_run` (legacy's order).
+    `self._evaluate_build_graph` and `self._evaluate_run` (legacy's order).
 
     `strategy` is legacy's argument; the graph runs on the Estimator's EVAL context
     (the RunConfig's `eval_distribute` or `tfport run --strategy`).
@@ -72,25 +72,25 @@ def actual_eval(
             message("evaluate(steps) must be a positive int or None", "Fix it", steps=steps)
         )
     hooks = list(check_hooks(tf, hooks, "evaluate(hooks)"))
-    hooks.extend(est._convert_eval_steps_to_hooks(steps))
-    checkpoint_path = resolve_checkpoint(est.model_dir, checkpoint_path, "evaluate")
+    hooks.extend(self._convert_eval_steps_to_hooks(steps))
+    checkpoint_path = resolve_checkpoint(self.model_dir, checkpoint_path, "evaluate")
     with tf.Graph().as_default():
-        scaffold, update_op, eval_dict, all_hooks = est._evaluate_build_graph(
+        scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(
             input_fn, hooks, checkpoint_path
         )
-        return est._evaluate_run(
+        return self._evaluate_run(
             checkpoint_path=checkpoint_path,
             scaffold=scaffold,
             update_op=update_op,
             eval_dict=eval_dict,
             all_hooks=all_hooks,
-            output_dir=est.eval_dir(name),
+            output_dir=self.eval_dir(name),
         )
 
 
-def convert_eval_steps_to_hooks(est: Any, steps: Any) -> list:
+def convert_eval_steps_to_hooks(self: Any, steps: Any) -> list:
     """`Estimator._convert_eval_steps_to_hooks`: a hook stopping after `steps` batches."""
-    del est
+    del self
     if steps is None:
         return []
     if steps <= 0:
@@ -99,12 +99,12 @@ def convert_eval_steps_to_hooks(est: Any, steps: Any) -> list:
 
 
 def evaluate_build_graph(
-    est: Any, input_fn: Any, hooks: Any = None, checkpoint_path: Any = None
+    self: Any, input_fn: Any, hooks: Any = None, checkpoint_path: Any = None
 ) -> tuple[Any, Any, dict, list]:
     """`Estimator._evaluate_build_graph`: the EVAL graph in the default graph; returns
     `(scaffold, update_op, eval_dict, all_hooks)` (input, given, then model_fn hooks)."""
     tf = import_tf()
-    ctx = est._context(ModeKeys.EVAL)
+    ctx = self._context(ModeKeys.EVAL)
     built = builder.build(ctx, input_fn, graph=tf.compat.v1.get_default_graph())
     update_op, eval_dict = _metric_ops(tf, built)
     all_hooks = list(built.input_hooks) + list(hooks or ()) + list(built.spec.evaluation_hooks)
@@ -113,14 +113,14 @@ def evaluate_build_graph(
     return built.spec.scaffold, update_op, eval_dict, all_hooks
 
 
-def call_model_fn_eval(est: Any, input_fn: Any, config: Any) -> tuple:
+def call_model_fn_eval(self: Any, input_fn: Any, config: Any) -> tuple:
     """`Estimator._call_model_fn_eval`: the EVAL graph in the default graph; returns
     `(scaffold, evaluation_hooks, input_hooks, update_op, eval_dict)` (no global step in
     `eval_dict`, as legacy's)."""
     del config  # the Estimator's own, as legacy passed it
     tf = import_tf()
     built = builder.build(
-        est._context(ModeKeys.EVAL), input_fn, graph=tf.compat.v1.get_default_graph()
+        self._context(ModeKeys.EVAL), input_fn, graph=tf.compat.v1.get_default_graph()
     )
     update_op, eval_dict = _metric_ops(tf, built)
     del eval_dict[GLOBAL_STEP_KEY]
@@ -129,7 +129,7 @@ def call_model_fn_eval(est: Any, input_fn: Any, config: Any) -> tuple:
 
 
 def evaluate_run(
-    est: Any,
+    self: Any,
     checkpoint_path: Any,
     scaffold: Any,
     update_op: Any,
@@ -140,7 +140,7 @@ def evaluate_run(
     """`Estimator._evaluate_run`: runs the evaluation session of `eval_dict`'s graph from
     `checkpoint_path` and writes the results' summaries to `output_dir`."""
     tf = import_tf()
-    ctx = est._context(ModeKeys.EVAL)
+    ctx = self._context(ModeKeys.EVAL)
     master, session_config, _ = sessions.session_target(ctx.strategy, ctx.config)
     graph = _graph_of(tf, update_op, eval_dict)
     with graph.as_default():

@@ -17,7 +17,7 @@ _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: 
 
 
 def export_all(
-    est: Any,
+    self: Any,
     export_dir_base: str,
     receiver_fn_map: dict,
     assets_extra: dict | None = None,
@@ -27,7 +27,7 @@ def export_all(
 ) -> bytes:
     """One SavedModel with a meta graph per mode (TRAIN, EVAL, PREDICT order, as legacy).
 
-    Each meta graph comes from `est._add_meta_graph_for_mode` (legacy's call, which
+    Each meta graph comes from `self._add_meta_graph_for_mode` (legacy's call, which
     subclasses may override); the first saves the variables.
 
     Example:
@@ -62,7 +62,7 @@ def export_all(
                     serving_input_receiver_fn=fn,
                 )
             )
-    model_dir = est.model_dir
+    model_dir = self.model_dir
     checkpoint_path = resolve_checkpoint(model_dir, checkpoint_path, "export")
     if not checkpoint_path:
         raise TfportInputError(
@@ -80,7 +80,7 @@ def export_all(
         for mode in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
             if receiver_fn_map.get(mode) is None:
                 continue
-            est._add_meta_graph_for_mode(
+            self._add_meta_graph_for_mode(
                 builder,
                 receiver_fn_map,
                 checkpoint_path,
@@ -99,7 +99,7 @@ def export_all(
 
 
 def add_meta_graph_for_mode(
-    est: Any,
+    self: Any,
     builder: Any,
     input_receiver_fn_map: dict,
     checkpoint_path: str,
@@ -119,7 +119,7 @@ def add_meta_graph_for_mode(
         raise ValueError("If `save_variables` is `True, `check_variables`must not be `False`.")
     _add_meta_graph(
         import_tf(),
-        est._context(mode),
+        self._context(mode),
         builder,
         input_receiver_fn_map[mode],
         checkpoint_path,

@@ -22,9 +22,9 @@ _BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def train(
-    est: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
+    self: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
 ) -> None:
-    """`Estimator.train` in legacy's order: checks, stop hooks, then `est._train_model`.
+    """`Estimator.train` in legacy's order: checks, stop hooks, then `self._train_model`.
 
     A subclass or library overriding `_train_model`, `_train_model_default` or
     `_train_with_estimator_spec` (patched on the class or defined in a subclass) is called
@@ -37,16 +37,16 @@ def train(
     _check_steps(steps, max_steps)
     hooks = list(check_hooks(tf, hooks, "train(hooks)"))
     if max_steps is not None:
-        start = graphs.global_step_in_dir(est.model_dir)
+        start = graphs.global_step_in_dir(self.model_dir)
         if max_steps <= start:
             console.info("Skipping training since max_steps has already saved.")
             return
-    hooks.extend(est._convert_train_steps_to_hooks(steps, max_steps))
-    loss = est._train_model(input_fn, hooks, list(saving_listeners or ()))
+    hooks.extend(self._convert_train_steps_to_hooks(steps, max_steps))
+    loss = self._train_model(input_fn, hooks, list(saving_listeners or ()))
     console.final_loss(loss)
 
 
-def convert_train_steps_to_hooks(est: Any, steps: Any, max_steps: Any) -> list:
+def convert_train_steps_to_hooks(self: Any, steps: Any, max_steps: Any) -> list:
     """`Estimator._convert_train_steps_to_hooks`: a `StopAtStepHook`, or none.
 
     The hook remembers its bounds for the steps-per-loop hook and the progress line.
@@ -55,7 +55,7 @@ def convert_train_steps_to_hooks(est: Any, steps: Any, max_steps: Any) -> list:
         >>> convert_train_steps_to_hooks(None, None, None)
         []
     """
-    del est
+    del self
     if steps is None and max_steps is None:
         return []
     hook = import_tf().compat.v1.train.StopAtStepHook(num_steps=steps, last_step=max_steps)
@@ -71,24 +71,24 @@ def _bounds(hooks: list) -> tuple[Any, Any]:
     return None, None
 
 
-def train_model(est: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+def train_model(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
     """`Estimator._train_model`: legacy's dispatch on `train_distribute`; returns the loss."""
-    if est._train_distribution is not None:
-        return est._train_model_distributed(input_fn, hooks, saving_listeners)
-    return est._train_model_default(input_fn, hooks, saving_listeners)
+    if self._train_distribution is not None:
+        return self._train_model_distributed(input_fn, hooks, saving_listeners)
+    return self._train_model_default(input_fn, hooks, saving_listeners)
 
 
-def train_model_default(est: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+def train_model_default(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
     """`Estimator._train_model_default`: builds the graph (on the context's strategy, if any)
-    and hands its spec to `est._train_with_estimator_spec`; returns the last loss."""
-    ctx = est._context(ModeKeys.TRAIN)
+    and hands its spec to `self._train_with_estimator_spec`; returns the last loss."""
+    ctx = self._context(ModeKeys.TRAIN)
     graphs.ensure_writable_dir(ctx.model_dir)
     built = builder.build(ctx, input_fn)
     held = lock.training_lock(ctx.model_dir) if ctx.config.is_chief else nullcontext()
     token = _CURRENT.set((ctx, built, input_fn))
     try:
         with held, built.graph.as_default():
-            return est._train_with_estimator_spec(
+            return self._train_with_estimator_spec(
                 built.spec, list(built.input_hooks), hooks, built.global_step, saving_listeners
             )
     finally:
@@ -96,27 +96,27 @@ def train_model_default(est: Any, input_fn: Any, hooks: list, saving_listeners: 
 
 
 def actual_train_model_distributed(
-    est: Any, strategy: Any, input_fn: Any, hooks: list, saving_listeners: list
+    self: Any, strategy: Any, input_fn: Any, hooks: list, saving_listeners: list
 ) -> Any:
     """`Estimator._actual_train_model_distributed`: `_train_model_default` (the graph is
     replicated on the Estimator's TRAIN context, which `strategy` is)."""
     del strategy
-    return train_model_default(est, input_fn, hooks, saving_listeners)
+    return train_model_default(self, input_fn, hooks, saving_listeners)
 
 
 def train_with_estimator_spec_distributed(
-    est: Any, estimator_spec: Any, worker_hooks: list, saving_listener: Any
+    self: Any, estimator_spec: Any, worker_hooks: list, saving_listener: Any
 ) -> Any:
     """`Estimator._train_with_estimator_spec_distributed`: `_train_with_estimator_spec`
     with the graph's global step and no further hooks."""
     global_step = import_tf().compat.v1.train.get_global_step()
-    return est._train_with_estimator_spec(
+    return self._train_with_estimator_spec(
         estimator_spec, worker_hooks, [], global_step, saving_listener
     )
 
 
 def train_with_estimator_spec(
-    est: Any,
+    self: Any,
     estimator_spec: Any,
     worker_hooks: list,
     hooks: list,
@@ -143,7 +143,7 @@ def train_with_estimator_spec(
             global_step=global_step_tensor,
         )
         return _train_with_spec(ctx, built, list(hooks), listeners, input_fn, _bounds(hooks))
-    ctx = est._context(ModeKeys.TRAIN)
+    ctx = self._context(ModeKeys.TRAIN)
     graphs.ensure_writable_dir(ctx.model_dir)
     built = builder.Built(graph, estimator_spec, list(worker_hooks), global_step_tensor)
     held = lock.training_lock(ctx.model_dir) if ctx.config.is_chief else nullcontext()
