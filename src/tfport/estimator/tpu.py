@@ -35,7 +35,15 @@ def cluster_resolver_class() -> type:
 InputPipelineConfig = type(
     "InputPipelineConfig",
     (),
-    {"PER_SHARD_V1": 1, "PER_HOST_V1": 2, "PER_HOST_V2": 3, "BROADCAST": 4, "SLICED": 5},
+    {
+        "PER_SHARD_V1": 1,
+        "PER_HOST_V1": 2,
+        "PER_HOST_V2": 3,
+        "BROADCAST": 4,
+        "SLICED": 5,
+        "_estimator_api_names": (),  # legacy's estimator_export names
+        "_estimator_api_names_v1": ["estimator.tpu.InputPipelineConfig"],
+    },
 )
 
 __all__ = [

@@ -53,6 +53,9 @@ class LinearSDCA:
         >>> est = tf.estimator.LinearClassifier(cols, optimizer=sdca)  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.experimental.LinearSDCA",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.experimental.LinearSDCA",)
+
     def __init__(
         self,
         example_id_column: str,

@@ -44,6 +44,11 @@ class InMemoryEvaluatorHook(_SessionRunHook):
         >>> est.train(train_input_fn, hooks=[hook])  # doctest: +SKIP
     """
 
+    _estimator_api_names = (
+        "estimator.experimental.InMemoryEvaluatorHook",
+    )  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.experimental.InMemoryEvaluatorHook",)
+
     def __init__(
         self,
         estimator: Any,

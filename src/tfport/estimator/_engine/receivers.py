@@ -47,6 +47,11 @@ class ServingInputReceiver(
         >>> ServingInputReceiver({"x": x}, {"x": x})  # doctest: +SKIP
     """
 
+    _estimator_api_names = (
+        "estimator.export.ServingInputReceiver",
+    )  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.export.ServingInputReceiver",)
+
     def __new__(
         cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
     ) -> ServingInputReceiver:
@@ -71,6 +76,11 @@ class TensorServingInputReceiver(
     Example:
         >>> TensorServingInputReceiver(x, {"x": x})  # doctest: +SKIP
     """
+
+    _estimator_api_names = (
+        "estimator.export.TensorServingInputReceiver",
+    )  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.export.TensorServingInputReceiver",)
 
     def __new__(
         cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None

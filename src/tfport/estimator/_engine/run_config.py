@@ -130,6 +130,9 @@ class RunConfig:
         7
     """
 
+    _estimator_api_names = ("estimator.RunConfig",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.RunConfig",)
+
     def __init__(
         self,
         model_dir: str | None = None,

@@ -47,6 +47,9 @@ class EstimatorSpec(_EstimatorSpecFields):
         >>> spec = EstimatorSpec(ModeKeys.PREDICT, predictions={"y": y})  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.EstimatorSpec",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.EstimatorSpec",)
+
     def __new__(
         cls,
         mode: str,

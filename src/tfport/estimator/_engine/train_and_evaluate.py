@@ -26,6 +26,9 @@ class TrainSpec(
         100
     """
 
+    _estimator_api_names = ("estimator.TrainSpec",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.TrainSpec",)
+
     def __new__(
         cls,
         input_fn: Any,
@@ -62,6 +65,9 @@ class EvalSpec(
         >>> EvalSpec(input_fn=lambda: None, throttle_secs=0).throttle_secs
         0
     """
+
+    _estimator_api_names = ("estimator.EvalSpec",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.EvalSpec",)
 
     def __new__(
         cls,
@@ -105,6 +111,9 @@ class EvalSpec(
 
 class Exporter:
     """Base class of exporters run after evaluations."""
+
+    _estimator_api_names = ("estimator.Exporter",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.Exporter",)
 
     name: str = "exporter"
 
@@ -182,6 +191,9 @@ class _SavedModelExporter(Exporter):
 class LatestExporter(_SavedModelExporter):
     """Exports after every evaluation, keeping the `exports_to_keep` newest."""
 
+    _estimator_api_names = ("estimator.LatestExporter",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.LatestExporter",)
+
     def __init__(
         self,
         name: str,
@@ -206,6 +218,9 @@ class LatestExporter(_SavedModelExporter):
 
 class FinalExporter(_SavedModelExporter):
     """Exports only after the final evaluation."""
+
+    _estimator_api_names = ("estimator.FinalExporter",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.FinalExporter",)
 
     def __init__(
         self,
@@ -235,6 +250,9 @@ def _loss_smaller(best_eval_result: dict, current_eval_result: dict) -> bool:
 
 class BestExporter(_SavedModelExporter):
     """Exports when the evaluation is the best so far by `compare_fn` (default: lower loss)."""
+
+    _estimator_api_names = ("estimator.BestExporter",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.BestExporter",)
 
     def __init__(
         self,

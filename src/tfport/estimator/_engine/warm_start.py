@@ -29,6 +29,9 @@ class WarmStartSettings(
         'hidden/.*'
     """
 
+    _estimator_api_names = ("estimator.WarmStartSettings",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.WarmStartSettings",)
+
     def __new__(
         cls,
         ckpt_to_initialize_from: Any,

@@ -22,6 +22,9 @@ class Head(abc.ABC):
         True
     """
 
+    _estimator_api_names = ("estimator.Head",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.Head",)
+
     v2 = True  # the canned estimators build a v2 (Keras-optimizer) model around it
     # A legacy TPU head subclass may define this instead of create_estimator_spec.
     _create_tpu_estimator_spec: Callable[..., Any] | None = None

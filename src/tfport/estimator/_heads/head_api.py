@@ -76,6 +76,9 @@ class MultiClassHead(heads.CannedHead):
         >>> head = MultiClassHead(3, label_vocabulary=["a", "b", "c"])  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.MultiClassHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.MultiClassHead",)
+
     def __init__(
         self,
         n_classes: int,
@@ -113,6 +116,9 @@ class BinaryClassHead(heads.CannedHead):
         >>> head = BinaryClassHead(thresholds=[0.3])  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.BinaryClassHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.BinaryClassHead",)
+
     def __init__(
         self,
         weight_column: Any = None,
@@ -144,6 +150,9 @@ class MultiLabelHead(heads.CannedHead):
     Example:
         >>> head = MultiLabelHead(n_classes=4)  # doctest: +SKIP
     """
+
+    _estimator_api_names = ("estimator.MultiLabelHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.MultiLabelHead",)
 
     def __init__(
         self,
@@ -208,6 +217,9 @@ class RegressionHead(heads.CannedHead):
         >>> head = RegressionHead(label_dimension=2)  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.RegressionHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.RegressionHead",)
+
     def __init__(
         self,
         label_dimension: int = 1,
@@ -248,6 +260,9 @@ class PoissonRegressionHead(heads.CannedHead):
         >>> head = PoissonRegressionHead()  # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.PoissonRegressionHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.PoissonRegressionHead",)
+
     def __init__(
         self,
         label_dimension: int = 1,
@@ -277,6 +292,9 @@ class LogisticRegressionHead(heads.CannedHead):
     Example:
         >>> head = LogisticRegressionHead()  # doctest: +SKIP
     """
+
+    _estimator_api_names = ("estimator.LogisticRegressionHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.LogisticRegressionHead",)
 
     def __init__(
         self,

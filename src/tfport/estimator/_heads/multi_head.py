@@ -23,6 +23,9 @@ class MultiHead(base.Head):
         ... # doctest: +SKIP
     """
 
+    _estimator_api_names = ("estimator.MultiHead",)  # legacy's estimator_export names
+    _estimator_api_names_v1 = ("estimator.MultiHead",)
+
     def __init__(self, heads: Any, head_weights: Any = None) -> None:
         heads = list(heads or [])
         if not heads:

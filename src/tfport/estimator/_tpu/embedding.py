@@ -220,6 +220,9 @@ class EmbeddingConfigSpec(_EmbeddingConfigSpecFields):
         ...     optimization_parameters=AdagradParameters(0.1))  # doctest: +SKIP
     """
 
+    _estimator_api_names = ()  # legacy's estimator_export names
+    _estimator_api_names_v1 = ["estimator.tpu.experimental.EmbeddingConfigSpec"]
+
     def __new__(
         cls,
         feature_columns: Any = None,

@@ -59,6 +59,9 @@ class TPUConfig(
         10
     """
 
+    _estimator_api_names = ()  # legacy's estimator_export names
+    _estimator_api_names_v1 = ["estimator.tpu.TPUConfig"]
+
     def __new__(
         cls,
         iterations_per_loop: int = 2,
@@ -140,6 +143,9 @@ class RunConfig(_BaseRunConfig):
         10
     """
 
+    _estimator_api_names = ()  # legacy's estimator_export names
+    _estimator_api_names_v1 = ["estimator.tpu.RunConfig"]
+
     def __init__(
         self,
         tpu_config: TPUConfig | None = None,
@@ -185,6 +191,9 @@ class TPUEstimatorSpec(
         >>> spec = TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
         ... # doctest: +SKIP
     """
+
+    _estimator_api_names = ()  # legacy's estimator_export names
+    _estimator_api_names_v1 = ["estimator.tpu.TPUEstimatorSpec"]
 
     def __new__(
         cls,
