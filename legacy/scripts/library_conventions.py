@@ -260,14 +260,22 @@ class _Steps(tf.estimator.Estimator):
             )
 
     def _export_all_saved_models(
-        self, export_dir_base, input_receiver_fn_map, assets_extra=None, as_text=False,
-        checkpoint_path=None, strip_default_attrs=True,
+        self,
+        export_dir_base,
+        input_receiver_fn_map,
+        assets_extra=None,
+        as_text=False,
+        checkpoint_path=None,
+        strip_default_attrs=True,
     ):
         path = os.path.join(export_dir_base, "steps_export")
         builder = v1.saved_model.Builder(path)
         self._add_meta_graph_for_mode(
-            builder, input_receiver_fn_map, checkpoint_path or self.latest_checkpoint(),
-            mode="infer", export_tags=["serve", "custom"],
+            builder,
+            input_receiver_fn_map,
+            checkpoint_path or self.latest_checkpoint(),
+            mode="infer",
+            export_tags=["serve", "custom"],
         )
         builder.save()
         return path.encode()
@@ -300,8 +308,7 @@ def subclass_steps(workdir):
     results = est.evaluate(input_fn, steps=2, name="held")
     exported = est.export_saved_model(workdir, _serving_input_receiver_fn)
     tags = sorted(
-        sorted(m.meta_info_def.tags)
-        for m in _saved_model_proto(exported.decode()).meta_graphs
+        sorted(m.meta_info_def.tags) for m in _saved_model_proto(exported.decode()).meta_graphs
     )
     return {
         "calls": _Steps.calls,

@@ -330,6 +330,14 @@ NAMES["run_config"].update(
         "_count_worker": f"{_COORDINATOR}:_count_worker",
         "_get_global_id_in_cluster": f"{_COORDINATOR}:_get_global_id",
     }
+    | {
+        n: f"tfport.estimator._engine.tf_config:{n}"
+        for n in (
+            "_validate_service _validate_task_type_and_task_id _get_session_master "
+            "_get_eval_session_master _get_model_dir _validate_properties "
+            "_validate_save_ckpt_with_replaced_keys"
+        ).split()
+    }
 )
 NAMES["estimator"].update(
     {
@@ -341,6 +349,27 @@ NAMES["estimator"].update(
         ).split()
     }
     | {"_get_default_warm_start_settings": "tfport.estimator._engine.warm_start:to_settings"}
+    | {
+        n: f"tfport.estimator._engine.estimator_helpers:{n}"
+        for n in (
+            "_extract_metric_update_ops _verify_and_create_loss_metric _verify_model_fn_args "
+            "_has_dataset_or_queue_runner _get_loss_reduce_op_for_reporting "
+            "_get_replica_device_setter"
+        ).split()
+    }
+)
+NAMES["model_fn"].update(
+    {
+        n: f"tfport.estimator._engine.spec:{n}"
+        for n in (
+            "_validate_estimator_spec_loss _validate_estimator_spec_predictions "
+            "_validate_estimator_spec_train_op _validate_estimator_spec_hooks "
+            "_validate_estimator_spec_export_outputs _validate_eval_metric_ops "
+            "_validate_scaffold _check_is_tensor _check_is_tensor_or_operation "
+            "_update_variable_collection"
+        ).split()
+    }
+    | {"_TPUEstimatorSpec": f"{_TPU}:TPUEstimatorSpec"}
 )
 
 # legacy modules' private literal constants, with legacy's values (read by the module tree)

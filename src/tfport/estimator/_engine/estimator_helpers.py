@@ -3,7 +3,9 @@
 `_assert_members_are_not_overridden(cls, obj)`, `_check_hooks_type`,
 `_check_listeners_type`, `_dict_to_str`, `_write_dict_to_summary`,
 `_write_checkpoint_path_to_summary`, `_load_global_step_from_checkpoint_dir`,
-`_check_checkpoint_available`.
+`_check_checkpoint_available`, `_extract_metric_update_ops`, `_verify_and_create_loss_metric`,
+`_verify_model_fn_args`, `_has_dataset_or_queue_runner`, `_get_loss_reduce_op_for_reporting`,
+`_get_replica_device_setter`.
 
 Example:
     >>> _dict_to_str({"loss": 0.5, "global_step": 3})
@@ -27,6 +29,12 @@ __all__ = [
     "_load_global_step_from_checkpoint_dir",
     "_write_checkpoint_path_to_summary",
     "_write_dict_to_summary",
+    "_extract_metric_update_ops",
+    "_verify_and_create_loss_metric",
+    "_verify_model_fn_args",
+    "_has_dataset_or_queue_runner",
+    "_get_loss_reduce_op_for_reporting",
+    "_get_replica_device_setter",
 ]
 
 
@@ -91,3 +99,88 @@ def _check_checkpoint_available(model_dir: str) -> None:
     """ValueError unless `model_dir` holds a checkpoint."""
     if not import_tf().train.latest_checkpoint(model_dir):
         raise ValueError(f"Could not find trained model in model_dir: {model_dir}.")
+
+
+def _extract_metric_update_ops(eval_dict: dict, distribution: Any = None) -> tuple:
+    """`(update_op, {name: value})` of `{name: (value, update)}` metrics, in name order (one
+    group of the updates; `distribution` groups each one first)."""
+    tf = import_tf()
+    updates, values = [], {}
+    for name, (value, update) in sorted(eval_dict.items()):
+        values[name] = value
+        updates.append(distribution.group(update) if distribution else update)
+    return (tf.group(*updates) if updates else None), values
+
+
+def _verify_and_create_loss_metric(
+    eval_metric_ops: dict, loss: Any, distribution: Any = None
+) -> dict:
+    """Adds the mean of `loss` as metric `loss` (ValueError if the model_fn defined one)."""
+    tf = import_tf()
+    if "loss" in eval_metric_ops:
+        raise ValueError(
+            'Metric with name "loss" is not allowed, because Estimator already defines a '
+            "default metric with the same name."
+        )
+    if distribution is None:
+        eval_metric_ops["loss"] = tf.compat.v1.metrics.mean(loss)
+    else:
+        eval_metric_ops["loss"] = distribution.extended.call_for_each_replica(
+            tf.compat.v1.metrics.mean, args=(loss,)
+        )
+    return eval_metric_ops
+
+
+def _verify_model_fn_args(model_fn: Any, params: Any) -> None:
+    """Legacy's checks of a model_fn's arguments against `params` (ValueError)."""
+    from tfport.estimator._engine import calls
+
+    args = set(calls.fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
+            "is passed to Estimator."
+        )
+    if params is None and "params" in args:
+        import logging
+
+        logging.getLogger("tensorflow").warning(
+            "Estimator's model_fn (%s) includes params argument, but params are not passed "
+            "to Estimator.",
+            model_fn,
+        )
+    unexpected = sorted(args - {"features", "labels", "mode", "params", "self", "config"})
+    if unexpected:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
+
+
+def _has_dataset_or_queue_runner(maybe_tensor: Any) -> bool:
+    """Whether input_fn's result reads a Dataset iterator or the graph has queue runners."""
+    tf = import_tf()
+    tensors = [x for x in tf.nest.flatten(maybe_tensor) if isinstance(x, tf.Tensor)]
+    if any(t.op.type == "IteratorGetNext" for t in tensors):
+        return True
+    v1 = tf.compat.v1
+    return bool(v1.get_default_graph().get_collection(v1.GraphKeys.QUEUE_RUNNERS))
+
+
+def _get_loss_reduce_op_for_reporting() -> Any:
+    """How the reported loss sums over replicas: `ReduceOp.SUM` (legacy's, for graphs whose
+    optimizer does not scale the loss)."""
+    return import_tf().distribute.ReduceOp.SUM
+
+
+def _get_replica_device_setter(config: Any) -> Any:
+    """A `replica_device_setter` over the config's parameter servers, or None without."""
+    tf = import_tf()
+    if not config.num_ps_replicas:
+        return None
+    worker = f"/job:{config.task_type}/task:{config.task_id}" if config.task_type else "/job:worker"
+    return tf.compat.v1.train.replica_device_setter(
+        ps_tasks=config.num_ps_replicas,
+        worker_device=worker,
+        merge_devices=True,
+        cluster=config.cluster_spec,
+    )

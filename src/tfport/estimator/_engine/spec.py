@@ -259,3 +259,84 @@ def check_hooks(tf: Any, hooks: Any, where: str) -> tuple:
                 )
             )
     return hooks
+
+
+# -- legacy `model_fn`'s private validators, with its signatures (libraries building or
+# checking their own specs call them; `tfport._legacy_tree` places them) --------------------
+def _validate_estimator_spec_loss(loss: Any, mode: str) -> Any:
+    """The spec's scalar loss (None outside TRAIN/EVAL), checked as `EstimatorSpec` does."""
+    return _check_loss(import_tf(), mode, loss)
+
+
+def _validate_estimator_spec_predictions(predictions: Any, mode: str) -> Any:
+    """The spec's predictions (a tensor or dict of tensors), checked as `EstimatorSpec` does."""
+    return _check_predictions(import_tf(), mode, predictions)
+
+
+def _validate_estimator_spec_train_op(train_op: Any, mode: str) -> Any:
+    """The spec's train_op, a tensor or an operation (None outside TRAIN); legacy's errors."""
+    if train_op is None:
+        if mode == ModeKeys.TRAIN:
+            raise ValueError("Missing train_op.")
+        return None
+    _check_is_tensor_or_operation(train_op, "train_op")
+    return train_op
+
+
+def _validate_estimator_spec_hooks(hooks: Any) -> tuple:
+    """`hooks` as a tuple of SessionRunHooks (TypeError otherwise, as legacy)."""
+    tf = import_tf()
+    hooks = tuple(hooks or ())
+    for hook in hooks:
+        if not isinstance(hook, tf.compat.v1.train.SessionRunHook):
+            raise TypeError(f"All hooks must be SessionRunHook instances, given: {hook}")
+    return hooks
+
+
+def _validate_estimator_spec_export_outputs(
+    export_outputs: Any, predictions: Any, mode: str
+) -> Any:
+    """The export outputs of a PREDICT spec (TensorFlow's `get_export_outputs`: given ones
+    checked, a default `PredictOutput` of `predictions` added); other modes' unchanged."""
+    if mode != ModeKeys.PREDICT:
+        return export_outputs
+    from tfport._common import tf_internals
+
+    return tf_internals.export_utils().get_export_outputs(export_outputs, predictions)
+
+
+def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
+    """`eval_metric_ops` as a dict of (value, update) pairs or Keras metrics."""
+    return _check_metric_ops(import_tf(), eval_metric_ops)
+
+
+def _validate_scaffold(scaffold: Any) -> Any:
+    """`scaffold`, or a default `Scaffold` (TypeError for anything else, as legacy)."""
+    tf = import_tf()
+    scaffold = scaffold or tf.compat.v1.train.Scaffold()
+    if not isinstance(scaffold, tf.compat.v1.train.Scaffold):
+        raise TypeError(f"scaffold must be tf.train.Scaffold. Given: {scaffold}")
+    return scaffold
+
+
+def _check_is_tensor_or_operation(x: Any, name: str) -> None:
+    """TypeError unless `x` is a tf.Operation or a tensor."""
+    tf = import_tf()
+    if not isinstance(x, (tf.Operation, tf.Tensor, tf.Variable)):
+        raise TypeError(f"{name} must be Operation or Tensor, given: {x}")
+
+
+def _check_is_tensor(x: Any, tensor_name: str) -> Any:
+    """`x` if it is a tensor (TypeError otherwise)."""
+    tf = import_tf()
+    if not isinstance(x, (tf.Tensor, tf.Variable)):
+        raise TypeError(f"{tensor_name} must be Tensor, given: {x}")
+    return x
+
+
+def _update_variable_collection(collection_name: str, vars_to_add: Any) -> None:
+    """Adds to graph collection `collection_name` the variables it does not hold yet."""
+    v1 = import_tf().compat.v1
+    held = set(v1.get_collection(collection_name))
+    for variable in set(vars_to_add) - held:
+        v1.add_to_collection(collection_name, variable)

@@ -1,0 +1,161 @@
+"""Legacy `run_config`'s module helpers over TF_CONFIG, with legacy's signatures and errors.
+
+RunConfig subclasses and libraries that read TF_CONFIG themselves call them:
+`_validate_service`, `_validate_task_type_and_task_id`, `_get_session_master`,
+`_get_eval_session_master`, `_get_model_dir`, `_validate_properties`,
+`_validate_save_ckpt_with_replaced_keys` (`tfport._legacy_tree` places them under
+`run_config`).
+
+Example:
+    >>> _get_eval_session_master("evaluator", {"eval_session_master": "grpc://e:1"})
+    'grpc://e:1'
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+_SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
+
+
+def _validate_service(service: Any) -> Any:
+    """TF_CONFIG's `service`: a dict or None (TypeError otherwise)."""
+    if service is not None and not isinstance(service, dict):
+        raise TypeError(
+            f'If "service" is set in TF_CONFIG, it must be a dict. Given {type(service)}'
+        )
+    return service
+
+
+def _validate_task_type_and_task_id(
+    cluster_spec: Any, task_env: dict, chief_task_type: str
+) -> tuple:
+    """`(task_type, task_id)` of TF_CONFIG's `task`, checked against the cluster."""
+    if chief_task_type not in cluster_spec.jobs:
+        raise ValueError(
+            f'If "cluster" is set in TF_CONFIG, it must have one "{chief_task_type}" node.'
+        )
+    if len(cluster_spec.job_tasks(chief_task_type)) > 1:
+        raise ValueError(f'The "cluster" in TF_CONFIG must have only one "{chief_task_type}" node.')
+    task_type, task_id = task_env.get("type"), task_env.get("index")
+    if not task_type:
+        raise ValueError('If "cluster" is set in TF_CONFIG, task type must be set.')
+    if task_id is None:
+        raise ValueError('If "cluster" is set in TF_CONFIG, task index must be set.')
+    task_id = int(task_id)
+    if task_id < 0:
+        raise ValueError("Task index must be non-negative number.")
+    if task_type == "evaluator":  # not part of the training cluster
+        return task_type, task_id
+    if task_type not in cluster_spec.jobs:
+        raise ValueError(
+            f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster_spec}"
+        )
+    if not 0 <= task_id < len(cluster_spec.job_tasks(task_type)):
+        raise ValueError(
+            f"{task_id} is not a valid task_id for task_type {task_type} in the cluster_spec:\n"
+            f"{cluster_spec}"
+        )
+    return task_type, task_id
+
+
+def _get_session_master(cluster_spec: Any, task_type: str, task_id: int, tf_config: dict) -> str:
+    """The session master: TF_CONFIG's `session_master`, '' for a one-task cluster, else the
+    task's grpc address."""
+    if "session_master" in tf_config:
+        return tf_config["session_master"]
+    if not cluster_spec:
+        raise RuntimeError(
+            "Internal error: `_get_session_master` does not expect empty cluster_spec."
+        )
+    jobs = cluster_spec.jobs
+    if len(jobs) == 1 and len(cluster_spec.job_tasks(jobs[0])) == 1:
+        return ""
+    return "grpc://" + cluster_spec.job_tasks(task_type)[task_id]
+
+
+def _get_eval_session_master(task_type: str, tf_config: dict) -> str:
+    """An evaluator's master (TF_CONFIG's `eval_session_master`), '' for other tasks."""
+    return tf_config.get("eval_session_master", "") if task_type == "evaluator" else ""
+
+
+def _get_model_dir(tf_config: dict, model_dir: Any) -> Any:
+    """`model_dir`, or TF_CONFIG's `model_dir` (they must agree when both are set)."""
+    if model_dir == "":
+        raise ValueError("model_dir should be non-empty.")
+    from_config = tf_config.get("model_dir")
+    if from_config == "":
+        raise ValueError("model_dir in TF_CONFIG should be non-empty.")
+    if from_config:
+        if model_dir and from_config != model_dir:
+            raise ValueError(
+                "`model_dir` provided in RunConfig construct, if set, must have the same value "
+                f"as the model_dir in TF_CONFIG. model_dir: {model_dir}\n"
+                f'TF_CONFIG["model_dir"]: {from_config}.\n'
+            )
+        logging.getLogger("tensorflow").info("Using model_dir in TF_CONFIG: %s", from_config)
+    return model_dir or from_config
+
+
+def _validate_properties(run_config: Any) -> None:
+    """Legacy's checks of a RunConfig's properties (ValueError naming the property)."""
+    from tfport._common.tfenv import import_tf
+    from tfport.estimator._engine.calls import fn_args
+
+    config_proto = import_tf().compat.v1.ConfigProto
+    checks = (
+        ("model_dir", lambda v: v, "model_dir should be non-empty"),
+        ("save_summary_steps", lambda v: v >= 0, "save_summary_steps should be >= 0"),
+        ("save_checkpoints_steps", lambda v: v >= 0, "save_checkpoints_steps should be >= 0"),
+        ("save_checkpoints_secs", lambda v: v >= 0, "save_checkpoints_secs should be >= 0"),
+        (
+            "session_config",
+            lambda v: isinstance(v, config_proto),
+            "session_config must be instance of ConfigProto",
+        ),
+        ("keep_checkpoint_max", lambda v: v >= 0, "keep_checkpoint_max should be >= 0"),
+        (
+            "keep_checkpoint_every_n_hours",
+            lambda v: v > 0,
+            "keep_checkpoint_every_n_hours should be > 0",
+        ),
+        ("log_step_count_steps", lambda v: v > 0, "log_step_count_steps should be > 0"),
+        ("tf_random_seed", lambda v: isinstance(v, int), "tf_random_seed must be integer."),
+        (
+            "experimental_max_worker_delay_secs",
+            lambda v: isinstance(v, int),
+            "experimental_max_worker_delay_secs must be an integer if set.",
+        ),
+        (
+            "session_creation_timeout_secs",
+            lambda v: v > 0,
+            "session_creation_timeout_secs should be > 0",
+        ),
+        (
+            "device_fn",
+            lambda v: callable(v) and set(fn_args(v)) == {"op"},
+            'device_fn must be callable with exactly one argument "op".',
+        ),
+        (
+            "protocol",
+            lambda v: v in (None, "grpc", "grpc+verbs"),
+            "protocol should be grpc or grpc+verbs",
+        ),
+    )
+    for name, ok, text in checks:
+        value = getattr(run_config, name, None)
+        if value is not None and not ok(value):
+            raise ValueError(text)
+
+
+def _validate_save_ckpt_with_replaced_keys(new_copy: Any, replaced_keys: Any) -> None:
+    """After `replace`: both save intervals set is an error; setting one clears the other."""
+    steps, secs = new_copy.save_checkpoints_steps, new_copy.save_checkpoints_secs
+    if "save_checkpoints_steps" in replaced_keys and "save_checkpoints_secs" in replaced_keys:
+        if steps is not None and secs is not None:
+            raise ValueError(_SAVE_CKPT_ERR)
+    elif "save_checkpoints_steps" in replaced_keys and steps is not None:
+        new_copy._save_checkpoints_secs = None
+    elif "save_checkpoints_secs" in replaced_keys and secs is not None:
+        new_copy._save_checkpoints_steps = None
