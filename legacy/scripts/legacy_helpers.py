@@ -14,6 +14,7 @@ import tensorflow as tf
 from tensorflow_estimator.python.estimator import estimator as E
 from tensorflow_estimator.python.estimator import model_fn as M
 from tensorflow_estimator.python.estimator import run_config as R
+from tensorflow_estimator.python.estimator.canned import head as H
 
 ARTIFACTS = ("legacy_helpers",)
 v1 = tf.compat.v1
@@ -178,8 +179,38 @@ def _run_config_helpers():
     return out
 
 
+def _head_metrics():
+    out = {}
+    with tf.Graph().as_default():
+        labels = tf.constant([[1.0], [0.0], [1.0], [1.0]])
+        probs = tf.constant([[0.9], [0.4], [0.3], [0.6]])
+        weights = tf.constant([[1.0], [2.0], [0.5], [1.0]])
+        mean = H._indicator_labels_mean(labels, weights)
+        metrics = {
+            "labels_mean": mean,
+            "predictions_mean": H._predictions_mean(probs, weights),
+            "accuracy_baseline": H._accuracy_baseline(mean),
+            "auc": H._auc(labels, probs, weights),
+            "auc_pr": H._auc(labels, probs, weights, curve="PR"),
+            "accuracy_at": H._accuracy_at_threshold(labels, probs, weights, 0.5),
+            "precision_at": H._precision_at_threshold(labels, probs, weights, 0.5),
+            "recall_at": H._recall_at_threshold(labels, probs, weights, 0.5),
+        }
+        out["names"] = {k: v[0].name for k, v in sorted(metrics.items())}
+        with v1.Session() as session:
+            session.run(v1.local_variables_initializer())
+            session.run([m[1] for m in metrics.values()])
+            values = session.run({k: m[0] for k, m in metrics.items()})
+        out["values"] = {k: round(float(v), 6) for k, v in sorted(values.items())}
+        with tf.control_dependencies(None):
+            v1.add_to_collection(v1.GraphKeys.UPDATE_OPS, tf.no_op(name="bn_update"))
+        out["update_ops"] = H._append_update_ops(tf.no_op(name="train")).type
+    return out
+
+
 def record():
     return {
+        "head_metrics": _head_metrics(),
         "model_fn": _model_fn_validators(),
         "estimator": _estimator_helpers(),
         "run_config": _run_config_helpers(),

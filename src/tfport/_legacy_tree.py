@@ -218,6 +218,24 @@ NAMES["head.base_head"].update(
     }
 )
 NAMES["head.head_utils"].update(_names("binary_or_multi_class_head"))
+NAMES["canned.head"].update(
+    {
+        n: f"tfport.estimator._heads.v1_metrics:{n}"
+        for n in (
+            "_indicator_labels_mean _predictions_mean _accuracy_baseline _auc "
+            "_accuracy_at_threshold _precision_at_threshold _recall_at_threshold "
+            "_append_update_ops"
+        ).split()
+    }
+    | {
+        f"_{n}": f"{_L}base_head:{n}"
+        for n in (
+            "call_loss_fn check_dense_labels_match_logits_and_reshape create_eval_metrics_tuple "
+            "get_weights_and_check_match_logits validate_loss_fn_args"
+        ).split()
+    }
+    | {"_assert_range": f"{_L}base_head:check_label_range"}
+)
 NAMES["inputs.numpy_io"].update(_names("string_types"))
 NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
 NAMES["inputs.queues.feeding_functions"]["HAS_PANDAS"] = f"{_N}:has_pandas()"

@@ -1,5 +1,6 @@
 """Issue 41: legacy's private module helpers (`model_fn`'s spec validators, `estimator`'s
-metric and argument helpers, `run_config`'s TF_CONFIG helpers) behave as on TF 2.15
+metric and argument helpers, `run_config`'s TF_CONFIG helpers, v1 `canned.head`'s metric
+helpers: names and values) behave as on TF 2.15
 (legacy/goldens/legacy_helpers, made by legacy/scripts/legacy_helpers.py): each input
 returns what legacy returned or raises the same kind of exception; where both raise a
 builtin exception, with legacy's message (object addresses aside)."""
