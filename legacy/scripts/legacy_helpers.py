@@ -15,6 +15,7 @@ from tensorflow_estimator.python.estimator import estimator as E
 from tensorflow_estimator.python.estimator import model_fn as M
 from tensorflow_estimator.python.estimator import run_config as R
 from tensorflow_estimator.python.estimator.canned import head as H
+from tensorflow_estimator.python.estimator.canned import parsing_utils
 
 ARTIFACTS = ("legacy_helpers",)
 v1 = tf.compat.v1
@@ -208,8 +209,90 @@ def _head_metrics():
     return out
 
 
+def _metric_fn(labels, predictions, config):
+    return labels, predictions, config
+
+
+def _metric_fn_extra(labels, extra):
+    return labels, extra
+
+
+def _compare_fn(best_eval_result, current_eval_result):
+    return best_eval_result, current_eval_result
+
+
+def _module_helpers():
+    import numpy as np
+    from tensorflow_estimator.python.estimator import exporter, extenders
+    from tensorflow_estimator.python.estimator.export import export as X
+    from tensorflow_estimator.python.estimator.head import multi_head, sequential_head
+    from tensorflow_estimator.python.estimator.hooks import hooks
+    from tensorflow_estimator.python.estimator.inputs import numpy_io, pandas_io
+    from tensorflow_estimator.python.estimator.tpu import tpu_config, tpu_estimator
+
+    out = {}
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [8, 3], name="pixels")
+        out["check_tensor"] = _outcome(X._check_tensor, x, "x")
+        out["check_tensor_bad"] = _outcome(X._check_tensor, [1.0], "x", "label")
+        out["check_key"] = _outcome(X._check_tensor_key, "a")
+        out["check_key_int"] = _outcome(X._check_tensor_key, 1)
+        out["check_key_int_ok"] = _outcome(X._check_tensor_key, 1, "feature", True)
+        out["check_key_float"] = _outcome(X._check_tensor_key, 1.5, "label", True)
+        made = X._placeholders_from_receiver_tensors_dict({"x": x}, 4)
+        out["placeholders"] = {k: [v.shape.as_list(), v.op.name] for k, v in made.items()}
+        seq = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        mask = tf.constant([[True, True, False], [True, False, False]])
+        flat = sequential_head._flatten_tensor(seq, mask, 3)
+        with v1.Session() as session:
+            out["flatten"] = session.run(flat).tolist()
+        out["flatten_rank1"] = _outcome(sequential_head._flatten_tensor, seq[0], mask, 3)
+        out["no_op_train"] = multi_head._no_op_train_fn(None).type
+    out["metric_fn_args"] = _outcome(extenders._verify_metric_fn_args, _metric_fn)
+    out["metric_fn_bad"] = _outcome(extenders._verify_metric_fn_args, _metric_fn_extra)
+    out["call_metric_fn"] = list(extenders._call_metric_fn(_metric_fn, "f", "l", "p", "c"))
+    out["compare_fn"] = _outcome(exporter._verify_compare_fn_args, _compare_fn)
+    out["compare_fn_bad"] = _outcome(exporter._verify_compare_fn_args, _metric_fn)
+    spec = parsing_utils._add_label_and_weight_to_parsing_spec(
+        {"a": tf.io.FixedLenFeature([1], tf.float32)},
+        "y",
+        tf.io.FixedLenFeature([1], tf.int64),
+        "w",
+    )
+    out["parsing_spec"] = {k: repr(v) for k, v in sorted(spec.items())}
+    out["parsing_spec_twice"] = _outcome(
+        parsing_utils._add_label_and_weight_to_parsing_spec, {"y": 1}, "y", 2
+    )
+    out["default_export_one"] = multi_head._default_export_output({"a": "A"}, "h")
+    out["default_export_many"] = multi_head._default_export_output(
+        {"a": "A", "serving_default": "S"}, "h"
+    )
+    out["default_export_none"] = _outcome(multi_head._default_export_output, {"a": 1, "b": 2}, "h")
+    out["numpy_key"] = numpy_io._get_unique_target_key({"__target_key__": 1})
+    out["numpy_features"] = list(numpy_io._validate_and_convert_features({"b": 1, "a": 2}))
+    out["numpy_array"] = list(numpy_io._validate_and_convert_features(np.ones(2)))
+    out["numpy_empty"] = _outcome(numpy_io._validate_and_convert_features, {})
+    out["numpy_list"] = _outcome(numpy_io._validate_and_convert_features, [1])
+    key = pandas_io._get_unique_target_key({"y": 1, "y_n": 2}, "y")
+    out["pandas_key"] = [key[:2], len(key), pandas_io._get_unique_target_key({"a": 1}, "y")]
+    os.environ["TF_CONFIG"] = json.dumps({"service": {"tpu_worker_job_name": "tpu_w"}})
+    try:
+        out["tpu_job"] = tpu_config._get_tpu_job_name_from_tf_config()
+    finally:
+        del os.environ["TF_CONFIG"]
+    out["tpu_job_none"] = tpu_config._get_tpu_job_name_from_tf_config()
+    out["iterable"] = [tpu_estimator._is_iterable(v) for v in ([], 3, "s", None)]
+    params = {"a": 1}
+    tpu_estimator._add_item_to_params(params, "batch_size", 8)
+    out["params"] = params
+    out["stop_hook_no_step"] = _outcome(hooks._StopAtCheckpointStepHook, "/m", None)
+    out["stop_hook_no_dir"] = _outcome(hooks._StopAtCheckpointStepHook, None, 3)
+    return out
+
+
 def record():
     return {
+        "module_helpers": _module_helpers(),
         "head_metrics": _head_metrics(),
         "model_fn": _model_fn_validators(),
         "estimator": _estimator_helpers(),

@@ -324,6 +324,48 @@ NAMES["tpu.tpu_estimator"].update(
     }
     | {"Summary": "tensorflow:compat.v1.Summary"}
 )
+NAMES["tpu.tpu_estimator"].update(
+    {n: f"{_TPU_HELPERS}:{n}" for n in ("_is_iterable", "_add_item_to_params")}
+)
+NAMES["tpu.tpu_config"]["_get_tpu_job_name_from_tf_config"] = (
+    f"{_TPU_HELPERS}:_get_tpu_job_name_from_tf_config"
+)
+NAMES["export.export"].update(
+    {
+        n: f"{_RECEIVERS}:{n}"
+        for n in (
+            "_check_tensor _check_tensor_key _placeholder_from_tensor "
+            "_placeholders_from_receiver_tensors_dict"
+        ).split()
+    }
+)
+_EXTENDERS = "tfport.estimator._engine.extenders"
+NAMES["extenders"].update(
+    {n: f"{_EXTENDERS}:{n}" for n in ("_call_metric_fn", "_verify_metric_fn_args")}
+)
+NAMES["exporter"]["_verify_compare_fn_args"] = f"{_EXTENDERS}:_verify_compare_fn_args"
+NAMES["canned.parsing_utils"]["_add_label_and_weight_to_parsing_spec"] = (
+    f"{_EXTENDERS}:_add_label_and_weight_to_parsing_spec"
+)
+NAMES["head.multi_head"].update(
+    {
+        n: f"tfport.estimator._heads.multi_head:{n}"
+        for n in ("_default_export_output", "_no_op_train_fn")
+    }
+)
+NAMES["head.sequential_head"]["_flatten_tensor"] = (
+    "tfport.estimator._heads.sequential:_flatten_tensor"
+)
+NAMES["hooks.hooks"]["_StopAtCheckpointStepHook"] = (
+    "tfport.estimator._engine.evaluator_hook:_StopAtCheckpointStepHook"
+)
+_NUMPY_IO = "tfport.estimator._inputs.numpy_io"
+NAMES["inputs.numpy_io"].update(
+    {n: f"{_NUMPY_IO}:{n}" for n in ("_get_unique_target_key", "_validate_and_convert_features")}
+)
+NAMES["inputs.pandas_io"]["_get_unique_target_key"] = (
+    "tfport.estimator._inputs.pandas_io:_get_unique_target_key"
+)
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "

@@ -157,3 +157,45 @@ class _StopAtCheckpointStepHook(_SessionRunHook):
             run_context.request_stop()
         else:
             time.sleep(self._wait_secs)
+
+
+class _StopAtCheckpointStepHook(_SessionRunHook):
+    """Legacy `hooks._StopAtCheckpointStepHook`: stops once the latest checkpoint in
+    `model_dir` has reached `last_step` (checked when this worker reaches it, then every
+    `wait_after_file_check_secs`), so workers stop only after the chief saved the last step.
+
+    Example:
+        >>> hook = _StopAtCheckpointStepHook("/m", last_step=100)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self, model_dir: Any, last_step: Any, wait_after_file_check_secs: float = 30
+    ) -> None:
+        if last_step is None:
+            raise ValueError("last_step must be specified.")
+        if model_dir is None:
+            raise ValueError("model_dir must be specified.")
+        self._model_dir = model_dir
+        self._last_step = last_step
+        self._wait_after_file_check_secs = wait_after_file_check_secs
+
+    def begin(self) -> None:
+        from tfport._common import tf_internals
+
+        v1 = tf.compat.v1
+        reads = v1.get_collection(tf_internals.global_step_read_key())
+        self._global_step_tensor = reads[0] if reads else v1.train.get_global_step()
+        if self._global_step_tensor is None:
+            raise RuntimeError("Global step should be created to use StopAtCheckpointStepHook.")
+
+    def before_run(self, run_context: Any) -> Any:
+        del run_context
+        return tf.compat.v1.train.SessionRunArgs(self._global_step_tensor)
+
+    def after_run(self, run_context: Any, run_values: Any) -> None:
+        if run_values.results + 1 < self._last_step:
+            return
+        if global_step_in_dir(self._model_dir) >= self._last_step:
+            run_context.request_stop()
+        else:
+            time.sleep(self._wait_after_file_check_secs)

@@ -229,3 +229,61 @@ def _parse_spec(
             )
         spec.update(weight_spec)
     return spec
+
+
+# -- legacy `extenders`, `exporter` and `parsing_utils` private helpers --------------------
+def _verify_metric_fn_args(metric_fn: Any) -> None:
+    """ValueError when metric_fn takes arguments other than features/labels/predictions/
+    config."""
+    unexpected = sorted(set(calls.fn_args(metric_fn)) - set(_METRIC_FN_ARGS))
+    if unexpected:
+        raise ValueError(f"metric_fn ({metric_fn}) has following not expected args: {unexpected}")
+
+
+def _call_metric_fn(
+    metric_fn: Any, features: Any, labels: Any, predictions: Any, config: Any
+) -> Any:
+    """Calls metric_fn with the subset of the four arguments it takes."""
+    given = {"features": features, "labels": labels, "predictions": predictions, "config": config}
+    taken = set(calls.fn_args(metric_fn))
+    return metric_fn(**{k: v for k, v in given.items() if k in taken})
+
+
+def _verify_compare_fn_args(compare_fn: Any) -> None:
+    """ValueError unless compare_fn takes exactly best_eval_result and current_eval_result."""
+    args = set(calls.fn_args(compare_fn))
+    for needed in ("best_eval_result", "current_eval_result"):
+        if needed not in args:
+            raise ValueError(f"compare_fn ({compare_fn}) must include {needed} argument.")
+    unexpected = sorted(args - {"best_eval_result", "current_eval_result"})
+    if unexpected:
+        raise ValueError(f"compare_fn ({compare_fn}) has following not expected args: {unexpected}")
+
+
+def _add_label_and_weight_to_parsing_spec(
+    parsing_spec: dict, label_key: str, label_spec: Any, weight_column: Any = None
+) -> dict:
+    """Adds the label's (and a numeric weight column's) parsing spec to `parsing_spec`."""
+    tf = import_tf()
+    if label_key in parsing_spec:
+        raise ValueError(
+            f"label should not be used as feature. label_key: {label_key}, features: "
+            f"{parsing_spec.keys()}"
+        )
+    parsing_spec[label_key] = label_spec
+    if weight_column is None:
+        return parsing_spec
+    if isinstance(weight_column, str):
+        weight_column = tf.feature_column.numeric_column(weight_column)
+    if type(weight_column).__name__ != "NumericColumn":
+        raise ValueError(
+            "weight_column should be an instance of tf.feature_column.numeric_column. Given "
+            f"type: {type(weight_column)} value: {weight_column}"
+        )
+    if weight_column.key in parsing_spec:
+        raise ValueError(
+            f"weight_column should not be used as feature. weight_column: {weight_column.key}, "
+            f"features: {parsing_spec.keys()}"
+        )
+    parsing_spec.update(weight_column.parse_example_spec)
+    return parsing_spec

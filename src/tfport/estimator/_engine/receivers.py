@@ -206,3 +206,46 @@ def build_raw_supervised_input_receiver_fn(
         return SupervisedInputReceiver(feats, labs, {**feat_receivers, **label_receivers})
 
     return supervised_input_receiver_fn
+
+
+# -- legacy `export.export`'s private helpers (receiver_fns written against them) ----------
+def _check_tensor(tensor: Any, name: Any, error_label: str = "feature") -> None:
+    """ValueError unless `tensor` is a Tensor, SparseTensor or RaggedTensor (or converts)."""
+    tf = import_tf()
+    if isinstance(tensor, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
+        return
+    problem = ValueError(
+        f"{error_label}{f' {name}' if name else ''} must be a Tensor, SparseTensor, or "
+        "RaggedTensor."
+    )
+    if not hasattr(tensor, "tensor"):  # a Keras or distributed value converts
+        raise problem
+    try:
+        tf.convert_to_tensor(tensor)
+    except TypeError:
+        raise problem from None
+
+
+def _check_tensor_key(name: Any, error_label: str = "feature", allow_ints: bool = False) -> None:
+    """ValueError unless a receiver dict key is a string (or an int with `allow_ints`)."""
+    if isinstance(name, str):
+        return
+    if not allow_ints:
+        raise ValueError(f"{error_label} keys must be strings: {name}.")
+    if not isinstance(name, int):
+        raise ValueError(f"{error_label} keys must be strings or ints: {name}.")
+
+
+def _placeholder_from_tensor(t: Any, default_batch_size: Any = None) -> Any:
+    """A placeholder like `t` (its op's name, dtype, shape), batch size `default_batch_size`."""
+    tf = import_tf()
+    shape = tf.TensorShape([default_batch_size]).concatenate(t.get_shape()[1:])
+    name = getattr(getattr(t, "op", None), "name", None)
+    return tf.compat.v1.placeholder(dtype=t.dtype, shape=shape, name=name)
+
+
+def _placeholders_from_receiver_tensors_dict(
+    input_vals: dict, default_batch_size: Any = None
+) -> dict:
+    """`{name: placeholder like the tensor}` for a dict of tensors."""
+    return {k: _placeholder_from_tensor(t, default_batch_size) for k, t in input_vals.items()}

@@ -246,3 +246,23 @@ def _train_op(
             train_op = train_op_fn(loss)
         extra = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(update_ops or [])
         return tf.group(train_op, *extra) if extra else train_op
+
+
+# -- legacy `multi_head`'s private helpers -------------------------------------------------
+def _default_export_output(export_outputs: dict, head_name: Any) -> Any:
+    """A head's only export output, else its `serving_default` one (ValueError without)."""
+    if len(export_outputs) == 1:
+        return next(iter(export_outputs.values()))
+    if "serving_default" in export_outputs:
+        return export_outputs["serving_default"]
+    raise ValueError(
+        f"{head_name} did not specify default export_outputs. Given: {export_outputs} "
+        "Suggested fix: Use one of the heads in tf.estimator, or include key serving_default "
+        "in export_outputs."
+    )
+
+
+def _no_op_train_fn(loss: Any) -> Any:
+    """A train_op_fn that trains nothing (`tf.no_op()`)."""
+    del loss
+    return import_tf().no_op()

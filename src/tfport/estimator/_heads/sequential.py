@@ -316,3 +316,9 @@ def _describe(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):  # not a column
         return [v if isinstance(v, str) else type(v).__name__ for v in value]
     return type(value).__name__
+
+
+def _flatten_tensor(tensor: Any, sequence_mask: Any, expected_length: Any) -> Any:
+    """Legacy `sequential_head._flatten_tensor`: the masked steps of a `[batch, time, ...]`
+    tensor as `[expected_length, ...]` (`[expected_length, 1]` for `[batch, time]`)."""
+    return _flatten(import_tf(), tensor, sequence_mask, expected_length, "tensor")

@@ -200,3 +200,25 @@ def numpy_input_fn(
         return ds.map(split)
 
     return as_input_fn(dataset_fn)
+
+
+def _get_unique_target_key(features: Any) -> str:
+    """Legacy `numpy_io._get_unique_target_key`: `__target_key__` (plus `_n`s) not in
+    `features`."""
+    return unique_key(features)
+
+
+def _validate_and_convert_features(x: Any) -> collections.OrderedDict:
+    """Legacy `numpy_io._validate_and_convert_features`: a non-empty dict (sorted by key) or
+    array (under `__direct_np_input__`) as an OrderedDict."""
+    import numpy as np
+
+    if isinstance(x, dict):
+        if not x:
+            raise ValueError("x cannot be an empty dict")
+        return collections.OrderedDict(sorted(x.items(), key=lambda item: item[0]))
+    if isinstance(x, np.ndarray):
+        if x.size == 0:
+            raise ValueError("x cannot be an empty array")
+        return collections.OrderedDict({"__direct_np_input__": x})
+    raise TypeError(f"x must be a dict or array; got {type(x).__name__}")

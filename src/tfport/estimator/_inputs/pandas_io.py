@@ -113,3 +113,13 @@ def pandas_input_fn(
         return ds.map(split)
 
     return numpy_io.as_input_fn(dataset_fn)
+
+
+def _get_unique_target_key(features: Any, target_column_name: str) -> str:
+    """Legacy `pandas_io._get_unique_target_key`: `target_column_name`, or when `features`
+    has that column, the name with `_<uuid4>` appended."""
+    import uuid
+
+    if target_column_name in features:
+        return f"{target_column_name}_{uuid.uuid4()}"
+    return target_column_name

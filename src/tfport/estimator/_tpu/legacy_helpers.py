@@ -86,3 +86,35 @@ def _clone_export_output_with_tensors(export_output: ExportOutput, tensors: list
     if isinstance(export_output, outputs.PredictOutput):
         return outputs.PredictOutput(dict(zip(export_output.outputs.keys(), tensors)))
     raise ValueError(f"`export_output` must be have type {_KINDS}; got {export_output}.")
+
+
+def _get_tpu_job_name_from_tf_config() -> Any:
+    """The TPU worker job name TF_CONFIG's `service` names (`tpu_worker_job_name`), or None."""
+    import json
+    import logging
+    import os
+
+    service = json.loads(os.environ.get("TF_CONFIG", "{}")).get("service", {})
+    name = service.get("tpu_worker_job_name")
+    if name:
+        logging.getLogger("tensorflow").info("Load TPU job name from TF_CONFIG: %s", name)
+    return name
+
+
+def _is_iterable(obj: Any) -> bool:
+    """Whether `iter(obj)` works (legacy's check of hooks and host_call arguments)."""
+    try:
+        iter(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _add_item_to_params(params: Any, key: str, value: Any) -> None:
+    """Sets `params[key]`: an HParams-like's `set_hparam`/`add_hparam`, else item assignment."""
+    if not hasattr(params, "set_hparam"):
+        params[key] = value
+    elif key in params:
+        params.set_hparam(key, value)
+    else:
+        params.add_hparam(key, value)
