@@ -290,8 +290,80 @@ def _module_helpers():
     return out
 
 
-def record():
+_X = {"x": [[0.5, 1.0], [1.5, -1.0], [-0.5, 2.0], [1.0, 0.0]], "k": [["a"], ["b"], ["a"], ["c"]]}
+_Y = [[1], [0], [1], [0]]
+
+
+def _canned_input_fn():
+    return tf.data.Dataset.from_tensor_slices((_X, _Y)).repeat().batch(4)
+
+
+def _train_canned(workdir, name, model_fn):
+    config = tf.estimator.RunConfig(model_dir=os.path.join(workdir, name), tf_random_seed=3)
+    est = tf.estimator.Estimator(model_fn, config=config)
+    est.train(_canned_input_fn, steps=3)
+    metrics = est.evaluate(_canned_input_fn, steps=1)
+    names = [n for n in est.get_variable_names() if "/" in n and "Ftrl" not in n]
     return {
+        "loss": round(float(metrics["loss"]), 5),
+        "variables": {n: round(float(est.get_variable_value(n).sum()), 5) for n in sorted(names)},
+    }
+
+
+def _canned_fns(workdir):
+    from tensorflow_estimator.python.estimator.canned import dnn, dnn_linear_combined, linear, rnn
+
+    x = tf.feature_column.numeric_column("x", shape=[2])
+    k = tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_vocabulary_list("k", ["a", "b", "c"])
+    )
+    v1_head = H._binary_logistic_head_with_sigmoid_cross_entropy_loss()
+
+    def dnn_fn(features, labels, mode, config):
+        return dnn._dnn_model_fn(
+            features, labels, mode, v1_head, [3], [x, k], optimizer="Adagrad", config=config
+        )
+
+    def linear_fn(features, labels, mode, config):
+        return linear._linear_model_fn(
+            features, labels, mode, v1_head, [x, k], "Ftrl", None, config
+        )
+
+    def combined_fn(features, labels, mode, config):
+        return dnn_linear_combined._dnn_linear_combined_model_fn(
+            features, labels, mode, v1_head, [k], "Ftrl", [x], "Adagrad", [3], config=config
+        )
+
+    out = {
+        "dnn": _train_canned(workdir, "dnn", dnn_fn),
+        "linear": _train_canned(workdir, "linear", linear_fn),
+        "combined": _train_canned(workdir, "combined", combined_fn),
+        "scope_name": [dnn._name_from_scope_name("a/b/"), dnn._name_from_scope_name("a")],
+        "features_bad": _outcome(dnn._validate_features, [1]),
+        "linear_rate": [dnn_linear_combined._linear_learning_rate(n) for n in (1, 4, 10**6)],
+        "columns": len(dnn_linear_combined._validate_feature_columns([x], None)),
+        "columns_none": _outcome(dnn_linear_combined._validate_feature_columns, None, []),
+        "default_optimizer": type(linear._get_default_optimizer([x, k])).__name__,
+        "cells": [type(c).__name__ for c in rnn._make_rnn_cell_fn([4, 3], "gru")()],
+        "cell": type(rnn._make_rnn_cell_fn([4], "lstm")()).__name__,
+        "cell_types": {k: v.__name__ for k, v in sorted(rnn._CELL_TYPES.items())},
+        "layer_types": {k: v.__name__ for k, v in sorted(rnn._CELL_TYPE_TO_LAYER_MAPPING.items())},
+    }
+    with tf.Graph().as_default():
+        out["default_optimizer_rate"] = round(
+            float(linear._get_default_optimizer([x, k])._learning_rate), 6
+        )
+    return out
+
+
+def record(workdir=None):
+    import tempfile
+
+    if workdir is None:
+        with tempfile.TemporaryDirectory() as made:
+            return record(made)
+    return {
+        "canned_fns": _canned_fns(workdir),
         "module_helpers": _module_helpers(),
         "head_metrics": _head_metrics(),
         "model_fn": _model_fn_validators(),

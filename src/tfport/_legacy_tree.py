@@ -366,6 +366,44 @@ NAMES["inputs.numpy_io"].update(
 NAMES["inputs.pandas_io"]["_get_unique_target_key"] = (
     "tfport.estimator._inputs.pandas_io:_get_unique_target_key"
 )
+_CANNED = "tfport.estimator._canned.legacy_fns"
+NAMES["canned.dnn"].update(
+    {
+        n: f"{_CANNED}:{n}"
+        for n in (
+            "_dnn_model_fn _add_hidden_layer_summary _validate_features _name_from_scope_name "
+            "_get_previous_name_scope _get_dnn_estimator_spec"
+        ).split()
+    }
+)
+NAMES["canned.linear"].update(
+    {
+        n: f"{_CANNED}:{n}"
+        for n in (
+            "_linear_model_fn _linear_model_fn_v2 _compute_fraction_of_zero "
+            "_get_expanded_variable_list _get_default_optimizer _get_default_optimizer_v2"
+        ).split()
+    }
+)
+NAMES["canned.dnn_linear_combined"].update(
+    {
+        n: f"{_CANNED}:{n}"
+        for n in (
+            "_dnn_linear_combined_model_fn _dnn_linear_combined_model_fn_v2 "
+            "_linear_learning_rate _check_no_sync_replicas_optimizer _validate_feature_columns"
+        ).split()
+    }
+    | {"_add_layer_summary": f"{_CANNED}:_add_hidden_layer_summary"}
+)
+NAMES["canned.rnn"].update(
+    {n: f"{_CANNED}:{n}" for n in ("_single_rnn_cell", "_make_rnn_cell_fn")}
+    | {
+        "_make_rnn_layer": "tfport.estimator._canned.rnn:make_rnn_layer",
+        "_verify_rnn_cell_input": "tfport.estimator._canned.rnn:check_cell_args",
+        "_CELL_TYPES": f"{_CANNED}:cell_types()",
+        "_CELL_TYPE_TO_LAYER_MAPPING": f"{_CANNED}:cell_type_to_layer()",
+    }
+)
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "

@@ -44,6 +44,8 @@ class _Head(abc.ABC):  # noqa: B024 - the legacy base class, abstract members be
         >>> class MyHead(_Head): ...  # doctest: +SKIP
     """
 
+    v2 = False  # canned model_fns build a v1 (tf.compat.v1 optimizer) model around it
+
     @property
     @abc.abstractmethod
     def name(self) -> Any:

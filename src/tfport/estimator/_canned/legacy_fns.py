@@ -1,0 +1,299 @@
+"""The canned estimators' model functions and helpers under legacy's private names.
+
+Libraries that build their own Estimators on legacy's canned internals call
+`dnn._dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, ...)`,
+`linear._linear_model_fn`, `dnn_linear_combined._dnn_linear_combined_model_fn`,
+`baseline._baseline_model_fn` (and their `_v2` forms) with legacy's positional signatures,
+and their small helpers. Each runs tfport's canned model function or helper (the same
+graphs, variable names and numbers as the canned estimators); `tfport._legacy_tree` places
+them under their legacy modules.
+
+Example:
+    >>> spec = _dnn_model_fn(features, labels, "train", head, [8], columns)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+from tfport.estimator._canned import dnn, linear, model_fns, optimizers, rnn
+from tfport.estimator._canned.combined import combined_model_fn
+
+_RELU = "relu"  # legacy's default `tf.nn.relu`, by the name tfport's layers take
+
+
+def _check_reduction(head: Any, loss_reduction: Any) -> None:
+    if loss_reduction != head.loss_reduction:
+        raise ValueError(
+            f"loss_reduction ({loss_reduction}) differs from the head's "
+            f"({head.loss_reduction}): tfport scales the train op by the head's reduction. "
+            "Build the head with the loss_reduction you pass here."
+        )
+
+
+def _dnn_model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    hidden_units: Any,
+    feature_columns: Any,
+    optimizer: Any = "Adagrad",
+    activation_fn: Any = _RELU,
+    dropout: Any = None,
+    input_layer_partitioner: Any = None,
+    config: Any = None,
+    use_tpu: bool = False,
+    batch_norm: bool = False,
+) -> Any:
+    """Legacy `dnn._dnn_model_fn` (a v1 head): the DNN estimators' model_fn."""
+    if use_tpu:
+        raise ValueError(
+            "_dnn_model_fn(use_tpu=True) is not supported by tfport: run the DNN through "
+            "tf.compat.v1.estimator.tpu.TPUEstimator, which builds the TPU spec itself."
+        )
+    return model_fns.dnn_model_fn(
+        features,
+        labels,
+        mode,
+        config,
+        head=head,
+        hidden_units=hidden_units,
+        feature_columns=feature_columns,
+        optimizer=optimizer,
+        activation_fn=activation_fn,
+        dropout=dropout,
+        batch_norm=batch_norm,
+        input_layer_partitioner=input_layer_partitioner,
+    )
+
+
+def _linear_model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    feature_columns: Any,
+    optimizer: Any,
+    partitioner: Any,
+    config: Any,
+    sparse_combiner: str = "sum",
+) -> Any:
+    """Legacy `linear._linear_model_fn` (a v1 head)."""
+    return model_fns.linear_model_fn(
+        features,
+        labels,
+        mode,
+        config,
+        head=head,
+        feature_columns=feature_columns,
+        optimizer=optimizer,
+        partitioner=partitioner,
+        sparse_combiner=sparse_combiner,
+    )
+
+
+def _linear_model_fn_v2(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    feature_columns: Any,
+    optimizer: Any,
+    config: Any,
+    sparse_combiner: str = "sum",
+) -> Any:
+    """Legacy `linear._linear_model_fn_v2` (a v2 head)."""
+    return model_fns.linear_model_fn(
+        features,
+        labels,
+        mode,
+        config,
+        head=head,
+        feature_columns=feature_columns,
+        optimizer=optimizer,
+        sparse_combiner=sparse_combiner,
+    )
+
+
+def _dnn_linear_combined_model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    linear_feature_columns: Any = None,
+    linear_optimizer: Any = "Ftrl",
+    dnn_feature_columns: Any = None,
+    dnn_optimizer: Any = "Adagrad",
+    dnn_hidden_units: Any = None,
+    dnn_activation_fn: Any = _RELU,
+    dnn_dropout: Any = None,
+    input_layer_partitioner: Any = None,
+    config: Any = None,
+    batch_norm: bool = False,
+    linear_sparse_combiner: str = "sum",
+) -> Any:
+    """Legacy `dnn_linear_combined._dnn_linear_combined_model_fn` (a v1 head)."""
+    return combined_model_fn(
+        features,
+        labels,
+        mode,
+        config,
+        head=head,
+        linear_feature_columns=linear_feature_columns or (),
+        linear_optimizer=linear_optimizer,
+        dnn_feature_columns=dnn_feature_columns or (),
+        dnn_optimizer=dnn_optimizer,
+        dnn_hidden_units=dnn_hidden_units,
+        dnn_activation_fn=dnn_activation_fn,
+        dnn_dropout=dnn_dropout,
+        input_layer_partitioner=input_layer_partitioner,
+        batch_norm=batch_norm,
+        linear_sparse_combiner=linear_sparse_combiner,
+    )
+
+
+def _dnn_linear_combined_model_fn_v2(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    linear_feature_columns: Any = None,
+    linear_optimizer: Any = "Ftrl",
+    dnn_feature_columns: Any = None,
+    dnn_optimizer: Any = "Adagrad",
+    dnn_hidden_units: Any = None,
+    dnn_activation_fn: Any = _RELU,
+    dnn_dropout: Any = None,
+    config: Any = None,
+    batch_norm: bool = False,
+    linear_sparse_combiner: str = "sum",
+    loss_reduction: str = "sum_over_batch_size",
+) -> Any:
+    """Legacy `dnn_linear_combined._dnn_linear_combined_model_fn_v2` (a v2 head)."""
+    _check_reduction(head, loss_reduction)
+    return combined_model_fn(
+        features,
+        labels,
+        mode,
+        config,
+        head=head,
+        linear_feature_columns=linear_feature_columns or (),
+        linear_optimizer=linear_optimizer,
+        dnn_feature_columns=dnn_feature_columns or (),
+        dnn_optimizer=dnn_optimizer,
+        dnn_hidden_units=dnn_hidden_units,
+        dnn_activation_fn=dnn_activation_fn,
+        dnn_dropout=dnn_dropout,
+        batch_norm=batch_norm,
+        linear_sparse_combiner=linear_sparse_combiner,
+    )
+
+
+# -- helpers --------------------------------------------------------------------------------
+def _add_hidden_layer_summary(value: Any, tag: str) -> None:
+    """The fraction-of-zero scalar and activation histogram of a layer's output."""
+    dnn.add_layer_summary(value, tag)
+
+
+def _validate_features(features: Any) -> None:
+    """ValueError unless `features` is a dict (what the DNN estimators take)."""
+    if not isinstance(features, dict):
+        raise ValueError(
+            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
+        )
+
+
+def _name_from_scope_name(name: str) -> str:
+    """A name scope's name without its trailing `/`."""
+    return name[:-1] if name and name[-1] == "/" else name
+
+
+def _get_previous_name_scope() -> str:
+    """The enclosing name scope of the current one, with a trailing `/`."""
+    current = import_tf().compat.v1.get_default_graph().get_name_scope()
+    return current.rsplit("/", 1)[0] + "/"
+
+
+def _get_dnn_estimator_spec(
+    use_tpu: bool, head: Any, features: Any, labels: Any, mode: str, logits: Any, optimizer: Any
+) -> Any:
+    """The head's spec for `logits` (its TPU spec when `use_tpu`)."""
+    create = head._create_tpu_estimator_spec if use_tpu else head.create_estimator_spec
+    return create(features=features, mode=mode, labels=labels, optimizer=optimizer, logits=logits)
+
+
+def _linear_learning_rate(num_linear_feature_columns: int) -> float:
+    """The wide part's default learning rate: `min(0.005, 1/sqrt(columns))`."""
+    return optimizers.linear_learning_rate(
+        num_linear_feature_columns, optimizers.COMBINED_LINEAR_LEARNING_RATE
+    )
+
+
+def _check_no_sync_replicas_optimizer(optimizer: Any) -> None:
+    """ValueError for a SyncReplicasOptimizer (two optimizers cannot share one)."""
+    if isinstance(optimizer, import_tf().compat.v1.train.SyncReplicasOptimizer):
+        raise ValueError(
+            "SyncReplicasOptimizer does not support multi optimizers case. Therefore, it is "
+            "not supported in DNNLinearCombined model. If you want to use this optimizer, "
+            "please use either DNN or Linear model."
+        )
+
+
+def _validate_feature_columns(linear_feature_columns: Any, dnn_feature_columns: Any) -> list:
+    """Both parts' columns in one list (ValueError when there are none)."""
+    columns = list(linear_feature_columns or []) + list(dnn_feature_columns or [])
+    if not columns:
+        raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
+    return columns
+
+
+def _compute_fraction_of_zero(variables: Any) -> Any:
+    """The fraction of exactly-zero entries over all `variables` (partitions expanded)."""
+    return linear.fraction_of_zero(_get_expanded_variable_list(variables))
+
+
+def _get_expanded_variable_list(var_list: Any) -> list:
+    """`var_list` with partitioned variables replaced by their partitions."""
+    return linear._expand(var_list)
+
+
+def _default_ftrl_rate(feature_columns: Any) -> float:
+    return min(optimizers.LINEAR_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
+
+
+def _get_default_optimizer(feature_columns: Any) -> Any:
+    """The linear estimators' default v1 optimizer: Ftrl at `min(0.2, 1/sqrt(columns))`."""
+    return optimizers.get_v1("Ftrl", _default_ftrl_rate(feature_columns))
+
+
+def _get_default_optimizer_v2(feature_columns: Any) -> Any:
+    """The v2 linear estimators' default Keras optimizer: Ftrl at `min(0.2, 1/sqrt(columns))`."""
+    return optimizers.get_v2("Ftrl", _default_ftrl_rate(feature_columns))
+
+
+def _single_rnn_cell(units: int, cell_type: Any) -> Any:
+    """One Keras RNN cell of `cell_type` ('lstm', 'gru', 'simple_rnn' or a cell class)."""
+    return rnn._single_cell(import_tf(), units, cell_type)
+
+
+def _make_rnn_cell_fn(units: Any, cell_type: Any = "simple_rnn") -> Any:
+    """A function making one cell per entry of `units` (the cell itself when one)."""
+
+    def rnn_cell_fn() -> Any:
+        cells = [_single_rnn_cell(n, cell_type) for n in units]
+        return cells[0] if len(cells) == 1 else cells
+
+    return rnn_cell_fn
+
+
+def cell_types() -> dict:
+    """Legacy `rnn._CELL_TYPES`: cell type name -> Keras cell class."""
+    return rnn._layer_classes(import_tf())[1]
+
+
+def cell_type_to_layer() -> dict:
+    """Legacy `rnn._CELL_TYPE_TO_LAYER_MAPPING`: cell type name -> Keras RNN layer class."""
+    return rnn._layer_classes(import_tf())[0]
