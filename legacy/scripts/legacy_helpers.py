@@ -356,6 +356,39 @@ def _canned_fns(workdir):
     return out
 
 
+def _stopping(workdir):
+    from tensorflow_estimator.python.estimator import early_stopping as S
+
+    eval_dir = os.path.join(workdir, "stopping", "eval")
+    with tf.Graph().as_default():
+        writer = v1.summary.FileWriter(eval_dir)
+        for step, loss in ((10, 0.9), (20, 0.6), (30, 0.7), (40, 0.65)):
+            summary = v1.Summary(value=[v1.Summary.Value(tag="loss", simple_value=loss)])
+            writer.add_summary(summary, step)
+        writer.close()
+    est = tf.estimator.Estimator(lambda features: None, os.path.join(workdir, "stopping"))
+    out = {}
+    for name, threshold, higher in (("below_0.5", 0.5, False), ("below_0.65", 0.65, False)):
+        hook = S._stop_if_threshold_crossed_hook(est, "loss", threshold, higher, None, 0, None, 1)
+        out[name] = bool(hook._should_stop_fn())
+    for name, steps, min_steps in (
+        ("no_better_10", 10, 0),
+        ("no_better_20", 20, 0),
+        ("late", 20, 25),
+    ):
+        hook = S._stop_if_no_metric_improvement_hook(
+            est, "loss", steps, False, eval_dir, min_steps, None, 1
+        )
+        out[name] = bool(hook._should_stop_fn())
+    events = [e for e in S._summaries(eval_dir) if e.summary.value]
+    out["summaries"] = [[e.step, round(e.summary.value[0].simple_value, 3)] for e in events]
+    out["no_summaries"] = list(S._summaries(os.path.join(workdir, "missing")))
+    with tf.Graph().as_default():
+        stop = S._get_or_create_stop_var()
+        out["stop_var"] = [stop.op.name, stop.dtype.name, S._get_or_create_stop_var() is stop]
+    return out
+
+
 def record(workdir=None):
     import tempfile
 
@@ -363,6 +396,7 @@ def record(workdir=None):
         with tempfile.TemporaryDirectory() as made:
             return record(made)
     return {
+        "stopping": _stopping(workdir),
         "canned_fns": _canned_fns(workdir),
         "module_helpers": _module_helpers(),
         "head_metrics": _head_metrics(),

@@ -404,6 +404,15 @@ NAMES["canned.rnn"].update(
         "_CELL_TYPE_TO_LAYER_MAPPING": f"{_CANNED}:cell_type_to_layer()",
     }
 )
+NAMES["early_stopping"].update(
+    {
+        n: f"tfport.estimator._engine.stopping:{n}"
+        for n in (
+            "_stop_if_threshold_crossed_hook _stop_if_no_metric_improvement_hook "
+            "_get_or_create_stop_var _summaries"
+        ).split()
+    }
+)
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "
