@@ -389,6 +389,41 @@ def _stopping(workdir):
     return out
 
 
+def _keras_lib(workdir):
+    from tensorflow_estimator.python.estimator import keras_lib as K
+
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(
+                3, activation="relu", kernel_initializer=tf.keras.initializers.Constant(0.2)
+            ),
+            tf.keras.layers.Dense(1, kernel_initializer=tf.keras.initializers.Constant(-0.1)),
+        ]
+    )
+    model.build((None, 2))
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+
+    def input_fn():
+        data = tf.data.Dataset.from_tensor_slices((_X["x"], [[1.0], [0.0], [2.0], [0.5]]))
+        return data.repeat().batch(4)
+
+    config = tf.estimator.RunConfig(model_dir=os.path.join(workdir, "keras"), tf_random_seed=3)
+    est = tf.estimator.Estimator(K._create_keras_model_fn(model), config=config)
+    est.train(input_fn, steps=3)
+    out = {"loss": round(float(est.evaluate(input_fn, steps=1)["loss"]), 5)}
+    kernels = [n for n in est.get_variable_names() if n.endswith("kernel")]
+    out["kernel_sums"] = [round(float(est.get_variable_value(n).sum()), 5) for n in kernels]
+    out["split"] = list(K._extract_sample_weight_tensors({"features": 1, "sample_weights": 2}))
+    out["no_split"] = _describe(K._extract_sample_weight_tensors({"x": 1}))
+    out["weights_ready"] = bool(K._any_weight_initialized(model))
+    out["no_model"] = bool(K._any_weight_initialized(None))
+    with tf.Graph().as_default():
+        out["tensor"] = K._convert_tensor([1, 2]).dtype.name
+        out["floatx"] = K._cast_tensor_to_floatx(tf.constant([1, 2])).dtype.name
+        out["floatx_same"] = K._cast_tensor_to_floatx(tf.constant([1.0])).dtype.name
+    return out
+
+
 def record(workdir=None):
     import tempfile
 
@@ -396,6 +431,7 @@ def record(workdir=None):
         with tempfile.TemporaryDirectory() as made:
             return record(made)
     return {
+        "keras_lib": _keras_lib(workdir),
         "stopping": _stopping(workdir),
         "canned_fns": _canned_fns(workdir),
         "module_helpers": _module_helpers(),

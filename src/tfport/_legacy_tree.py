@@ -413,6 +413,17 @@ NAMES["early_stopping"].update(
         ).split()
     }
 )
+NAMES["keras_lib"].update(
+    {
+        n: f"tfport.keras._legacy_lib:{n}"
+        for n in (
+            "_create_keras_model_fn _save_first_checkpoint _assert_valid_model "
+            "_convert_estimator_io_to_keras _extract_sample_weight_tensors _convert_tensor "
+            "_cast_tensor_to_floatx _any_weight_initialized _convert_keras_metrics_to_estimator "
+            "_clone_and_build_model _get_file_from_google_storage"
+        ).split()
+    }
+)
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "

@@ -1,0 +1,180 @@
+"""Legacy `keras_lib`'s private functions (model_to_estimator's parts) over tfport's.
+
+Libraries and tests written against TF 2.15 build Keras model_fns and checkpoints with
+`keras_lib._create_keras_model_fn(keras_model)`, `_save_first_checkpoint`,
+`_convert_estimator_io_to_keras`, `_extract_sample_weight_tensors`, ... Each serves the
+same parts `tfport.keras.model_to_estimator` is made of (tf_keras models and Keras 3
+models alike); `tfport._legacy_tree` places them under `keras_lib`.
+
+Example:
+    >>> model_fn = _create_keras_model_fn(model)  # doctest: +SKIP
+    >>> est = tf.estimator.Estimator(model_fn)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tfport._common.tfenv import import_tf
+from tfport.keras import _inputs
+
+
+def _model_fn_object(
+    keras_model: Any,
+    custom_objects: Any = None,
+    save_object_ckpt: bool = False,
+    metric_names_map: Any = None,
+    export_outputs: Any = None,
+) -> Any:
+    from tfport.keras import _keras3
+
+    if _keras3.is_keras3_model(keras_model):
+        return _keras3.ModelFn(keras_model, save_object_ckpt, metric_names_map, export_outputs)
+    from tfport.keras import _tfkeras
+
+    _tfkeras.check_subclassed(keras_model, custom_objects)
+    return _tfkeras.ModelFn(
+        keras_model, custom_objects, save_object_ckpt, metric_names_map, export_outputs
+    )
+
+
+def _create_keras_model_fn(
+    keras_model: Any,
+    custom_objects: Any = None,
+    save_object_ckpt: bool = False,
+    metric_names_map: Any = None,
+    export_outputs: Any = None,
+) -> Callable[..., Any]:
+    """The model_fn(features, labels, mode) model_to_estimator trains `keras_model` with."""
+    fn = _model_fn_object(
+        keras_model, custom_objects, save_object_ckpt, metric_names_map, export_outputs
+    )
+
+    def model_fn(features: Any, labels: Any, mode: str) -> Any:
+        try:
+            return fn(features, labels, mode)
+        finally:
+            after = getattr(fn, "after_graph", None)
+            if after is not None:  # the eager model works again once the graph is built
+                after()
+
+    return model_fn
+
+
+def _save_first_checkpoint(
+    keras_model: Any, custom_objects: Any, config: Any, save_object_ckpt: bool
+) -> Any:
+    """Writes the model's weights to `model_dir/keras/keras_model.ckpt` (once) and returns
+    what the Estimator warm-starts from."""
+    fn = _model_fn_object(keras_model, custom_objects, save_object_ckpt)
+    if hasattr(fn, "after_graph"):
+        from tfport.keras import _tfkeras
+
+        try:
+            return _tfkeras.save_first_checkpoint(fn, config)
+        finally:
+            fn.after_graph()
+    from tfport.keras import _keras3
+
+    return _keras3.save_first_checkpoint(fn, config)
+
+
+def _assert_valid_model(model: Any, custom_objects: Any = None) -> None:
+    """Refuses a subclassed model that cannot rebuild itself from its config."""
+    from tfport.keras import _keras3, _tfkeras
+
+    if not _keras3.is_keras3_model(model):
+        _tfkeras.check_subclassed(model, custom_objects)
+
+
+def _convert_estimator_io_to_keras(keras_model: Any, features: Any, labels: Any) -> tuple:
+    """`(inputs, targets, sample_weights)` of a graph model, ordered by its inputs/outputs."""
+    from tfport.keras import _tfkeras
+
+    return _tfkeras._to_keras_io(keras_model, features, labels)
+
+
+def _extract_sample_weight_tensors(features: Any) -> tuple:
+    """`(features, sample_weights)` of `{"features": ..., "sample_weights": ...}`."""
+    return _inputs.split_sample_weights(features)
+
+
+def _convert_tensor(x: Any) -> Any:
+    """`x` as a tensor (SparseTensors unchanged)."""
+    tf = import_tf()
+    return x if isinstance(x, tf.SparseTensor) else tf.convert_to_tensor(x)
+
+
+def _cast_tensor_to_floatx(x: Any) -> Any:
+    """`x` cast to Keras' float type (`float32` by default) when it is not already."""
+    tf = import_tf()
+    floatx = tf.keras.backend.floatx()
+    return x if x.dtype == floatx else tf.cast(x, floatx)
+
+
+def _any_weight_initialized(keras_model: Any) -> bool:
+    """Whether the model's weights hold values (always, outside graph building)."""
+    if keras_model is None:
+        return False
+    tf = import_tf()
+    if tf.compat.v1.executing_eagerly_outside_functions():
+        return True
+    return any(
+        hasattr(weight, "_keras_initialized")
+        for layer in keras_model.layers
+        for weight in layer.weights
+    )
+
+
+def _convert_keras_metrics_to_estimator(model: Any, metric_names_map: Any = None) -> Any:
+    """The compiled metrics of a graph-mode clone as eval metric ops (mapped names)."""
+    from tfport.keras import _metrics
+
+    return _metrics.keras2_metric_ops(model, metric_names_map)
+
+
+def _clone_and_build_model(
+    mode: str,
+    keras_model: Any,
+    custom_objects: Any,
+    features: Any = None,
+    labels: Any = None,
+    optimizer_config: Any = None,
+) -> Any:
+    """A tf_keras model cloned into the current graph on the Estimator's tensors, compiled
+    (outside PREDICT) with its optimizer, or with `optimizer_config`'s hyperparameters."""
+    from tfport.keras import _keras3, _tfkeras
+
+    if _keras3.is_keras3_model(keras_model):
+        raise ValueError(
+            "_clone_and_build_model clones tf.keras (tf_keras) models as legacy did; pass a "
+            "Keras 3 model to tf.keras.estimator.model_to_estimator instead."
+        )
+    fn = _tfkeras.ModelFn(keras_model, custom_objects, False)
+    if optimizer_config is not None:
+        fn._opt_config = optimizer_config
+    try:
+        return _tfkeras.clone_and_compile(fn, mode, features, labels)
+    finally:
+        fn.after_graph()
+
+
+def _get_file_from_google_storage(keras_model_path: str, model_dir: str) -> str:
+    """Copies a Keras model file from Cloud Storage to `model_dir/keras/keras_model.h5`."""
+    import logging
+    import os
+
+    tf = import_tf()
+    folder = os.path.join(model_dir, "keras")
+    tf.io.gfile.makedirs(folder)
+    local = os.path.join(folder, "keras_model.h5")
+    try:
+        tf.io.gfile.copy(keras_model_path, local, overwrite=True)
+    except (tf.errors.OpError, OSError) as e:
+        raise ValueError(
+            f"Failed to download keras model from {keras_model_path}: {e}. Check the "
+            "GOOGLE_APPLICATION_CREDENTIALS environment variable and the model path."
+        ) from e
+    logging.getLogger("tensorflow").info("Saving model to %s", local)
+    return local
