@@ -424,6 +424,33 @@ def _keras_lib(workdir):
     return out
 
 
+def _tpu_and_gauges():
+    from tensorflow_estimator.python.estimator.canned import kmeans
+    from tensorflow_estimator.python.estimator.tpu import _tpu_estimator_embedding as emb
+    from tensorflow_estimator.python.estimator.tpu import error_handling, tpu_estimator, util
+
+    E._estimator_api_gauge.get_cell("train").set(True)
+    E._canned_estimator_api_gauge.get_cell("v2").set("DNNClassifier")
+    tpu_estimator._tpu_estimator_gauge.get_cell().set(True)
+    regex = util._ITERATIONS_PER_LOOP_VALUE_REGEX
+    with tf.Graph().as_default():
+        points = kmeans._parse_features_if_necessary(
+            {"b": tf.ones([2, 1]), "a": tf.zeros([2, 2])}, None
+        )
+        with v1.Session() as session:
+            points = session.run(points).tolist()
+    return {
+        "gauge": E._estimator_api_gauge.get_cell("train").value(),
+        "canned_gauge": E._canned_estimator_api_gauge.get_cell("v2").value(),
+        "tpu_gauge": tpu_estimator._tpu_estimator_gauge.get_cell().value(),
+        "ignored": [c.__name__ for c in error_handling._IGNORED_ERRORS],
+        "uninteresting": [c.__name__ for c in error_handling._UNINTERESTING_ERRORS],
+        "tpu_columns": sorted(c.__name__ for c in emb._TPU_EMBEDDING_COLUMN_CLASSES),
+        "regex": [bool(regex.match(t)) for t in ("100", "2h", "0", "5x", "30s")],
+        "points": points,
+    }
+
+
 def record(workdir=None):
     import tempfile
 
@@ -431,6 +458,7 @@ def record(workdir=None):
         with tempfile.TemporaryDirectory() as made:
             return record(made)
     return {
+        "tpu_and_gauges": _tpu_and_gauges(),
         "keras_lib": _keras_lib(workdir),
         "stopping": _stopping(workdir),
         "canned_fns": _canned_fns(workdir),

@@ -9,6 +9,8 @@ holds private literal constants with legacy's values.
 
 from __future__ import annotations
 
+import re
+
 _V2 = "tfport.estimator"
 _V1 = "tfport.estimator.v1"
 _EXP = "tfport.estimator.experimental"
@@ -424,6 +426,24 @@ NAMES["keras_lib"].update(
         ).split()
     }
 )
+NAMES["tpu.tpu_estimator"]["_tpu_estimator_gauge"] = f"{_TPU_HELPERS}:tpu_estimator_gauge()"
+NAMES["tpu.error_handling"].update(
+    {
+        "_IGNORED_ERRORS": f"{_TPU_HELPERS}:ignored_errors()",
+        "_UNINTERESTING_ERRORS": f"{_TPU_HELPERS}:uninteresting_errors()",
+    }
+)
+NAMES["tpu._tpu_estimator_embedding"]["_TPU_EMBEDDING_COLUMN_CLASSES"] = (
+    f"{_TPU_HELPERS}:tpu_embedding_column_classes()"
+)
+NAMES["head.head_utils"].update(
+    {
+        n: f"tfport.estimator._heads.testing:{n}"
+        for n in ("_assert_no_hooks", "_assert_simple_summaries", "_initialize_variables")
+    }
+)
+NAMES["canned.rnn"]["_get_rnn_estimator_spec"] = f"{_CANNED}:_get_rnn_estimator_spec"
+NAMES["canned.kmeans"]["_parse_features_if_necessary"] = "tfport.estimator._canned.kmeans:_points"
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "
@@ -457,9 +477,10 @@ NAMES["run_config"].update(
         ).split()
     }
 )
+_HELPERS = "tfport.estimator._engine.estimator_helpers"
 NAMES["estimator"].update(
     {
-        n: f"tfport.estimator._engine.estimator_helpers:{n}"
+        n: f"{_HELPERS}:{n}"
         for n in (
             "_assert_members_are_not_overridden _check_hooks_type _check_listeners_type "
             "_dict_to_str _write_dict_to_summary _write_checkpoint_path_to_summary "
@@ -468,12 +489,16 @@ NAMES["estimator"].update(
     }
     | {"_get_default_warm_start_settings": "tfport.estimator._engine.warm_start:to_settings"}
     | {
-        n: f"tfport.estimator._engine.estimator_helpers:{n}"
+        n: f"{_HELPERS}:{n}"
         for n in (
             "_extract_metric_update_ops _verify_and_create_loss_metric _verify_model_fn_args "
             "_has_dataset_or_queue_runner _get_loss_reduce_op_for_reporting "
             "_get_replica_device_setter"
         ).split()
+    }
+    | {
+        "_estimator_api_gauge": f"{_HELPERS}:estimator_api_gauge()",
+        "_canned_estimator_api_gauge": f"{_HELPERS}:canned_estimator_api_gauge()",
     }
 )
 NAMES["model_fn"].update(
@@ -543,6 +568,9 @@ VALUES["tpu.tpu_context"].update(
         64: [8, 4, 1, 2],
         128: [8, 8, 1, 2],
     },
+)
+VALUES["tpu.util"]["_ITERATIONS_PER_LOOP_VALUE_REGEX"] = re.compile(
+    r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)"
 )
 VALUES["tpu.tpu_estimator"].update(
     _BATCH_SIZE_KEY="batch_size",

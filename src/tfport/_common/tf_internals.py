@@ -1166,3 +1166,14 @@ def infeed_queue_class() -> Any:
     ops (`generate_enqueue_ops`, `split_inputs_and_generate_enqueue_ops`); building them
     needs no TPU, running them does."""
     return _tf("tpu.tpu_feed", "InfeedQueue")
+
+
+def bool_gauge(name: str, description: str, *labels: str) -> Any:
+    """`eager.monitoring.BoolGauge(name, description, *labels)` (TF >= 2.1): a usage gauge
+    like the ones legacy Estimator modules kept (`_estimator_api_gauge`)."""
+    return _tf("eager.monitoring", "BoolGauge")(name, description, *labels)
+
+
+def string_gauge(name: str, description: str, *labels: str) -> Any:
+    """`eager.monitoring.StringGauge(name, description, *labels)` (TF >= 2.1)."""
+    return _tf("eager.monitoring", "StringGauge")(name, description, *labels)

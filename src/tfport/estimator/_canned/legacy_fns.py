@@ -297,3 +297,38 @@ def cell_types() -> dict:
 def cell_type_to_layer() -> dict:
     """Legacy `rnn._CELL_TYPE_TO_LAYER_MAPPING`: cell type name -> Keras RNN layer class."""
     return rnn._layer_classes(import_tf())[0]
+
+
+def _get_rnn_estimator_spec(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    rnn_model: Any,
+    optimizer: Any,
+    return_sequences: bool,
+) -> Any:
+    """The v2 head's spec over `rnn_model`'s logits (legacy's RNN model_fn body): a named
+    optimizer gets lr 0.05 and clipnorm 5.0; the global step counts its iterations."""
+    tf = import_tf()
+    training = mode == "train"
+    opt = None
+    if training:
+        if isinstance(optimizer, str):
+            opt = optimizers.get_v2(optimizer, 0.05)
+            opt.clipnorm = 5.0
+        else:
+            opt = optimizers.get_v2(optimizer)
+        opt.iterations = tf.compat.v1.train.get_or_create_global_step()
+    logits = rnn_model(features, training)
+    if return_sequences and head.input_sequence_mask_key not in features:
+        features[head.input_sequence_mask_key] = logits._keras_mask
+    return head.create_estimator_spec(
+        features=features,
+        mode=mode,
+        labels=labels,
+        optimizer=opt,
+        logits=logits,
+        update_ops=rnn_model.updates,
+        trainable_variables=rnn_model.trainable_variables,
+    )

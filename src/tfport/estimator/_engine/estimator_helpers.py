@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tfport._common.tfenv import import_tf
@@ -183,4 +184,24 @@ def _get_replica_device_setter(config: Any) -> Any:
         worker_device=worker,
         merge_devices=True,
         cluster=config.cluster_spec,
+    )
+
+
+@functools.cache
+def estimator_api_gauge() -> Any:
+    """Legacy `estimator._estimator_api_gauge` (one per process; cell per method)."""
+    from tfport._common import tf_internals
+
+    return tf_internals.bool_gauge("/tensorflow/api/estimator", "estimator api usage", "method")
+
+
+@functools.cache
+def canned_estimator_api_gauge() -> Any:
+    """Legacy `estimator._canned_estimator_api_gauge` (one per process; cell per class)."""
+    from tfport._common import tf_internals
+
+    return tf_internals.string_gauge(
+        "/tensorflow/api/estimator/canned_estimator",
+        "Gauge to track the type of canned estimator used",
+        "ClassType",
     )

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tfport._common.tfenv import import_tf
@@ -118,3 +119,31 @@ def _add_item_to_params(params: Any, key: str, value: Any) -> None:
         params.set_hparam(key, value)
     else:
         params.add_hparam(key, value)
+
+
+@functools.cache
+def tpu_estimator_gauge() -> Any:
+    """Legacy `tpu_estimator._tpu_estimator_gauge` (one per process)."""
+    from tfport._common import tf_internals
+
+    return tf_internals.bool_gauge(
+        "/tensorflow/api/tpu_estimator", "Whether the program uses tpu estimator or not."
+    )
+
+
+def ignored_errors() -> tuple:
+    """Legacy `error_handling._IGNORED_ERRORS`: the errors a TPU session shutdown ignores."""
+    tf = import_tf()
+    return (tf.errors.AbortedError, tf.errors.UnavailableError)
+
+
+def uninteresting_errors() -> tuple:
+    """Legacy `error_handling._UNINTERESTING_ERRORS`: errors not worth reporting."""
+    return (import_tf().errors.CancelledError,)
+
+
+def tpu_embedding_column_classes() -> tuple:
+    """Legacy `_tpu_estimator_embedding._TPU_EMBEDDING_COLUMN_CLASSES`."""
+    from tfport._common import tf_internals
+
+    return tf_internals.tpu_embedding_column_classes()
