@@ -157,3 +157,61 @@ def embedding(model_dir):
 def token_ids(seed, n=32):
     rng = np.random.RandomState(seed)
     return {"ids": rng.randint(0, 12, (n, 3)).astype("int64")}, rng.randint(0, 2, n)
+
+
+def train_and_predict(name: str, make_data, model_dir: str):
+    """(estimator, prediction rows, its predictions) after 6 steps from scratch on MODEL_DIR."""
+    from tfport.verify import load_estimator
+
+    estimator = load_estimator(f"{__file__}:{name}", model_dir)
+    features, labels = make_data(0)
+    train = tf.compat.v1.estimator.inputs.numpy_input_fn(
+        features, labels, batch_size=8, num_epochs=None, shuffle=False
+    )
+    estimator.train(train, steps=6)
+    rows, _ = make_data(1, 16)
+    predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
+    return estimator, rows, list(estimator.predict(predict))
+
+
+def _classifier_spec(mode, labels, logits, predictions):
+    """PREDICT: the predictions; TRAIN: softmax cross-entropy minimized by Adam (0.05)."""
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions=predictions)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.AdamOptimizer(0.05)
+    train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def layer_norm(input_tensor, name=None):
+    """BERT's `modeling.layer_norm`, `tf.contrib.layers.layer_norm(begin_norm_axis=-1)`
+    written out as contrib did: moments over the last axis, gamma and beta in `LayerNorm`."""
+    with tf.compat.v1.variable_scope(name, default_name="LayerNorm"):
+        size = input_tensor.shape[-1]
+        beta = tf.compat.v1.get_variable("beta", [size], initializer=tf.zeros_initializer())
+        gamma = tf.compat.v1.get_variable("gamma", [size], initializer=tf.ones_initializer())
+        mean, variance = tf.nn.moments(input_tensor, [-1], keepdims=True)
+        return tf.nn.batch_normalization(input_tensor, mean, variance, beta, gamma, 1e-12)
+
+
+def layer_norm_model_fn(features, labels, mode):
+    """Dense, BERT's layer_norm, tf.keras LayerNormalization (last two axes, last axis)."""
+    net = tf.compat.v1.layers.dense(features["x"], 12, name="hidden")
+    with tf.compat.v1.variable_scope("hidden"):
+        net = layer_norm(net)
+    net = tf.reshape(net, [-1, 3, 4])
+    net = tf.keras.layers.LayerNormalization(axis=[1, 2], name="ln_both")(net)
+    net = tf.keras.layers.LayerNormalization(epsilon=1e-6, name="ln_last")(net)
+    logits = tf.compat.v1.layers.dense(tf.reshape(net, [-1, 12]), 3, name="logits")
+    return _classifier_spec(mode, labels, logits, {"logits": logits})
+
+
+def layer_norms(model_dir):
+    return tf.estimator.Estimator(layer_norm_model_fn, model_dir=model_dir)
+
+
+def vectors(seed, n=32):
+    rng = np.random.RandomState(seed)
+    return {"x": rng.normal(size=(n, 6)).astype("float32")}, rng.randint(0, 3, n)
+

@@ -252,18 +252,10 @@ def test_keras_batch_normalization_arithmetic_becomes_the_layer(exported):
 
 def _train_and_predict(name: str, make_data, tmp_path: pathlib.Path):
     """(estimator, prediction rows, its predictions) after 6 steps from scratch."""
-    import tensorflow as tf
+    import modelfn_factories as f
 
     (tmp_path / "model_dir").mkdir()
-    estimator = load_estimator(f"{FACTORIES}:{name}", str(tmp_path / "model_dir"))
-    features, labels = make_data(0)
-    train = tf.compat.v1.estimator.inputs.numpy_input_fn(
-        features, labels, batch_size=8, num_epochs=None, shuffle=False
-    )
-    estimator.train(train, steps=6)
-    rows, _ = make_data(1, 16)
-    predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
-    return estimator, rows, list(estimator.predict(predict))
+    return f.train_and_predict(name, make_data, str(tmp_path / "model_dir"))
 
 
 @pytest.mark.slow

@@ -14,11 +14,13 @@ Example:
 
 from __future__ import annotations
 
-from tfport.keras._modelfn import _ops
-from tfport.keras._modelfn._layers import PATTERNS
+from tfport.keras._modelfn import _layers, _norms, _ops
 from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
+
+PATTERNS = _layers.PATTERNS  # at the op, its input written
+REGIONS = _norms.REGIONS  # before the walk (Walk.defer)
 
 
 def _variable(walk: Walk, op: TfOp) -> None:
@@ -85,7 +87,13 @@ def plan_model(traced: Traced) -> Plan:
         source = f"keras.Input(shape={dims!r}, dtype={tensor.dtype.name!r}, name={key!r})"
         walk.plan.inputs[key] = (var, source)
         walk.expr[tensor.name] = var
+    for op in walk.needed:  # layers whose ops start before their input is written
+        if op.type in REGIONS and op.name not in walk.done:
+            REGIONS[op.type](walk, op)
     for op in walk.needed:
+        if op.name in walk.deferred:
+            walk.deferred.pop(op.name)()
+            continue
         if op.name in walk.done or op.type in ("Placeholder", "ReadVariableOp"):
             continue
         if op.type in ("VariableV2", "VarHandleOp"):

@@ -20,11 +20,11 @@ _KERNEL_WEIGHTS = ("kernel", "bias")
 _BN_WEIGHTS = ("gamma", "beta", "moving_mean", "moving_variance")
 
 
-def _is_variable(tensor: TfTensor) -> bool:
+def is_variable(tensor: TfTensor) -> bool:
     return tensor.op.type == "ReadVariableOp"
 
 
-def _bias_and_activation(
+def bias_and_activation(
     walk: Walk, last: TfTensor
 ) -> tuple[list, list[TfOp], TfTensor, str | None]:
     """([bias variable] or [], fused ops, last tensor, activation) after a kernel op."""
@@ -33,7 +33,7 @@ def _bias_and_activation(
     bias_op = walk.only_user(last, ("BiasAdd", "AddV2", "Add"))
     if bias_op is not None:
         other = [t for t in bias_op.inputs if t.name != last.name]
-        if len(other) == 1 and _is_variable(other[0]) and other[0].shape.rank == 1:
+        if len(other) == 1 and is_variable(other[0]) and other[0].shape.rank == 1:
             weights.append(variable_name(other[0].op))
             fused.append(bias_op)
             last = bias_op.outputs[0]
@@ -46,7 +46,7 @@ def _bias_and_activation(
     return weights, fused, last, activation
 
 
-def _emit(
+def emit(
     walk: Walk,
     kind: str,
     args: str,
@@ -77,20 +77,20 @@ def dense(walk: Walk, op: TfOp) -> bool:
     """A Dense layer for MatMul(x, kernel) [+ bias] [+ activation]; False if not one."""
     a, b = op.inputs
     if (
-        not _is_variable(b)
-        or _is_variable(a)
+        not is_variable(b)
+        or is_variable(a)
         or op.get_attr("transpose_a")
         or op.get_attr("transpose_b")
         or a.shape.rank != 2
         or a.name not in walk.expr
     ):
         return False
-    bias, fused, last, activation = _bias_and_activation(walk, op.outputs[0])
+    bias, fused, last, activation = bias_and_activation(walk, op.outputs[0])
     names = [variable_name(b.op), *bias]
     args = f"{int(b.shape[-1])}" + (f", activation={activation!r}" if activation else "")
     args += "" if bias else ", use_bias=False"
     weights = list(zip(names, _KERNEL_WEIGHTS, strict=False))
-    _emit(walk, "Dense", args, a, weights, [op, *fused], last)
+    emit(walk, "Dense", args, a, weights, [op, *fused], last)
     return True
 
 
@@ -98,7 +98,7 @@ def _nhwc(op: TfOp) -> bool:
     return op.get_attr("data_format") in (b"NHWC", "NHWC")
 
 
-def _padding(op: TfOp) -> str | None:
+def padding_of(op: TfOp) -> str | None:
     padding = op.get_attr("padding")
     padding = padding.decode() if isinstance(padding, bytes) else padding
     return {"SAME": "same", "VALID": "valid"}.get(padding)
@@ -108,12 +108,12 @@ def conv2d(walk: Walk, op: TfOp) -> bool:
     """A Conv2D layer for Conv2D(x, kernel) [+ bias] [+ activation] (NHWC, SAME/VALID)."""
     x, kernel = op.inputs
     strides, dilations = list(op.get_attr("strides")), list(op.get_attr("dilations"))
-    padding = _padding(op)
-    if not _is_variable(kernel) or not _nhwc(op) or padding is None or x.name not in walk.expr:
+    padding = padding_of(op)
+    if not is_variable(kernel) or not _nhwc(op) or padding is None or x.name not in walk.expr:
         return False
     if strides[0] != 1 or strides[3] != 1 or dilations[0] != 1 or dilations[3] != 1:
         return False
-    bias, fused, last, activation = _bias_and_activation(walk, op.outputs[0])
+    bias, fused, last, activation = bias_and_activation(walk, op.outputs[0])
     kh, kw, _, filters = (int(d) for d in kernel.shape)
     args = f"{filters}, ({kh}, {kw}), padding={padding!r}"
     if strides[1:3] != [1, 1]:
@@ -123,7 +123,7 @@ def conv2d(walk: Walk, op: TfOp) -> bool:
     args += (f", activation={activation!r}" if activation else "") + f", use_bias={bool(bias)}"
     names = [variable_name(kernel.op), *bias]
     weights = list(zip(names, _KERNEL_WEIGHTS, strict=False))
-    _emit(walk, "Conv2D", args, x, weights, [op, *fused], last)
+    emit(walk, "Conv2D", args, x, weights, [op, *fused], last)
     return True
 
 
@@ -132,12 +132,12 @@ def batch_norm(walk: Walk, op: TfOp) -> bool:
     x, gamma, beta, mean, variance = op.inputs[:5]
     if op.get_attr("is_training") or not _nhwc(op) or x.name not in walk.expr:
         return False
-    if not (_is_variable(mean) and _is_variable(variance)):
+    if not (is_variable(mean) and is_variable(variance)):
         return False
     used = [t for t in op.outputs[1:] if walk.users.get(t.name)]
-    if used or (not _is_variable(gamma) and _ops.static(gamma) is None):
+    if used or (not is_variable(gamma) and _ops.static(gamma) is None):
         return False
-    scale, center = _is_variable(gamma), _is_variable(beta)
+    scale, center = is_variable(gamma), is_variable(beta)
     if not center and _ops.static(beta) is None:
         return False
     if (not scale and not (_ops.static(gamma) == 1).all()) or (
@@ -151,11 +151,11 @@ def batch_norm(walk: Walk, op: TfOp) -> bool:
     ]
     epsilon = float(str(np.float32(op.get_attr("epsilon"))))  # 0.001, not 0.0010000000474...
     args = f"epsilon={epsilon!r}, center={center}, scale={scale}"
-    _emit(walk, "BatchNormalization", args, x, weights, [op], op.outputs[0])
+    emit(walk, "BatchNormalization", args, x, weights, [op], op.outputs[0])
     return True
 
 
-def _other(op: TfOp, tensor: TfTensor) -> TfTensor | None:
+def other_input(op: TfOp, tensor: TfTensor) -> TfTensor | None:
     """The input of a two-input op that is not `tensor` (None if it is not an input)."""
     names = [t.name for t in op.inputs]
     if len(names) != 2 or tensor.name not in names:
@@ -163,42 +163,48 @@ def _other(op: TfOp, tensor: TfTensor) -> TfTensor | None:
     return op.inputs[1 - names.index(tensor.name)]
 
 
-def _one(ops: list[TfOp], kind: str) -> TfOp | None:
+def only(ops: list[TfOp], kind: str) -> TfOp | None:
     return ops[0] if len(ops) == 1 and ops[0].type == kind else None
 
 
 def _bn_scale(walk: Walk, op: TfOp) -> tuple[TfOp, TfOp, TfTensor] | None:
     """(rsqrt, mul, gamma) of `rsqrt(variance + eps) * gamma` starting at the add."""
     variance, eps = op.inputs
-    if not _is_variable(variance) or np.ndim(_ops.static(eps)) != 0:
+    if not is_variable(variance) or np.ndim(_ops.static(eps)) != 0:
         return None
-    rsqrt = _one(walk.readers(op.outputs[0]), "Rsqrt")
+    rsqrt = only(walk.readers(op.outputs[0]), "Rsqrt")
     if rsqrt is None:
         return None
-    mul = _one(walk.readers(rsqrt.outputs[0]), "Mul")
-    gamma = None if mul is None else _other(mul, rsqrt.outputs[0])
-    if mul is None or gamma is None or not _is_variable(gamma):
+    mul = only(walk.readers(rsqrt.outputs[0]), "Mul")
+    gamma = None if mul is None else other_input(mul, rsqrt.outputs[0])
+    if mul is None or gamma is None or not is_variable(gamma):
         return None
     return rsqrt, mul, gamma
 
 
-def _bn_apply(walk: Walk, scale: TfTensor) -> tuple[TfOp, TfOp, TfOp, TfOp] | None:
-    """(x * scale, mean * scale, beta - mean * scale, their sum) reading `scale`."""
+def bn_apply(
+    walk: Walk, scale: TfTensor, mean: TfTensor | None = None
+) -> tuple[TfOp, TfOp, TfOp, TfOp] | None:
+    """(x * scale, mean * scale, beta - mean * scale, their sum) reading `scale`; the mean
+    is a variable (moving mean) unless the `mean` tensor is given (layer normalization)."""
     users = walk.readers(scale)
-    others = [_other(u, scale) for u in users]
+    others = [other_input(u, scale) for u in users]
     if len(users) != 2 or any(u.type != "Mul" or t is None for u, t in zip(users, others)):
         return None
-    by_kind = {_is_variable(t): u for u, t in zip(users, others)}
+    by_kind = {
+        (is_variable(t) if mean is None else t is not None and t.name == mean.name): u
+        for u, t in zip(users, others)
+    }
     if set(by_kind) != {True, False}:
         return None
     scaled, mean_mul = by_kind[False], by_kind[True]
-    sub = _one(walk.readers(mean_mul.outputs[0]), "Sub")
-    if sub is None or not _is_variable(sub.inputs[0]):
+    sub = only(walk.readers(mean_mul.outputs[0]), "Sub")
+    if sub is None or not is_variable(sub.inputs[0]):
         return None
     if sub.inputs[1].name != mean_mul.outputs[0].name:
         return None
-    add = _one(walk.readers(scaled.outputs[0]), "AddV2")
-    joined = None if add is None else _other(add, scaled.outputs[0])
+    add = only(walk.readers(scaled.outputs[0]), "AddV2")
+    joined = None if add is None else other_input(add, scaled.outputs[0])
     if add is None or joined is None or joined.name != sub.outputs[0].name:
         return None
     return scaled, mean_mul, sub, add
@@ -208,19 +214,19 @@ def batch_norm_unfused(walk: Walk, op: TfOp) -> bool:
     """BatchNormalization (inference) for the arithmetic of Keras/TF batch normalization
     on any rank: `x * (rsqrt(var + eps) * gamma) + (beta - mean * rsqrt(var + eps) * gamma)`."""
     found = _bn_scale(walk, op)
-    applied = None if found is None else _bn_apply(walk, found[1].outputs[0])
+    applied = None if found is None else bn_apply(walk, found[1].outputs[0])
     if found is None or applied is None:
         return False
     rsqrt, mul, gamma = found
     scaled, mean_mul, sub, add = applied
-    x, mean = _other(scaled, mul.outputs[0]), _other(mean_mul, mul.outputs[0])
+    x, mean = other_input(scaled, mul.outputs[0]), other_input(mean_mul, mul.outputs[0])
     if x is None or mean is None or x.name not in walk.expr or x.shape.rank is None:
         return False
     tensors = [gamma, sub.inputs[0], mean, op.inputs[0]]
     weights = [(variable_name(t.op), r) for t, r in zip(tensors, _BN_WEIGHTS, strict=True)]
     epsilon = float(str(np.float32(_ops.static(op.inputs[1]))))
     fused = [op, rsqrt, mul, scaled, mean_mul, sub, add]
-    _emit(walk, "BatchNormalization", f"epsilon={epsilon!r}", x, weights, fused, add.outputs[0])
+    emit(walk, "BatchNormalization", f"epsilon={epsilon!r}", x, weights, fused, add.outputs[0])
     return True
 
 
@@ -228,12 +234,12 @@ def pool(walk: Walk, op: TfOp) -> bool:
     """MaxPooling2D / AveragePooling2D for MaxPool / AvgPool (NHWC, SAME/VALID)."""
     (x,) = op.inputs
     size, strides = list(op.get_attr("ksize")), list(op.get_attr("strides"))
-    padding = _padding(op)
+    padding = padding_of(op)
     if not _nhwc(op) or padding is None or size[0] != 1 or size[3] != 1 or x.name not in walk.expr:
         return False
     kind = "MaxPooling2D" if op.type == "MaxPool" else "AveragePooling2D"
     args = f"{tuple(size[1:3])!r}, strides={tuple(strides[1:3])!r}, padding={padding!r}"
-    _emit(walk, kind, args, x, [], [op], op.outputs[0])
+    emit(walk, kind, args, x, [], [op], op.outputs[0])
     return True
 
 
@@ -245,7 +251,7 @@ def embedding(walk: Walk, op: TfOp) -> bool:
         return False
     if op.type == "GatherV2":
         axis = _ops.static(op.inputs[2])
-        if not _is_variable(table) or axis is None or int(axis) != 0:
+        if not is_variable(table) or axis is None or int(axis) != 0:
             return False
         variable = variable_name(table.op)
     else:
@@ -257,7 +263,7 @@ def embedding(walk: Walk, op: TfOp) -> bool:
     if vocab_dim is None or len(vocab_dim) != 2 or shape.rank is None:
         return False
     args = f"{vocab_dim[0]}, {vocab_dim[1]}"
-    _emit(walk, "Embedding", args, ids, [(variable, "embeddings")], [op], op.outputs[0])
+    emit(walk, "Embedding", args, ids, [(variable, "embeddings")], [op], op.outputs[0])
     return True
 
 

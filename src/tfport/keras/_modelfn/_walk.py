@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Callable
 
 from tfport._common.errors import TfportInputError, message
 from tfport.keras._modelfn import _ops
@@ -50,6 +51,7 @@ class Walk:
         self.where = ("", 0)
         self.needed = self._needed()
         self.users = self._users()
+        self.deferred: dict[str, Callable[[], None]] = {}  # op name -> writes its layer
 
     # ----------------------------------------------------------------- graph facts
     def _needed(self) -> list[TfOp]:
@@ -90,6 +92,34 @@ class Walk:
         if any(t.name == tensor.name for t in self.traced.predictions.values()):
             return []
         return [op for op in self.needed if any(t.name == tensor.name for t in op.inputs)]
+
+    def region(self, start: TfTensor, last: TfOp) -> list[TfOp] | None:
+        """The ops computing `last` from `start` (constants and variable reads aside), in
+        graph order; None when another input feeds them or an output of theirs other than
+        `last`'s is read elsewhere (then they are not one layer)."""
+        found: dict[str, TfOp] = {}
+        stack = [last]
+        while stack:
+            op = stack.pop()
+            if op.name in found or op.type in ("Const", "ReadVariableOp"):
+                continue
+            if op.type in ("Placeholder", *VARIABLE_OPS):
+                return None
+            found[op.name] = op
+            stack.extend(t.op for t in op.inputs if t.name != start.name)
+        predictions = {t.name for t in self.traced.predictions.values()}
+        for op in found.values():
+            if op is last:
+                continue
+            for t in op.outputs:
+                if t.name in predictions or any(r.name not in found for r in self.readers(t)):
+                    return None
+        return [op for op in self.traced.graph.get_operations() if op.name in found]
+
+    def defer(self, ops: list[TfOp], write: Callable[[], None]) -> None:
+        """Skips `ops` in the walk; `write` makes their layer where the last one was."""
+        self.done.update(op.name for op in ops[:-1])
+        self.deferred[ops[-1].name] = write
 
     # ----------------------------------------------------------------- source
     def name(self, hint: str) -> str:

@@ -1,0 +1,136 @@
+"""`tfport keras export` of model_fns built from more layers (layer normalization, 1-D/3-D,
+depthwise and separable convolutions, a BERT-style transformer): built-in Keras layers
+with the trained weights, predicting as the Estimator on TensorFlow and on JAX."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tfport.keras import export_model_fn
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import modelfn_factories as f  # noqa: E402
+
+# factory -> the function making its (features, labels)
+MODELS = {"layer_norms": f.vectors}
+
+
+class Exports:
+    """Each model trained 6 steps, predicted by its Estimator and exported, once per module."""
+
+    def __init__(self, root: pathlib.Path) -> None:
+        self.root = root
+        self.done: dict[str, tuple] = {}
+
+    def __getitem__(self, name: str) -> tuple[pathlib.Path, dict, dict, dict]:
+        """(export folder, the rows predicted, {key: the Estimator's predictions}, report)."""
+        if name not in self.done:
+            model_dir = self.root / name / "model_dir"
+            model_dir.mkdir(parents=True)
+            estimator, rows, outputs = f.train_and_predict(name, MODELS[name], str(model_dir))
+            if not isinstance(outputs[0], dict):
+                outputs = [{"predictions": o} for o in outputs]
+            want = {k: np.array([o[k] for o in outputs]) for k in outputs[0]}
+            out = self.root / name / "out"
+            report = export_model_fn(estimator, str(out), factory=f"modelfn_factories.py:{name}")
+            np.savez(self.root / name / "inputs.npz", **rows)
+            self.done[name] = (out, rows, want, report)
+        return self.done[name]
+
+
+@pytest.fixture(scope="module")
+def exports(tmp_path_factory) -> Exports:
+    return Exports(tmp_path_factory.mktemp("layers"))
+
+
+def _predict_loaded(out: pathlib.Path, rows: dict) -> dict:
+    import keras
+
+    model = keras.saving.load_model(str(out / "model.keras"))
+    got = model.predict(rows, verbose=0)
+    return got if isinstance(got, dict) else {"predictions": got}
+
+
+def _assert_close(got: dict, want: dict, name: str) -> float:
+    worst = 0.0
+    for key, value in want.items():
+        assert np.abs(value).max() > 1e-3, (name, key)
+        diff = float(np.abs(np.asarray(got[key], np.float64) - value).max())
+        print(f"{name} {key}: max difference from the Estimator {diff:.3g}")
+        assert diff <= 1e-5, (name, key, diff)
+        worst = max(worst, diff)
+    return worst
+
+
+def _layers_of(report: dict) -> dict[str, str]:
+    """{layer name: Keras class} of the built-in layers the report maps ops to."""
+    found = {}
+    for entry in report["ops"]:
+        kind, _, name = entry["to"].partition(" ")
+        if kind.startswith("layers.") and name:
+            found[name.strip("'")] = kind.removeprefix("layers.")
+    return found
+
+
+@pytest.mark.slow
+def test_layer_normalization_in_both_forms_is_the_keras_layer_with_gamma_and_beta(exports):
+    out, rows, want, report = exports["layer_norms"]
+    layers = _layers_of(report)
+    # BERT's layer_norm (moments + batch_normalization) and tf.keras's, fused over 2 axes
+    # and unfused over the last one
+    for name in ("hidden_layernorm", "ln_both", "ln_last"):
+        assert layers[name] == "LayerNormalization", layers
+    variables = report["variables"]
+    assert variables["hidden/LayerNorm/gamma"] == {
+        "layer": "hidden_layernorm",
+        "weight": "gamma",
+        "shape": [12],
+    }
+    assert variables["ln_both/beta"] == {"layer": "ln_both", "weight": "beta", "shape": [3, 4]}
+    source = (out / "model.py").read_text()
+    assert "axis=[1, 2], epsilon=0.001" in source and "epsilon=1e-12" in source
+    assert "class Variable" not in source and "ops.mean" not in source
+    import keras
+
+    gamma = keras.saving.load_model(str(out / "model.keras")).get_layer("ln_both").get_weights()
+    assert np.abs(gamma[0] - 1).max() > 1e-3  # trained off its start
+    _assert_close(_predict_loaded(out, rows), want, "layer_norms")
+
+
+def _run(exports: Exports, backend: str, tmp_path: pathlib.Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["KERAS_BACKEND"] = backend
+    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
+    for name in MODELS:
+        out = exports[name][0]
+        args += [str(out), str(out.parent / "inputs.npz")]
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "run_exported.py"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dict(np.load(tmp_path / "result.npz"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="JAX 0.10 (the jax extra) needs Python >= 3.11"
+)
+def test_every_model_predicts_as_its_estimator_on_jax_without_tensorflow(exports, tmp_path):
+    result = _run(exports, "jax", tmp_path)  # fails, never skips, without jax
+    assert str(result["backend"]) == "jax" and list(result["modules"]) == []
+    for i, name in enumerate(MODELS):
+        want = exports[name][2]
+        for kind in ("loaded", "built"):
+            got = {k: result[f"{i}/{kind}/{k}"] for k in want}
+            _assert_close(got, want, f"{name} ({kind}, jax)")
