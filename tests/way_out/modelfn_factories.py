@@ -175,11 +175,11 @@ def train_and_predict(name: str, make_data, model_dir: str):
 
 
 def _classifier_spec(mode, labels, logits, predictions):
-    """PREDICT: the predictions; TRAIN: softmax cross-entropy minimized by Adam (0.05)."""
+    """PREDICT: the predictions; TRAIN: softmax cross-entropy minimized by Adam (0.01)."""
     if mode == tf.estimator.ModeKeys.PREDICT:
         return tf.estimator.EstimatorSpec(mode, predictions=predictions)
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
-    optimizer = tf.compat.v1.train.AdamOptimizer(0.05)
+    optimizer = tf.compat.v1.train.AdamOptimizer(0.01)
     train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
@@ -215,3 +215,25 @@ def vectors(seed, n=32):
     rng = np.random.RandomState(seed)
     return {"x": rng.normal(size=(n, 6)).astype("float32")}, rng.randint(0, 3, n)
 
+
+def convs_model_fn(features, labels, mode):
+    """tf.keras DepthwiseConv2D and Conv3D, tf.compat.v1.layers separable_conv2d and conv1d."""
+    layers = tf.compat.v1.layers
+    net = tf.keras.layers.DepthwiseConv2D(
+        3, depth_multiplier=2, padding="same", activation="relu", name="depthwise"
+    )(features["image"])
+    net = layers.separable_conv2d(net, 4, 3, name="separable")  # 4x4x4
+    net = tf.keras.layers.Conv3D(2, 2, name="conv3d")(tf.expand_dims(net, -1))  # 3x3x3x2
+    net = tf.reshape(net, [-1, 9, 6])
+    net = layers.conv1d(net, 3, 2, strides=2, padding="same", activation=tf.tanh, name="c1d")
+    logits = layers.dense(layers.flatten(net), 3, name="logits")
+    return _classifier_spec(mode, labels, logits, {"logits": logits})
+
+
+def convs(model_dir):
+    return tf.estimator.Estimator(convs_model_fn, model_dir=model_dir)
+
+
+def small_images(seed, n=32):
+    rng = np.random.RandomState(seed)
+    return {"image": rng.uniform(size=(n, 6, 6, 2)).astype("float32")}, rng.randint(0, 3, n)

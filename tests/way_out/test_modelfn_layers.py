@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE))
 import modelfn_factories as f  # noqa: E402
 
 # factory -> the function making its (features, labels)
-MODELS = {"layer_norms": f.vectors}
+MODELS = {"layer_norms": f.vectors, "convs": f.small_images}
 
 
 class Exports:
@@ -61,7 +61,7 @@ def _predict_loaded(out: pathlib.Path, rows: dict) -> dict:
 def _assert_close(got: dict, want: dict, name: str) -> float:
     worst = 0.0
     for key, value in want.items():
-        assert np.abs(value).max() > 1e-3, (name, key)
+        assert np.ptp(value, axis=0).max() > 1e-3, (name, key)  # rows differ: no dead net
         diff = float(np.abs(np.asarray(got[key], np.float64) - value).max())
         print(f"{name} {key}: max difference from the Estimator {diff:.3g}")
         assert diff <= 1e-5, (name, key, diff)
@@ -102,6 +102,34 @@ def test_layer_normalization_in_both_forms_is_the_keras_layer_with_gamma_and_bet
     gamma = keras.saving.load_model(str(out / "model.keras")).get_layer("ln_both").get_weights()
     assert np.abs(gamma[0] - 1).max() > 1e-3  # trained off its start
     _assert_close(_predict_loaded(out, rows), want, "layer_norms")
+
+
+@pytest.mark.slow
+def test_1d_3d_depthwise_and_separable_convolutions_are_the_keras_layers(exports):
+    out, rows, want, report = exports["convs"]
+    assert _layers_of(report) == {
+        "depthwise": "DepthwiseConv2D",
+        "separable": "SeparableConv2D",
+        "conv3d": "Conv3D",
+        "c1d": "Conv1D",
+        "logits": "Dense",
+    }
+    variables = report["variables"]
+    roles = {v: (e["layer"], e["weight"]) for v, e in variables.items() if "layer" in e}
+    assert roles["separable/depthwise_kernel"] == ("separable", "depthwise_kernel")
+    assert roles["separable/pointwise_kernel"] == ("separable", "pointwise_kernel")
+    assert roles["depthwise/depthwise_kernel"] == ("depthwise", "kernel")
+    assert variables["c1d/kernel"]["shape"] == [2, 6, 3]
+    source = "".join((out / "model.py").read_text().split())
+    assert 'layers.Conv1D(3,2,padding="same",strides=(2,),activation="tanh"' in source
+    assert 'layers.DepthwiseConv2D((3,3),depth_multiplier=2,padding="same"' in source
+    assert "classVariable" not in source and "ops.conv" not in source
+    import keras
+
+    model = keras.saving.load_model(str(out / "model.keras"))
+    for name in ("depthwise", "separable", "conv3d", "c1d"):
+        assert np.abs(model.get_layer(name).get_weights()[-1]).max() > 1e-3  # trained bias
+    _assert_close(_predict_loaded(out, rows), want, "convs")
 
 
 def _run(exports: Exports, backend: str, tmp_path: pathlib.Path) -> dict:

@@ -14,13 +14,13 @@ Example:
 
 from __future__ import annotations
 
-from tfport.keras._modelfn import _layers, _norms, _ops
+from tfport.keras._modelfn import _convs, _layers, _norms, _ops
 from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
-PATTERNS = _layers.PATTERNS  # at the op, its input written
-REGIONS = _norms.REGIONS  # before the walk (Walk.defer)
+PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS}  # at the op, its input written
+REGIONS = {**_norms.REGIONS, **_convs.REGIONS}  # before the walk (Walk.defer)
 
 
 def _variable(walk: Walk, op: TfOp) -> None:
