@@ -18,6 +18,8 @@ from tfport.keras._modelfn._walk import Walk, scope, variable_name
 
 _KERNEL_WEIGHTS = ("kernel", "bias")
 _BN_WEIGHTS = ("gamma", "beta", "moving_mean", "moving_variance")
+# variables named after their role in a layer (a scope per layer, as tf.layers names them)
+_ROLE_NAMES = {*_KERNEL_WEIGHTS, *_BN_WEIGHTS, "embeddings", "depthwise_kernel", "pointwise_kernel"}
 
 
 def is_variable(tensor: TfTensor) -> bool:
@@ -57,7 +59,9 @@ def emit(
 ) -> None:
     """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops."""
     named = next((v for v, _ in weights if v), fused[0].name)
-    layer = walk.name(scope(named))
+    # `hidden/kernel` makes the layer `hidden`; `bert/embeddings/word_embeddings` keeps it all
+    role_named = named.rpartition("/")[2] in _ROLE_NAMES or not weights
+    layer = walk.name(scope(named) if role_named else named)
     line = walk.comment(fused[0])
     var = walk.name(layer + "_out")
     walk.plan.lines.append(

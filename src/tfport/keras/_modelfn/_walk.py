@@ -9,6 +9,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import os
 import re
@@ -20,7 +21,7 @@ from tfport.keras._modelfn._ops import TfOp, TfTensor
 from tfport.keras._modelfn._trace import Traced
 
 VARIABLE_OPS = ("VarHandleOp", "VariableV2", "VarIsInitializedOp")
-_KEYWORDS = {"keras", "layers", "ops", "np", "inputs", "outputs", "model"}
+_KEYWORDS = {"keras", "layers", "ops", "np", "inputs", "outputs", "model", *dir(builtins)}
 
 
 @dataclasses.dataclass
