@@ -76,7 +76,7 @@ def model_source(plan: Plan, traced: Traced, factory: str) -> str:
         "import keras",
     ]
     if plan.uses_numpy:
-        head.insert(head.index("import keras"), "import numpy as np")
+        head.append("import numpy as np")  # isort: after `import keras`, before `from`
     head.append("from keras import layers, ops")
     body = [
         "",
