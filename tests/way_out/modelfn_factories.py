@@ -97,6 +97,18 @@ def refused_py_function(model_dir):
     return tf.estimator.Estimator(py_function_model_fn, model_dir=model_dir)
 
 
+def batch_ones_model_fn(features, labels, mode):
+    """`tf.ones` of the batch size concatenated, not broadcast: no Keras form (a refusal)."""
+    net = tf.compat.v1.layers.dense(features, 4, name="hidden")
+    ones = tf.ones([tf.shape(features)[0], 4])
+    return tf.estimator.EstimatorSpec(mode, predictions=tf.concat([net, ones], 1))
+
+
+def refused_batch_ones(model_dir):
+    """Trained-graph inputs as custom_v1_adam's (4 floats); ones of the batch size."""
+    return tf.estimator.Estimator(batch_ones_model_fn, model_dir=model_dir)
+
+
 def tpu_cnn_host_call(model_dir):
     """tf.compat.v1.layers conv2d + batch_normalization + max_pooling2d under TPUEstimator."""
     programs = script("tpu_programs")
@@ -237,3 +249,112 @@ def convs(model_dir):
 def small_images(seed, n=32):
     rng = np.random.RandomState(seed)
     return {"image": rng.uniform(size=(n, 6, 6, 2)).astype("float32")}, rng.randint(0, 3, n)
+
+
+def get_shape_list(tensor):
+    """BERT's `modeling.get_shape_list`: static dims as ints, the others as tf.shape slices."""
+    shape = tensor.shape.as_list()
+    dynamic = tf.shape(tensor)
+    return [dynamic[i] if d is None else d for i, d in enumerate(shape)]
+
+
+def gelu(x):
+    """BERT's original GELU (erf form)."""
+    cdf = 0.5 * (1.0 + tf.math.erf(x / tf.sqrt(2.0)))
+    return x * cdf
+
+
+def _initializer():
+    return tf.compat.v1.truncated_normal_initializer(stddev=0.2)
+
+
+def _embeddings(input_ids, segment_ids, width):
+    """BERT's embedding_lookup + embedding_postprocessor: words, token types, positions."""
+    batch_size, seq_length = get_shape_list(input_ids)
+    table = tf.compat.v1.get_variable("word_embeddings", [VOCAB, width], initializer=_initializer())
+    output = tf.gather(table, tf.reshape(input_ids, [-1]))
+    output = tf.reshape(output, [batch_size, seq_length, width])
+    token_table = tf.compat.v1.get_variable(
+        "token_type_embeddings", [2, width], initializer=_initializer()
+    )
+    one_hot_ids = tf.one_hot(tf.reshape(segment_ids, [-1]), depth=2)
+    token_type = tf.reshape(tf.matmul(one_hot_ids, token_table), [batch_size, seq_length, width])
+    full_positions = tf.compat.v1.get_variable(
+        "position_embeddings", [16, width], initializer=_initializer()
+    )
+    positions = tf.slice(full_positions, [0, 0], [seq_length, -1])
+    output += token_type + tf.reshape(positions, [1, seq_length, width])
+    return layer_norm(output)
+
+
+def _attention(layer_input, input_ids, input_mask, heads, size):
+    """BERT's attention_layer for self-attention with its input mask."""
+    batch_size, seq_length = get_shape_list(input_ids)
+    to_mask = tf.cast(tf.reshape(input_mask, [batch_size, 1, seq_length]), tf.float32)
+    broadcast_ones = tf.ones(shape=[batch_size, seq_length, 1], dtype=tf.float32)
+    attention_mask = broadcast_ones * to_mask
+
+    def transpose_for_scores(tensor):
+        tensor = tf.reshape(tensor, [batch_size, seq_length, heads, size])
+        return tf.transpose(tensor, [0, 2, 1, 3])
+
+    dense = tf.compat.v1.layers.dense
+    query = dense(layer_input, heads * size, name="query", kernel_initializer=_initializer())
+    key = dense(layer_input, heads * size, name="key", kernel_initializer=_initializer())
+    value = dense(layer_input, heads * size, name="value", kernel_initializer=_initializer())
+    scores = tf.matmul(transpose_for_scores(query), transpose_for_scores(key), transpose_b=True)
+    scores = tf.multiply(scores, 1.0 / np.sqrt(float(size)))
+    adder = (1.0 - tf.cast(tf.expand_dims(attention_mask, axis=[1]), tf.float32)) * -10000.0
+    probs = tf.nn.softmax(scores + adder)
+    context = tf.transpose(tf.matmul(probs, transpose_for_scores(value)), [0, 2, 1, 3])
+    return tf.reshape(context, [batch_size * seq_length, heads * size])
+
+
+def transformer_model_fn(features, labels, mode):
+    """A one-layer BERT written as `modeling.py` writes it: embeddings, self-attention with
+    the input mask, layer norms, GELU intermediate layer, tanh pooler; a classifier head."""
+    width, heads, size = 8, 2, 4
+    input_ids, input_mask = features["input_ids"], features["input_mask"]
+    batch_size, seq_length = get_shape_list(input_ids)
+    dense = tf.compat.v1.layers.dense
+    with tf.compat.v1.variable_scope("bert"):
+        with tf.compat.v1.variable_scope("embeddings"):
+            embedded = _embeddings(input_ids, features["segment_ids"], width)
+        with tf.compat.v1.variable_scope("encoder/layer_0"):
+            layer_input = tf.reshape(embedded, [-1, width])
+            with tf.compat.v1.variable_scope("attention"):
+                with tf.compat.v1.variable_scope("self"):
+                    context = _attention(layer_input, input_ids, input_mask, heads, size)
+                with tf.compat.v1.variable_scope("output"):
+                    attention_output = dense(context, width, kernel_initializer=_initializer())
+                    attention_output = layer_norm(attention_output + layer_input)
+            with tf.compat.v1.variable_scope("intermediate"):
+                intermediate = dense(attention_output, 16, activation=gelu)
+            with tf.compat.v1.variable_scope("output"):
+                layer_output = dense(intermediate, width, kernel_initializer=_initializer())
+                layer_output = layer_norm(layer_output + attention_output)
+        sequence_output = tf.reshape(layer_output, [batch_size, seq_length, width])
+        with tf.compat.v1.variable_scope("pooler"):
+            first_token = tf.squeeze(sequence_output[:, 0:1, :], axis=1)
+            pooled = dense(first_token, width, activation=tf.tanh)
+    logits = dense(pooled, 2, name="classifier")
+    predictions = {"probabilities": tf.nn.softmax(logits, axis=-1), "pooled": pooled}
+    return _classifier_spec(mode, labels, logits, predictions)
+
+
+def transformer(model_dir):
+    return tf.estimator.Estimator(transformer_model_fn, model_dir=model_dir)
+
+
+VOCAB = 20
+
+
+def token_sequences(seed, n=32):
+    """input_ids, input_mask (the last tokens padded away in some rows), segment_ids."""
+    rng = np.random.RandomState(seed)
+    lengths = rng.randint(3, 9, n)
+    mask = (np.arange(8)[None, :] < lengths[:, None]).astype("int32")
+    ids = rng.randint(1, VOCAB, (n, 8)).astype("int32") * mask
+    segments = (np.arange(8)[None, :] >= lengths[:, None] // 2).astype("int32") * mask
+    features = {"input_ids": ids, "input_mask": mask, "segment_ids": segments}
+    return features, rng.randint(0, 2, n)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(HERE))
 import modelfn_factories as f  # noqa: E402
 
 # factory -> the function making its (features, labels)
-MODELS = {"layer_norms": f.vectors, "convs": f.small_images}
+MODELS = {"layer_norms": f.vectors, "convs": f.small_images, "transformer": f.token_sequences}
 
 
 class Exports:
@@ -130,6 +130,60 @@ def test_1d_3d_depthwise_and_separable_convolutions_are_the_keras_layers(exports
     for name in ("depthwise", "separable", "conv3d", "c1d"):
         assert np.abs(model.get_layer(name).get_weights()[-1]).max() > 1e-3  # trained bias
     _assert_close(_predict_loaded(out, rows), want, "convs")
+
+
+@pytest.mark.slow
+def test_a_bert_style_transformer_exports_with_keras_ops_only(exports):
+    out, rows, want, report = exports["transformer"]
+    layers = _layers_of(report)
+    assert layers["bert_embeddings_word_embeddings"] == "Embedding"
+    assert layers["bert_embeddings_token_type_embeddings"] == "Dense"  # one_hot @ table
+    for name in ("embeddings", "encoder_layer_0_attention_output", "encoder_layer_0_output"):
+        assert layers[f"bert_{name}_layernorm"] == "LayerNormalization"
+    assert layers["bert_pooler_dense"] == "Dense" and layers["classifier"] == "Dense"
+    calls = {o["to"] for o in report["ops"]}
+    assert {"ops.one_hot", "ops.erf", "ops.softmax", "ops.matmul", "np.full"} <= calls
+    entry = report["variables"]["bert/embeddings/position_embeddings"]
+    assert entry["weight"] == "value" and entry["shape"] == [16, 8]  # read by tf.slice
+    source = (out / "model.py").read_text()
+    assert "\n    slice = " not in source  # no builtin shadowed
+    # the input mask takes effect: padding tokens change nothing
+    rows = {k: v.copy() for k, v in rows.items()}
+    got = _predict_loaded(out, rows)
+    _assert_close(got, want, "transformer")
+    rows["input_ids"][rows["input_mask"] == 0] = 7
+    again = _predict_loaded(out, rows)
+    np.testing.assert_allclose(again["pooled"], got["pooled"], atol=1e-6)
+
+
+@pytest.mark.slow
+def test_every_model_py_is_ruff_clean(exports):
+    ruff = pathlib.Path(sys.executable).parent / "ruff"
+    paths = [str(exports[name][0] / "model.py") for name in MODELS]
+    for cmd in (["check", "--isolated"], ["format", "--isolated", "--check"]):
+        proc = subprocess.run([str(ruff), *cmd, *paths], capture_output=True, text=True)
+        assert proc.returncode == 0, (cmd, proc.stdout)
+
+
+def test_ones_of_the_batch_size_not_broadcast_are_refused_naming_the_line(goldens, tmp_path):
+    import inspect
+    import shutil
+
+    from tfport.verify import load_estimator
+
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(goldens / "custom_v1_adam" / "model_dir", model_dir)
+    estimator = load_estimator(
+        f"{HERE / 'modelfn_factories.py'}:refused_batch_ones", str(model_dir)
+    )
+    with pytest.raises(ValueError) as err:
+        export_model_fn(estimator, str(tmp_path / "out"))
+    lines, first = inspect.getsourcelines(f.batch_ones_model_fn)
+    line = first + next(i for i, t in enumerate(lines) if "tf.ones(" in t)
+    text = str(err.value)
+    assert "\n" not in text and "(Fill)" in text and "does not broadcast it" in text, text
+    assert f"modelfn_factories.py:{line}" in text, text
+    assert not (tmp_path / "out").exists()
 
 
 def _run(exports: Exports, backend: str, tmp_path: pathlib.Path) -> dict:

@@ -64,6 +64,7 @@ def _generic(walk: Walk, op: TfOp) -> None:
     except Refused as err:
         raise walk.refuse(op, str(err)) from None
     line = walk.comment(op)
+    walk.plan.uses_numpy |= text.startswith("np.")
     if op.type in _ops.PASS:
         walk.expr[op.outputs[0].name] = args[0]
     else:

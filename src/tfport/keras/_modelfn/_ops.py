@@ -169,6 +169,53 @@ def _squeeze(op: TfOp, args: list[str]) -> str:
     return f"ops.squeeze({args[0]}, axis={tuple(dims)!r})"
 
 
+def _expand_dims(op: TfOp, args: list[str]) -> str:
+    axis = _axis(op, 1)
+    if isinstance(axis, list) and len(axis) != 1:
+        raise Refused("an expand_dims of several axes")
+    return f"ops.expand_dims({args[0]}, {axis[0] if isinstance(axis, list) else axis!r})"
+
+
+def _one_hot(op: TfOp, args: list[str]) -> str:
+    depth = int_list(op.inputs[1], "depth")[0]
+    on, off = (static(t) for t in op.inputs[2:4])
+    if on is None or off is None or float(on) != 1 or float(off) != 0:
+        raise Refused("a one-hot with values other than 1 and 0 (multiply it instead)")
+    dtype = op.outputs[0].dtype.name
+    return f"ops.one_hot({args[0]}, {depth}, axis={op.get_attr('axis')}, dtype={dtype!r})"
+
+
+def _slice(op: TfOp, args: list[str]) -> str:
+    begin, size = int_list(op.inputs[1], "begin"), int_list(op.inputs[2], "size")
+    parts = [f"{b}:" + ("" if n == -1 else str(b + n)) for b, n in zip(begin, size)]
+    return f"{args[0]}[{', '.join(parts)}]"
+
+
+def _fill(op: TfOp, args: list[str]) -> str:
+    """`tf.fill`/`tf.ones` as `np.full`; a batch-sized first dimension is written as 1
+    when every reader broadcasts it against a batch-sized input (BERT's attention mask)."""
+    shape = static(op.inputs[0])
+    dims = None if shape is None else list(np.asarray(shape, dtype=object).reshape(-1))
+    if dims is None or any(d == BATCH for d in dims[1:]):
+        raise Refused("its shape depends on the data")
+    out = op.outputs[0]
+    if dims and dims[0] == BATCH:
+        readers = out.consumers()
+        if not readers or not all(_broadcasts_batch(reader, out) for reader in readers):
+            raise Refused("its shape holds the batch size, and a reader does not broadcast it")
+        dims[0] = 1
+    shape_text = repr(tuple(int(d) for d in dims))
+    return f"np.full({shape_text}, {args[0]}, dtype={out.dtype.name!r})"
+
+
+def _broadcasts_batch(reader: TfOp, tensor: TfTensor) -> bool:
+    """Whether `reader` is elementwise with an input of `tensor`'s rank and batch size."""
+    others = [t for t in reader.inputs if t.name != tensor.name]
+    if reader.type not in BINARY or len(others) != 1 or others[0].shape.rank != tensor.shape.rank:
+        return False
+    return bool(others[0].shape.rank) and others[0].shape.as_list()[0] is None
+
+
 OTHER: dict[str, Handler] = {
     "MatMul": _matmul,
     "BatchMatMulV2": _matmul,
@@ -179,7 +226,7 @@ OTHER: dict[str, Handler] = {
     "Cast": lambda op, a: f"ops.cast({a[0]}, {op.outputs[0].dtype.name!r})",
     "ArgMax": _argmax,
     "ArgMin": _argmax,
-    "ExpandDims": lambda op, a: f"ops.expand_dims({a[0]}, {_axis(op, 1)!r})",
+    "ExpandDims": _expand_dims,
     "Squeeze": _squeeze,
     "Pack": lambda op, a: f"ops.stack([{', '.join(a)}], axis={op.get_attr('axis')!r})",
     "Transpose": lambda op, a: f"ops.transpose({a[0]}, {tuple(int_list(op.inputs[1], 'perm'))!r})",
@@ -190,6 +237,9 @@ OTHER: dict[str, Handler] = {
     "Min": _reduce,
     "Prod": _reduce,
     "SelectV2": lambda op, a: f"ops.where({a[0]}, {a[1]}, {a[2]})",
+    "OneHot": _one_hot,
+    "Slice": _slice,
+    "Fill": _fill,
 }
 # inputs that are static arguments (axis, shape, ...), not data, per op type (ConcatV2:
 # its last input)
@@ -205,6 +255,9 @@ STATIC_INPUTS = {
     "Max": (1,),
     "Min": (1,),
     "Prod": (1,),
+    "OneHot": (1, 2, 3),
+    "Slice": (1, 2),
+    "Fill": (0,),
 }
 
 
@@ -238,5 +291,5 @@ def expression(op: TfOp, args: list[str]) -> tuple[str, str]:
         return f"ops.concatenate([{', '.join(args)}], axis={axis!r})", "ops.concatenate"
     if kind in OTHER:
         text = OTHER[kind](op, args)
-        return text, text.split("(")[0] if text.startswith("ops.") else "getitem"
+        return text, text.split("(")[0] if text.startswith(("ops.", "np.")) else "getitem"
     raise Refused(f"TensorFlow op {kind} has no keras.ops form in tfport's table")

@@ -18,6 +18,13 @@ TfTensor: TypeAlias = Any
 BATCH = "batch"  # the batch dimension in a static shape value
 MAX_INLINE = 1024  # constants up to this many elements are written into model.py
 PASS = ("Identity", "StopGradient", "Snapshot", "PreventGradient")
+# scalar arithmetic on shape values (BERT's `batch_size * seq_length`)
+_ARITHMETIC = {
+    "Mul": lambda a, b: a * b,
+    "AddV2": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "FloorDiv": lambda a, b: a // b,
+}
 
 
 class Refused(Exception):
@@ -25,8 +32,9 @@ class Refused(Exception):
 
 
 def static(tensor: TfTensor) -> Any:
-    """The value of a tensor known when tracing (constants, shapes and their slices), the
-    batch dimension as `BATCH`; None when it depends on the data."""
+    """The value of a tensor known when tracing (constants, shapes, their slices and scalar
+    arithmetic), the batch dimension (or a product with it) as `BATCH`; None when it
+    depends on the data."""
     op = tensor.op
     if op.type == "Const":
         return _const(op)
@@ -45,6 +53,13 @@ def static(tensor: TfTensor) -> Any:
         if any(p is None for p in parts):
             return None
         return np.concatenate([np.asarray(p, dtype=object).reshape(-1) for p in parts])
+    if op.type in _ARITHMETIC and len(op.inputs) == 2:
+        parts = [static(t) for t in op.inputs]
+        if any(p is None or np.ndim(p) != 0 for p in parts):
+            return None
+        if any(isinstance(p.item() if hasattr(p, "item") else p, str) for p in parts):
+            return np.array(BATCH, dtype=object)  # batch * 8: known when the batch is
+        return np.asarray(_ARITHMETIC[op.type](*parts))
     if op.type == "StridedSlice":
         value = static(op.inputs[0])
         if value is None:
