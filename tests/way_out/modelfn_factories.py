@@ -186,11 +186,12 @@ def train_and_predict(name: str, make_data, model_dir: str):
     return estimator, rows, list(estimator.predict(predict))
 
 
-def _classifier_spec(mode, labels, logits, predictions):
-    """PREDICT: the predictions; TRAIN: softmax cross-entropy minimized by Adam (0.01)."""
+def _classifier_spec(mode, labels, logits, predictions, extra_loss=0.0):
+    """PREDICT: the predictions; TRAIN: softmax cross-entropy (+ extra_loss) minimized by
+    Adam (0.01)."""
     if mode == tf.estimator.ModeKeys.PREDICT:
         return tf.estimator.EstimatorSpec(mode, predictions=predictions)
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits) + extra_loss
     optimizer = tf.compat.v1.train.AdamOptimizer(0.01)
     train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
@@ -269,7 +270,8 @@ def _initializer():
 
 
 def _embeddings(input_ids, segment_ids, width):
-    """BERT's embedding_lookup + embedding_postprocessor: words, token types, positions."""
+    """BERT's embedding_lookup + embedding_postprocessor: words, token types, positions
+    (and the word table, as BERT's `get_embedding_table`)."""
     batch_size, seq_length = get_shape_list(input_ids)
     table = tf.compat.v1.get_variable("word_embeddings", [VOCAB, width], initializer=_initializer())
     output = tf.gather(table, tf.reshape(input_ids, [-1]))
@@ -284,7 +286,7 @@ def _embeddings(input_ids, segment_ids, width):
     )
     positions = tf.slice(full_positions, [0, 0], [seq_length, -1])
     output += token_type + tf.reshape(positions, [1, seq_length, width])
-    return layer_norm(output)
+    return layer_norm(output), table
 
 
 def _attention(layer_input, input_ids, input_mask, heads, size):
@@ -310,6 +312,29 @@ def _attention(layer_input, input_ids, input_mask, heads, size):
     return tf.reshape(context, [batch_size * seq_length, heads * size])
 
 
+def gather_indexes(sequence_tensor, positions):
+    """BERT's `gather_indexes`: the vectors at `positions` of each sequence, flattened."""
+    batch_size, seq_length, width = get_shape_list(sequence_tensor)
+    flat_offsets = tf.reshape(tf.range(0, batch_size, dtype=tf.int32) * seq_length, [-1, 1])
+    flat_positions = tf.reshape(positions + flat_offsets, [-1])
+    flat_sequence_tensor = tf.reshape(sequence_tensor, [batch_size * seq_length, width])
+    return tf.gather(flat_sequence_tensor, flat_positions)
+
+
+def _masked_lm(sequence_output, output_weights, positions, batch_size):
+    """BERT's `get_masked_lm_output` (transform, layer norm, output bias); the output
+    projection by the word embeddings as TF Model Garden writes it, an einsum."""
+    input_tensor = gather_indexes(sequence_output, positions)
+    with tf.compat.v1.variable_scope("cls/predictions"):
+        with tf.compat.v1.variable_scope("transform"):
+            input_tensor = tf.compat.v1.layers.dense(input_tensor, 8, activation=gelu)
+            input_tensor = layer_norm(input_tensor)
+        bias = tf.compat.v1.get_variable("output_bias", [VOCAB], initializer=tf.zeros_initializer())
+        logits = tf.nn.bias_add(tf.einsum("nh,vh->nv", input_tensor, output_weights), bias)
+        log_probs = tf.nn.log_softmax(logits, axis=-1)
+    return tf.reshape(log_probs, [batch_size, positions.shape[1], VOCAB])
+
+
 def transformer_model_fn(features, labels, mode):
     """A one-layer BERT written as `modeling.py` writes it: embeddings, self-attention with
     the input mask, layer norms, GELU intermediate layer, tanh pooler; a classifier head."""
@@ -319,7 +344,7 @@ def transformer_model_fn(features, labels, mode):
     dense = tf.compat.v1.layers.dense
     with tf.compat.v1.variable_scope("bert"):
         with tf.compat.v1.variable_scope("embeddings"):
-            embedded = _embeddings(input_ids, features["segment_ids"], width)
+            embedded, table = _embeddings(input_ids, features["segment_ids"], width)
         with tf.compat.v1.variable_scope("encoder/layer_0"):
             layer_input = tf.reshape(embedded, [-1, width])
             with tf.compat.v1.variable_scope("attention"):
@@ -338,8 +363,14 @@ def transformer_model_fn(features, labels, mode):
             first_token = tf.squeeze(sequence_output[:, 0:1, :], axis=1)
             pooled = dense(first_token, width, activation=tf.tanh)
     logits = dense(pooled, 2, name="classifier")
-    predictions = {"probabilities": tf.nn.softmax(logits, axis=-1), "pooled": pooled}
-    return _classifier_spec(mode, labels, logits, predictions)
+    masked = _masked_lm(sequence_output, table, features["masked_positions"], batch_size)
+    predictions = {
+        "probabilities": tf.nn.softmax(logits, axis=-1),
+        "pooled": pooled,
+        "masked_log_probs": masked,
+    }
+    masked_loss = -tf.reduce_mean(masked[:, :, 1])  # trains the masked LM head too
+    return _classifier_spec(mode, labels, logits, predictions, masked_loss)
 
 
 def transformer(model_dir):
@@ -356,5 +387,7 @@ def token_sequences(seed, n=32):
     mask = (np.arange(8)[None, :] < lengths[:, None]).astype("int32")
     ids = rng.randint(1, VOCAB, (n, 8)).astype("int32") * mask
     segments = (np.arange(8)[None, :] >= lengths[:, None] // 2).astype("int32") * mask
+    positions = rng.randint(0, 3, (n, 2)).astype("int32")
     features = {"input_ids": ids, "input_mask": mask, "segment_ids": segments}
+    features["masked_positions"] = positions
     return features, rng.randint(0, 2, n)

@@ -23,7 +23,7 @@ from tfport.keras._modelfn._static import PASS as PASS
 from tfport.keras._modelfn._static import Refused as Refused
 from tfport.keras._modelfn._static import TfOp as TfOp
 from tfport.keras._modelfn._static import TfTensor as TfTensor
-from tfport.keras._modelfn._static import int_list, static, subscript
+from tfport.keras._modelfn._static import batch_source, has_batch, int_list, static, subscript
 from tfport.keras._modelfn._static import literal as literal
 
 Handler: TypeAlias = Callable[[TfOp, list[str]], str]
@@ -216,6 +216,39 @@ def _broadcasts_batch(reader: TfOp, tensor: TfTensor) -> bool:
     return bool(others[0].shape.rank) and others[0].shape.as_list()[0] is None
 
 
+def _range(op: TfOp, args: list[str]) -> str:
+    """`tf.range` with constant bounds as a constant; `tf.range(start, batch_size, delta)`
+    as a cumulative sum of ones over the batch of the tensor it was measured on."""
+    if not args:
+        return literal(op.outputs[0])
+    start, delta = static(op.inputs[0]), static(op.inputs[2])
+    if start is None or delta is None or has_batch(start) or has_batch(delta):
+        raise Refused("its start or step depends on the data")
+    source = batch_source(op.inputs[1])
+    rank = source.shape.rank if source is not None else None
+    if not rank:
+        raise Refused("its limit is the batch size of a tensor of unknown rank")
+    dtype = op.outputs[0].dtype.name
+    column = args[0] + "[:" + ", 0" * (rank - 1) + "]"
+    ones = f"ops.ones_like({column}, dtype={dtype!r})"
+    text = f"ops.subtract(ops.cumsum({ones}, axis=0), 1)"
+    if delta.item() != 1:
+        text = f"ops.multiply({text}, {delta.item()!r})"
+    return text if start.item() == 0 else f"ops.add({text}, {start.item()!r})"
+
+
+def _gather(op: TfOp, args: list[str]) -> str:
+    if op.get_attr("batch_dims") != 0:
+        raise Refused("a gather with batch_dims")
+    return f"ops.take({args[0]}, {args[1]}, axis={_axis(op, 2)!r})"
+
+
+def _einsum(op: TfOp, args: list[str]) -> str:
+    equation = op.get_attr("equation")
+    equation = equation.decode() if isinstance(equation, bytes) else equation
+    return f"ops.einsum({equation!r}, {', '.join(args)})"
+
+
 OTHER: dict[str, Handler] = {
     "MatMul": _matmul,
     "BatchMatMulV2": _matmul,
@@ -240,6 +273,9 @@ OTHER: dict[str, Handler] = {
     "OneHot": _one_hot,
     "Slice": _slice,
     "Fill": _fill,
+    "Range": _range,
+    "GatherV2": _gather,
+    "Einsum": _einsum,
 }
 # inputs that are static arguments (axis, shape, ...), not data, per op type (ConcatV2:
 # its last input)
@@ -258,6 +294,7 @@ STATIC_INPUTS = {
     "OneHot": (1, 2, 3),
     "Slice": (1, 2),
     "Fill": (0,),
+    "GatherV2": (2,),
 }
 
 
@@ -266,6 +303,9 @@ def data_inputs(op: TfOp) -> list[TfTensor]:
     inputs = list(op.inputs)
     if op.type == "ConcatV2":
         return inputs[:-1]
+    if op.type == "Range":  # no data, or the tensor whose batch size is its limit
+        source = batch_source(inputs[1])
+        return [] if static(op.outputs[0]) is not None or source is None else [source]
     skip = STATIC_INPUTS.get(op.type, ())
     return [t for i, t in enumerate(inputs) if i not in skip]
 

@@ -57,9 +57,14 @@ def static(tensor: TfTensor) -> Any:
         parts = [static(t) for t in op.inputs]
         if any(p is None or np.ndim(p) != 0 for p in parts):
             return None
-        if any(isinstance(p.item() if hasattr(p, "item") else p, str) for p in parts):
+        if any(has_batch(p) for p in parts):
             return np.array(BATCH, dtype=object)  # batch * 8: known when the batch is
         return np.asarray(_ARITHMETIC[op.type](*parts))
+    if op.type == "Range":
+        bounds = [static(t) for t in op.inputs]
+        if any(b is None or has_batch(b) for b in bounds):
+            return None
+        return np.arange(*bounds, dtype=op.outputs[0].dtype.as_numpy_dtype)
     if op.type == "StridedSlice":
         value = static(op.inputs[0])
         if value is None:
@@ -136,3 +141,17 @@ def _index_source(part: object) -> str:
         text += "" if part.stop is None else str(part.stop)
         return text + ("" if part.step is None else f":{part.step}")
     return repr(part)
+
+
+def has_batch(value: Any) -> bool:
+    """Whether a static value holds the batch size (`BATCH`), alone or in an array."""
+    return any(isinstance(v, str) for v in np.asarray(value, dtype=object).reshape(-1))
+
+
+def batch_source(tensor: TfTensor) -> TfTensor | None:
+    """The tensor whose batch size `tensor` is (`tf.shape(t)[0]`), if it is one."""
+    op = tensor.op
+    if op.type != "StridedSlice" or op.inputs[0].op.type != "Shape":
+        return None
+    index = subscript(op, as_tuple=True)
+    return op.inputs[0].op.inputs[0] if index == (0,) else None

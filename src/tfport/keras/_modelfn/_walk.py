@@ -65,8 +65,7 @@ class Walk:
             seen.add(op.name)
             if op.type in ("Placeholder", "ReadVariableOp"):
                 continue
-            skip = static_only(op)
-            stack.extend(t.op for i, t in enumerate(op.inputs) if i not in skip)
+            stack.extend(t.op for t in _ops.data_inputs(op))
         return [op for op in self.traced.graph.get_operations() if op.name in seen]
 
     def _users(self) -> dict[str, int]:
@@ -156,12 +155,6 @@ class Walk:
                 op=op.name,
             )
         )
-
-
-def static_only(op: TfOp) -> tuple:
-    if op.type == "ConcatV2":
-        return (len(op.inputs) - 1,)
-    return _ops.STATIC_INPUTS.get(op.type, ())
 
 
 def variable_name(read: TfOp) -> str:
