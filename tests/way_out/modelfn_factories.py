@@ -364,10 +364,14 @@ def transformer_model_fn(features, labels, mode):
             pooled = dense(first_token, width, activation=tf.tanh)
     logits = dense(pooled, 2, name="classifier")
     masked = _masked_lm(sequence_output, table, features["masked_positions"], batch_size)
+    last = tf.reduce_sum(input_mask, axis=1) - 1  # the last token before the padding
+    rows = tf.range(batch_size, dtype=tf.int32)
+    last_token = tf.gather_nd(sequence_output, tf.stack([rows, last], axis=1))
     predictions = {
         "probabilities": tf.nn.softmax(logits, axis=-1),
         "pooled": pooled,
         "masked_log_probs": masked,
+        "last_token": last_token,
     }
     masked_loss = -tf.reduce_mean(masked[:, :, 1])  # trains the masked LM head too
     return _classifier_spec(mode, labels, logits, predictions, masked_loss)

@@ -147,6 +147,7 @@ def test_a_bert_style_transformer_exports_with_keras_ops_only(exports):
     assert {"ops.take", "ops.einsum", "ops.subtract"} <= calls
     by_type = {o["type"]: o["to"] for o in report["ops"]}
     assert by_type["Range"] == "ops.subtract" and by_type["GatherV2"] == "ops.take"
+    assert by_type["GatherNd"] == "ops.take"  # the last token of each row
     assert layers["cls_predictions_transform_layernorm"] == "LayerNormalization"
     entry = report["variables"]["bert/embeddings/position_embeddings"]
     assert entry["weight"] == "value" and entry["shape"] == [16, 8]  # read by tf.slice
@@ -158,7 +159,7 @@ def test_a_bert_style_transformer_exports_with_keras_ops_only(exports):
     _assert_close(got, want, "transformer")
     rows["input_ids"][rows["input_mask"] == 0] = 7
     again = _predict_loaded(out, rows)
-    for key in ("pooled", "masked_log_probs"):
+    for key in ("pooled", "masked_log_probs", "last_token"):
         np.testing.assert_allclose(again[key], got[key], atol=1e-5)
 
 

@@ -243,6 +243,23 @@ def _gather(op: TfOp, args: list[str]) -> str:
     return f"ops.take({args[0]}, {args[1]}, axis={_axis(op, 2)!r})"
 
 
+def _gather_nd(op: TfOp, args: list[str]) -> str:
+    """`tf.gather_nd` as `ops.take` of the params flattened over the indexed dimensions, at
+    the flat index `i0 * stride0 + i1 * stride1 + ...` (their sizes past the first known)."""
+    params, indices = op.inputs[:2]
+    depth = indices.shape[-1] if indices.shape.rank else None
+    dims = params.shape.as_list() if params.shape.rank else None
+    if depth is None or dims is None or None in dims[1:]:
+        raise Refused("its index depth or the sizes it indexes are not known")
+    flat = f"{args[1]}[..., {depth - 1}]"
+    stride = 1
+    for axis in range(depth - 2, -1, -1):
+        stride *= int(dims[axis + 1])
+        flat = f"ops.add(ops.multiply({args[1]}[..., {axis}], {stride}), {flat})"
+    rows = f"ops.reshape({args[0]}, {(-1, *dims[depth:])!r})"
+    return f"ops.take({rows}, {flat}, axis=0)"
+
+
 def _einsum(op: TfOp, args: list[str]) -> str:
     equation = op.get_attr("equation")
     equation = equation.decode() if isinstance(equation, bytes) else equation
@@ -276,6 +293,7 @@ OTHER: dict[str, Handler] = {
     "Range": _range,
     "GatherV2": _gather,
     "Einsum": _einsum,
+    "GatherNd": _gather_nd,
 }
 # inputs that are static arguments (axis, shape, ...), not data, per op type (ConcatV2:
 # its last input)
