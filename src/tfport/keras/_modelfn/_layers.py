@@ -1,7 +1,8 @@
 """Graph patterns that are built-in Keras layers: Dense, Conv2D, BatchNormalization, pooling.
 
 Each pattern function emits the layer and returns True, or returns False (the ops are
-then written as `keras.ops` calls).
+then written as `keras.ops` calls). The helpers without an underscore (`emit`,
+`bias_and_activation`, `bn_apply`, ...) are shared with `_convs` and `_norms`.
 
 Example:
     >>> dense(walk, graph.get_operation_by_name("hidden/MatMul"))  # doctest: +SKIP

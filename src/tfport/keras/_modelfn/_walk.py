@@ -109,7 +109,7 @@ class Walk:
             stack.extend(t.op for t in op.inputs if t.name != start.name)
         predictions = {t.name for t in self.traced.predictions.values()}
         for op in found.values():
-            if op is last:
+            if op.name == last.name:
                 continue
             for t in op.outputs:
                 if t.name in predictions or any(r.name not in found for r in self.readers(t)):
