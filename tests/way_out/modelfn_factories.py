@@ -208,15 +208,29 @@ def layer_norm(input_tensor, name=None):
         return tf.nn.batch_normalization(input_tensor, mean, variance, beta, gamma, 1e-12)
 
 
+def written_out_layer_norm(x, epsilon=1e-6):
+    """Layer normalization as hand-written model_fns do: `(x - mean) * rsqrt(var + eps)`."""
+    with tf.compat.v1.variable_scope("LayerNorm"):
+        size = x.shape[-1]
+        gamma = tf.compat.v1.get_variable("gamma", [size], initializer=tf.ones_initializer())
+        beta = tf.compat.v1.get_variable("beta", [size], initializer=tf.zeros_initializer())
+        mean, variance = tf.nn.moments(x, [-1], keepdims=True)
+        return (x - mean) * tf.math.rsqrt(variance + epsilon) * gamma + beta
+
+
 def layer_norm_model_fn(features, labels, mode):
-    """Dense, BERT's layer_norm, tf.keras LayerNormalization (last two axes, last axis)."""
+    """Dense, BERT's layer_norm, tf.keras LayerNormalization (last two axes, last axis),
+    a written-out layer norm."""
     net = tf.compat.v1.layers.dense(features["x"], 12, name="hidden")
     with tf.compat.v1.variable_scope("hidden"):
         net = layer_norm(net)
     net = tf.reshape(net, [-1, 3, 4])
     net = tf.keras.layers.LayerNormalization(axis=[1, 2], name="ln_both")(net)
     net = tf.keras.layers.LayerNormalization(epsilon=1e-6, name="ln_last")(net)
-    logits = tf.compat.v1.layers.dense(tf.reshape(net, [-1, 12]), 3, name="logits")
+    net = tf.compat.v1.layers.dense(tf.reshape(net, [-1, 12]), 6, name="mixed")
+    with tf.compat.v1.variable_scope("mixed"):
+        net = written_out_layer_norm(net)
+    logits = tf.compat.v1.layers.dense(net, 3, name="logits")
     return _classifier_spec(mode, labels, logits, {"logits": logits})
 
 

@@ -51,9 +51,10 @@ def _defer(
 
 
 def layer_norm_moments(walk: Walk, op: TfOp) -> bool:
-    """`tf.nn.moments(x, [-1], keepdims=True)` then `tf.nn.batch_normalization(x, mean,
-    variance, beta, gamma, eps)` (BERT's `layer_norm`, `tf.contrib.layers.layer_norm`),
-    from the mean: `x * (rsqrt(var + eps) * gamma) + (beta - mean * rsqrt(...) * gamma)`."""
+    """`tf.nn.moments(x, [-1], keepdims=True)`, then `tf.nn.batch_normalization(x, mean,
+    variance, beta, gamma, eps)` (BERT's `layer_norm`, `tf.contrib.layers.layer_norm`:
+    `x * (rsqrt(var + eps) * gamma) + (beta - mean * rsqrt(...) * gamma)`) or the same
+    written out: `(x - mean) * rsqrt(var + eps) * gamma + beta`; matched from the mean."""
     x = op.inputs[0]
     axes = _ops.static(op.inputs[1])
     if not op.get_attr("keep_dims") or axes is None or x.shape.rank is None:
@@ -71,22 +72,51 @@ def layer_norm_moments(walk: Walk, op: TfOp) -> bool:
     if add is None or eps is None or np.ndim(_ops.static(eps)) != 0:
         return False
     rsqrt = only(walk.readers(add.outputs[0]), "Rsqrt")
-    if rsqrt is None:
+    mul = None if rsqrt is None else only(walk.readers(rsqrt.outputs[0]), "Mul")
+    if rsqrt is None or mul is None:
         return False
-    mul = only(walk.readers(rsqrt.outputs[0]), "Mul")
-    gamma = None if mul is None else other_input(mul, rsqrt.outputs[0])
-    if mul is None or gamma is None or not is_variable(gamma):
+    found = _fused_scale(walk, x, mean, rsqrt, mul) or _written_out(walk, x, mean, rsqrt, mul)
+    if found is None:
         return False
-    applied = bn_apply(walk, mul.outputs[0], mean)
-    scaled = None if applied is None else other_input(applied[0], mul.outputs[0])
-    if applied is None or scaled is None or scaled.name != x.name:
-        return False
-    region = walk.region(x, applied[3])
+    gamma, beta, last = found
+    region = walk.region(x, last)
     axis = _axes(rank, len(normalized))
     if region is None or axis is None:
         return False
-    beta = applied[2].inputs[0]
     return _defer(walk, region, x, (gamma, beta), axis, _epsilon(_ops.static(eps)))
+
+
+_Found = tuple[TfTensor, TfTensor, TfOp]  # gamma, beta, the last op
+
+
+def _fused_scale(walk: Walk, x: TfTensor, mean: TfTensor, rsqrt: TfOp, mul: TfOp) -> _Found | None:
+    """tf.nn.batch_normalization's arithmetic after `mul = rsqrt(var + eps) * gamma`."""
+    gamma = other_input(mul, rsqrt.outputs[0])
+    if gamma is None or not is_variable(gamma):
+        return None
+    applied = bn_apply(walk, mul.outputs[0], mean)
+    scaled = None if applied is None else other_input(applied[0], mul.outputs[0])
+    if applied is None or scaled is None or scaled.name != x.name:
+        return None
+    return gamma, applied[2].inputs[0], applied[3]
+
+
+def _written_out(walk: Walk, x: TfTensor, mean: TfTensor, rsqrt: TfOp, mul: TfOp) -> _Found | None:
+    """`(x - mean) * rsqrt(var + eps) * gamma + beta` after `mul = (x - mean) * rsqrt`."""
+    centered = other_input(mul, rsqrt.outputs[0])
+    if centered is None or centered.op.type != "Sub":
+        return None
+    if [t.name for t in centered.op.inputs] != [x.name, mean.name]:
+        return None
+    scale = only(walk.readers(mul.outputs[0]), "Mul")
+    gamma = None if scale is None else other_input(scale, mul.outputs[0])
+    if scale is None or gamma is None or not is_variable(gamma):
+        return None
+    shift = walk.only_user(scale.outputs[0], ("AddV2", "Add"))
+    beta = None if shift is None else other_input(shift, scale.outputs[0])
+    if shift is None or beta is None or not is_variable(beta):
+        return None
+    return gamma, beta, shift
 
 
 def _variance(walk: Walk, x: TfTensor, mean: TfTensor) -> TfOp | None:
