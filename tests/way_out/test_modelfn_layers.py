@@ -151,6 +151,13 @@ def test_a_bert_style_transformer_exports_with_keras_ops_only(exports):
     assert layers["cls_predictions_transform_layernorm"] == "LayerNormalization"
     entry = report["variables"]["bert/embeddings/position_embeddings"]
     assert entry["weight"] == "value" and entry["shape"] == [16, 8]  # read by tf.slice
+    # the word table is the Embedding and, tied, the masked LM's output projection
+    assert report["variables"]["bert/embeddings/word_embeddings"] == {
+        "layer": "bert_embeddings_word_embeddings",
+        "weight": "embeddings",
+        "shape": [20, 8],
+        "also": [{"layer": "bert_embeddings_word_embeddings_2", "weight": "value"}],
+    }
     source = (out / "model.py").read_text()
     assert "\n    slice = " not in source  # no builtin shadowed
     # the input mask takes effect: padding tokens change nothing

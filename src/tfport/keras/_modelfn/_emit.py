@@ -39,7 +39,7 @@ def _variable(walk: Walk, op: TfOp) -> None:
         f"{layer} = Variable({shape!r}, dtype={dtype.name!r}, name={layer!r})({anchor})"
     )
     walk.plan.layers[layer] = [variable]
-    walk.plan.variables[variable] = {"layer": layer, "weight": "value"}
+    walk.plan.assign(variable, layer, "value")
     walk.plan.uses_variable = True
     walk.record(op, f"Variable {layer!r}", line)
     walk.expr[op.outputs[0].name] = layer

@@ -71,7 +71,7 @@ def emit(
     if weights:
         walk.plan.layers[layer] = [v for v, _ in weights]
     for variable, role in weights:
-        walk.plan.variables[variable] = {"layer": layer, "weight": role}
+        walk.plan.assign(variable, layer, role)
     for op in fused:
         walk.record(op, f"layers.{kind} {layer!r}", line)
         walk.done.add(op.name)

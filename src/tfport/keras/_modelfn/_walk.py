@@ -39,6 +39,15 @@ class Plan:
     uses_numpy: bool = False
     uses_variable: bool = False
 
+    def assign(self, variable: str, layer: str, weight: str) -> None:
+        """Records that `layer` holds `variable` as `weight`; a variable read by several
+        layers (a word table tied to an output projection) lists the others as `also`."""
+        entry = self.variables.get(variable)
+        if entry is None:
+            self.variables[variable] = {"layer": layer, "weight": weight}
+        else:
+            entry.setdefault("also", []).append({"layer": layer, "weight": weight})
+
 
 class Walk:
     """State of one walk over the traced graph."""
