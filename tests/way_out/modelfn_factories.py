@@ -220,14 +220,15 @@ def written_out_layer_norm(x, epsilon=1e-6):
 
 def layer_norm_model_fn(features, labels, mode):
     """Dense, BERT's layer_norm, tf.keras LayerNormalization (last two axes, last axis),
-    a written-out layer norm."""
+    tf.keras Dense on a 3-D input, a written-out layer norm."""
     net = tf.compat.v1.layers.dense(features["x"], 12, name="hidden")
     with tf.compat.v1.variable_scope("hidden"):
         net = layer_norm(net)
     net = tf.reshape(net, [-1, 3, 4])
     net = tf.keras.layers.LayerNormalization(axis=[1, 2], name="ln_both")(net)
     net = tf.keras.layers.LayerNormalization(epsilon=1e-6, name="ln_last")(net)
-    net = tf.compat.v1.layers.dense(tf.reshape(net, [-1, 12]), 6, name="mixed")
+    net = tf.keras.layers.Dense(5, activation="tanh", name="per_row")(net)
+    net = tf.compat.v1.layers.dense(tf.reshape(net, [-1, 15]), 6, name="mixed")
     with tf.compat.v1.variable_scope("mixed"):
         net = written_out_layer_norm(net)
     logits = tf.compat.v1.layers.dense(net, 3, name="logits")

@@ -80,13 +80,14 @@ def _layers_of(report: dict) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_layer_normalization_in_both_forms_is_the_keras_layer_with_gamma_and_beta(exports):
+def test_layer_normalization_in_every_form_is_the_keras_layer_with_gamma_and_beta(exports):
     out, rows, want, report = exports["layer_norms"]
     layers = _layers_of(report)
     # BERT's layer_norm (moments + batch_normalization), tf.keras's (fused over 2 axes,
     # unfused over the last one) and one written out as (x - mean) * rsqrt(var + eps)
     for name in ("hidden_layernorm", "ln_both", "ln_last", "mixed_layernorm"):
         assert layers[name] == "LayerNormalization", layers
+    assert layers["per_row"] == "Dense"  # tf.keras Dense on 3-D: a tensordot
     variables = report["variables"]
     assert variables["hidden/LayerNorm/gamma"] == {
         "layer": "hidden_layernorm",

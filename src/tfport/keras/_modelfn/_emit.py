@@ -23,7 +23,7 @@ from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
 PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS}  # at the op, its input written
-REGIONS = {**_norms.REGIONS, **_convs.REGIONS}  # before the walk (Walk.defer)
+REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS}  # before the walk
 
 
 def _variable(walk: Walk, op: TfOp) -> None:

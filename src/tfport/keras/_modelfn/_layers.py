@@ -99,6 +99,46 @@ def dense(walk: Walk, op: TfOp) -> bool:
     return True
 
 
+def dense_tensordot(walk: Walk, op: TfOp) -> bool:
+    """A Dense layer on an N-D input: `tf.tensordot(x, kernel, [[-1], [0]])` as Keras 2's
+    Dense writes it (x transposed by the identity, reshaped to 2-D, MatMul by the kernel,
+    reshaped back to `x`'s leading dimensions) [+ bias] [+ activation]; a region."""
+    a, kernel = op.inputs
+    if not is_variable(kernel) or is_variable(a) or op.get_attr("transpose_a"):
+        return False
+    if op.get_attr("transpose_b") or a.op.type != "Reshape":
+        return False
+    transpose = a.op.inputs[0].op
+    if transpose.type != "Transpose" or not _identity(_ops.static(transpose.inputs[1])):
+        return False
+    x = transpose.inputs[0]
+    back = walk.only_user(op.outputs[0], "Reshape")
+    units = int(kernel.shape[-1])
+    dims = x.shape.as_list() if x.shape.rank else None
+    if back is None or dims is None or len(dims) < 3 or dims[-1] != int(kernel.shape[0]):
+        return False
+    if back.outputs[0].shape.as_list() != [*dims[:-1], units]:
+        return False
+    bias, fused, last, activation = bias_and_activation(walk, back.outputs[0])
+    region = walk.region(x, last.op)
+    if region is None:
+        return False
+    args = f"{units}" + (f", activation={activation!r}" if activation else "")
+    args += "" if bias else ", use_bias=False"
+    names = [variable_name(kernel.op), *bias]
+    weights = list(zip(names, _KERNEL_WEIGHTS, strict=False))
+    walk.defer(region, lambda: emit(walk, "Dense", args, x, weights, region, last))
+    return True
+
+
+def _identity(perm: object) -> bool:
+    """Whether a static permutation leaves the axes in place."""
+    if perm is None:
+        return False
+    values = list(np.asarray(perm, dtype=object).reshape(-1))
+    return values == list(range(len(values)))
+
+
 def _nhwc(op: TfOp) -> bool:
     return op.get_attr("data_format") in (b"NHWC", "NHWC")
 
@@ -289,3 +329,4 @@ PATTERNS = {
     "MaxPool": pool,
     "AvgPool": pool,
 }
+REGIONS = {"MatMul": dense_tensordot}  # its first ops come before the MatMul
