@@ -73,6 +73,7 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("keras.src.trainers.trainer", "Trainer", "_compile_loss"),
     ("keras.src.trainers.trainer", "Trainer", "_compile_metrics"),
     ("tf_keras.src.engine.base_layer", None, "_keras_mask"),
+    ("tf_keras.src.backend", None, "_keras_initialized"),
 )
 
 
@@ -366,6 +367,12 @@ def set_keras_mask(tensor: Any, mask: Any) -> None:
     """Sets a tf_keras output tensor's mask (`tensor._keras_mask`, which tf_keras's
     `Layer.__call__` keeps on a call's outputs and legacy `RNNModel` set for its logits)."""
     tensor._keras_mask = mask
+
+
+def keras_initialized(variable: Any) -> bool:
+    """Whether tf_keras's graph-mode session initialized `variable` (`_keras_initialized`,
+    set by `backend._initialize_variables`, tf_keras >= 2.x)."""
+    return hasattr(variable, "_keras_initialized")
 
 
 def keras_mask(tensor: Any) -> Any:

@@ -120,8 +120,10 @@ def _any_weight_initialized(keras_model: Any) -> bool:
     tf = import_tf()
     if tf.compat.v1.executing_eagerly_outside_functions():
         return True
+    from tfport._common import keras_internals
+
     return any(
-        hasattr(weight, "_keras_initialized")
+        keras_internals.keras_initialized(weight)
         for layer in keras_model.layers
         for weight in layer.weights
     )

@@ -322,7 +322,9 @@ def _get_rnn_estimator_spec(
         opt.iterations = tf.compat.v1.train.get_or_create_global_step()
     logits = rnn_model(features, training)
     if return_sequences and head.input_sequence_mask_key not in features:
-        features[head.input_sequence_mask_key] = logits._keras_mask
+        from tfport._common import keras_internals
+
+        features[head.input_sequence_mask_key] = keras_internals.keras_mask(logits)
     return head.create_estimator_spec(
         features=features,
         mode=mode,

@@ -141,25 +141,6 @@ def make_stop_at_checkpoint_step_hook(
 
 
 class _StopAtCheckpointStepHook(_SessionRunHook):
-    def __init__(self, model_dir: str, last_step: int, wait_secs: float) -> None:
-        self._model_dir, self._last_step, self._wait_secs = model_dir, last_step, wait_secs
-
-    def begin(self) -> None:
-        self._global_step = tf.compat.v1.train.get_global_step()
-
-    def before_run(self, run_context: Any) -> Any:
-        return tf.compat.v1.train.SessionRunArgs(self._global_step)
-
-    def after_run(self, run_context: Any, run_values: Any) -> None:
-        if run_values.results + 1 < self._last_step:
-            return
-        if global_step_in_dir(self._model_dir) >= self._last_step:
-            run_context.request_stop()
-        else:
-            time.sleep(self._wait_secs)
-
-
-class _StopAtCheckpointStepHook(_SessionRunHook):
     """Legacy `hooks._StopAtCheckpointStepHook`: stops once the latest checkpoint in
     `model_dir` has reached `last_step` (checked when this worker reaches it, then every
     `wait_after_file_check_secs`), so workers stop only after the chief saved the last step.

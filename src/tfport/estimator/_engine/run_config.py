@@ -130,8 +130,9 @@ class RunConfig:
         7
     """
 
-    _estimator_api_names = ("estimator.RunConfig",)  # legacy's estimator_export names
-    _estimator_api_names_v1 = ("estimator.RunConfig",)
+    # legacy's estimator_export names (tpu.RunConfig: () and a v1 list)
+    _estimator_api_names: tuple[str, ...] | list[str] = ("estimator.RunConfig",)
+    _estimator_api_names_v1: tuple[str, ...] | list[str] = ("estimator.RunConfig",)
 
     def __init__(
         self,
