@@ -451,6 +451,74 @@ def _tpu_and_gauges():
     }
 
 
+def _serving_input_receiver_fn():
+    x = v1.placeholder(tf.float32, [None, 2], name="x")
+    return tf.estimator.export.ServingInputReceiver({"x": x}, {"x": x})
+
+
+def _head_members(workdir):
+    out = {}
+    with tf.Graph().as_default():
+        logits = tf.constant([[0.5], [-1.0], [2.0]])
+        binary = tf.estimator.BinaryClassHead(label_vocabulary=["no", "yes"], name="h")
+        labels = binary._processed_labels(logits, tf.constant([["yes"], ["no"], ["yes"]]))
+        loss, weights = binary._unweighted_loss_and_weights(logits, labels, {})
+        multi = tf.estimator.MultiClassHead(3, label_vocabulary=["a", "b", "c"])
+        ids = multi._class_id_table.lookup(tf.constant(["c", "a", "z"]))
+        names = multi._class_string_table.lookup(tf.constant([2, 0, 7], tf.int64))
+        poisson = tf.estimator.PoissonRegressionHead()._poisson_loss(
+            tf.constant([[2.0], [0.0]]), tf.constant([[0.3], [-0.2]])
+        )
+        logistic = tf.estimator.LogisticRegressionHead()._logistic_loss(
+            tf.constant([[0.25], [1.0]]), tf.constant([[0.3], [-0.2]])
+        )
+        two = tf.estimator.MultiHead(
+            [tf.estimator.RegressionHead(name="r"), tf.estimator.MultiClassHead(3, name="m")]
+        )
+        split = two._split_logits(tf.constant([[1.0, 2.0, 3.0, 4.0]]))
+        with v1.Session() as session:
+            session.run(v1.tables_initializer())
+            got = session.run(
+                {
+                    "labels": labels,
+                    "loss": loss,
+                    "ids": ids,
+                    "names": names,
+                    "poisson": poisson,
+                    "logistic": logistic,
+                    "split": split,
+                }
+            )
+    out["labels"] = got["labels"].tolist()
+    out["loss"] = [round(float(x), 5) for x in got["loss"].ravel()]
+    out["weights"] = float(weights) if not hasattr(weights, "shape") else "tensor"
+    out["ids"] = got["ids"].tolist()
+    out["names"] = [n.decode() for n in got["names"]]
+    out["poisson"] = [round(float(x), 5) for x in got["poisson"].ravel()]
+    out["logistic"] = [round(float(x), 5) for x in got["logistic"].ravel()]
+    out["split"] = {k: v.tolist() for k, v in sorted(got["split"].items())}
+    out["summary_key"] = [binary._summary_key("loss"), multi._summary_key("loss")]
+    from tensorflow_estimator.python.estimator import exporter
+
+    base = os.path.join(workdir, "exports")
+    for stamp in ("1700000000", "1700000001", "1700000002", "1700000003", "1234"):
+        os.makedirs(os.path.join(base, stamp))
+    latest = exporter.LatestExporter("l", _serving_input_receiver_fn, exports_to_keep=2)
+    latest._garbage_collect_exports(base)
+    out["kept"] = sorted(os.listdir(base))
+    eval_dir = os.path.join(workdir, "best", "eval")
+    with tf.Graph().as_default():
+        writer = v1.summary.FileWriter(eval_dir)
+        for step, loss_value in ((5, 0.8), (10, 0.3), (15, 0.5)):
+            value = v1.Summary.Value(tag="loss", simple_value=loss_value)
+            writer.add_summary(v1.Summary(value=[value]), step)
+        writer.close()
+    best = exporter.BestExporter("b", _serving_input_receiver_fn)
+    result = best._get_best_eval_result(os.path.join(eval_dir, "*.tfevents.*"))
+    out["best"] = {k: round(float(v), 5) for k, v in sorted(result.items())}
+    return out
+
+
 def record(workdir=None):
     import tempfile
 
@@ -458,6 +526,7 @@ def record(workdir=None):
         with tempfile.TemporaryDirectory() as made:
             return record(made)
     return {
+        "head_members": _head_members(workdir),
         "tpu_and_gauges": _tpu_and_gauges(),
         "keras_lib": _keras_lib(workdir),
         "stopping": _stopping(workdir),

@@ -177,15 +177,17 @@ class _SavedModelExporter(Exporter):
             as_text=self._as_text,
             checkpoint_path=checkpoint_path,
         )
-        self._garbage_collect(export_path)
+        self._garbage_collect_exports(export_path)
         return path
 
-    def _garbage_collect(self, export_path: str) -> None:
+    def _garbage_collect_exports(self, export_dir_base: str) -> None:
+        """Deletes all but the `exports_to_keep` newest timestamped exports (legacy's name)."""
         if not self._keep:
             return
-        stamps = sorted(d for d in os.listdir(export_path) if d.isdigit())
+        # legacy kept only 10-digit timestamp folders in mind (`export_version_parser`)
+        stamps = sorted(d for d in os.listdir(export_dir_base) if d.isdigit() and len(d) == 10)
         for old in stamps[: -self._keep]:
-            shutil.rmtree(os.path.join(export_path, old), ignore_errors=True)
+            shutil.rmtree(os.path.join(export_dir_base, old), ignore_errors=True)
 
 
 class LatestExporter(_SavedModelExporter):
@@ -279,17 +281,20 @@ class BestExporter(_SavedModelExporter):
         is_the_final_export: bool,
     ) -> Any:
         if self._best is None:
-            self._best = self._best_from_events(estimator.model_dir)
+            pattern = os.path.join(estimator.model_dir, self._pattern)
+            self._best = self._get_best_eval_result(pattern)
         if self._best is None or self._compare(self._best, eval_result):
             self._best = dict(eval_result)
             return self._do_export(estimator, export_path, checkpoint_path)
         return None
 
-    def _best_from_events(self, model_dir: str) -> dict | None:
+    def _get_best_eval_result(self, event_files: str) -> dict | None:
+        """The best eval result (by `compare_fn`) among the event files matching the glob
+        `event_files`, or None (legacy's name)."""
         from tfport.estimator._engine.hooks import read_eval_metrics
 
         best = None
-        folders = {os.path.dirname(p) for p in glob.glob(os.path.join(model_dir, self._pattern))}
+        folders = {os.path.dirname(p) for p in glob.glob(event_files)}
         for folder in folders:
             for metrics in read_eval_metrics(folder).values():
                 if "loss" in metrics and (best is None or self._compare(best, metrics)):

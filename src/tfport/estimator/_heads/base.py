@@ -29,6 +29,10 @@ class Head(abc.ABC):
     # A legacy TPU head subclass may define this instead of create_estimator_spec.
     _create_tpu_estimator_spec: Callable[..., Any] | None = None
 
+    def _summary_key(self, key: str) -> str:
+        """`key/<head name>` (or `key` for an unnamed head): legacy's metric and summary keys."""
+        return f"{key}/{self.name}" if self.name else key
+
     @property
     @abc.abstractmethod
     def name(self) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.tfenv import import_tf
 from tfport.estimator._heads import heads
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
@@ -108,6 +109,10 @@ class MultiClassHead(heads.CannedHead):
             name=name,
         )
 
+    def _unweighted_loss_and_weights(self, logits: Any, label_ids: Any, features: Any) -> tuple:
+        """`(per-example loss, weights)` for class ids (legacy's parameter names)."""
+        return super()._unweighted_loss_and_weights(logits, label_ids, features)
+
 
 class BinaryClassHead(heads.CannedHead):
     """Sigmoid cross-entropy (logistic) head for two classes.
@@ -187,6 +192,12 @@ class MultiLabelHead(heads.CannedHead):
             thresholds=_check_thresholds(thresholds),
         )
         self.class_metrics = (class_ids, self.vocabulary)
+
+    def _unweighted_loss_and_weights(
+        self, logits: Any, processed_labels: Any, features: Any
+    ) -> tuple:
+        """`(per-example loss, weights)` for 0/1 labels (legacy's parameter names)."""
+        return super()._unweighted_loss_and_weights(logits, processed_labels, features)
 
 
 def _class_ids(classes: Any, n_classes: int, vocabulary: Any) -> tuple:
@@ -285,6 +296,12 @@ class PoissonRegressionHead(heads.CannedHead):
             compute_full_loss=compute_full_loss,
         )
 
+    def _poisson_loss(self, labels: Any, logits: Any) -> Any:
+        """`log_poisson_loss` of log-rate `logits` (full loss when `compute_full_loss`)."""
+        return import_tf().nn.log_poisson_loss(
+            targets=labels, log_input=logits, compute_full_loss=self.compute_full_loss
+        )
+
 
 class LogisticRegressionHead(heads.CannedHead):
     """Logistic regression: labels in [0, 1], sigmoid cross-entropy, predictions sigmoid.
@@ -304,3 +321,13 @@ class LogisticRegressionHead(heads.CannedHead):
     ) -> None:
         _check_columns(weight_column)
         super().__init__("logistic", 2, weight_column, None, loss_reduction, True, name=name)
+
+    def _logistic_loss(self, labels: Any, logits: Any) -> Any:
+        """Sigmoid cross-entropy of labels checked to lie within 0 and 1."""
+        tf = import_tf()
+        labels = tf.cast(labels, tf.float32)
+        check = tf.debugging.assert_less_equal(
+            tf.abs(labels - 0.5), 0.5, message="Labels must be in range [0, 1]"
+        )
+        with tf.control_dependencies([check]):
+            return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)

@@ -17,6 +17,7 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._heads import base, head_outputs, interface, losses
+from tfport.estimator._heads.legacy_members import LegacyMembers
 
 V1_REDUCTIONS = (
     "weighted_sum",
@@ -28,7 +29,7 @@ V1_REDUCTIONS = (
 V2_REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
 
 
-class CannedHead(interface.Interface, base.Head):  # type: ignore[misc]
+class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore[misc]
     """A multi-class, binary, multi-label or regression (MSE, Poisson, logistic) head.
 
     Args:

@@ -67,7 +67,7 @@ class MultiHead(base.Head):
     loss_reduction = property(lambda self: self._heads[0].loss_reduction)
     heads = property(lambda self: self._heads)
 
-    def _split(self, logits: Any) -> dict:
+    def _split_logits(self, logits: Any) -> dict:
         tf = import_tf()
         if isinstance(logits, dict):
             missing = [h.name for h in self._heads if h.name not in logits]
@@ -109,7 +109,7 @@ class MultiHead(base.Head):
     ) -> Any:
         """The weighted sum of the heads' training losses (plus regularization)."""
         tf = import_tf()
-        logits, labels = self._split(logits), self._labels(labels)
+        logits, labels = self._split_logits(logits), self._labels(labels)
         total = tf.math.add_n(
             [
                 h.loss(labels[h.name], logits[h.name], features, mode) * self._weight(i)
@@ -122,7 +122,7 @@ class MultiHead(base.Head):
 
     def predictions(self, logits: Any, keys: Any = None) -> dict:
         """`{(head name, key): tensor}` over all heads."""
-        logits = self._split(logits)
+        logits = self._split_logits(logits)
         out = {}
         for h in self._heads:
             for key, value in h.predictions(logits[h.name]).items():
@@ -146,7 +146,7 @@ class MultiHead(base.Head):
         regularization_losses: Any = None,
     ) -> dict:
         """Updates every head's metrics with one batch."""
-        logits, labels = self._split(logits), self._labels(labels)
+        logits, labels = self._split_logits(logits), self._labels(labels)
         for h in self._heads:
             h.update_metrics(eval_metrics, features, logits[h.name], labels[h.name])
         return eval_metrics
@@ -165,14 +165,14 @@ class MultiHead(base.Head):
     ) -> EstimatorSpec:
         """One spec over all heads: summed loss, merged predictions and metrics."""
         tf = import_tf()
-        logits = self._split(logits)
+        logits = self._split_logits(logits)
         specs = []
         for h in self._heads:
             head_labels = None if mode == ModeKeys.PREDICT else self._labels(labels)[h.name]
             # As legacy: each head builds its TRAIN spec with a no-op train_op_fn (its loss
             # summary, and its `training` name scope: the real train op's optimizer then
             # lives under `training_<number of heads>/`, as in legacy checkpoints).
-            kwargs = {"train_op_fn": _no_op} if mode == ModeKeys.TRAIN else {}
+            kwargs = {"train_op_fn": _no_op_train_fn} if mode == ModeKeys.TRAIN else {}
             specs.append(
                 h.create_estimator_spec(features, mode, logits[h.name], head_labels, **kwargs)
             )
@@ -210,11 +210,6 @@ class MultiHead(base.Head):
                 reg = tf.math.add_n(list(regularization_losses))
                 tf.compat.v1.summary.scalar("regularization_loss", reg)
         return EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op)
-
-
-def _no_op(loss: Any) -> Any:
-    del loss
-    return import_tf().no_op()
 
 
 def _train_op(
