@@ -125,7 +125,8 @@ NAMES["keras_lib"].update(
     _names("FormattedKeyError", "standardize_sample_weights", "model_to_estimator")
 )
 NAMES["model_fn"].update(
-    _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY", "call_logit_fn", "verify_model_fn_args")
+    _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY", "call_logit_fn")
+    | {"verify_model_fn_args": "tfport.estimator._engine.estimator_helpers:_verify_model_fn_args"}
 )
 NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
 NAMES["estimator_export"]["T"] = f"{_N}:T"

@@ -105,16 +105,9 @@ def _linear_model_fn_v2(
     config: Any,
     sparse_combiner: str = "sum",
 ) -> Any:
-    """Legacy `linear._linear_model_fn_v2` (a v2 head)."""
-    return model_fns.linear_model_fn(
-        features,
-        labels,
-        mode,
-        config,
-        head=head,
-        feature_columns=feature_columns,
-        optimizer=optimizer,
-        sparse_combiner=sparse_combiner,
+    """Legacy `linear._linear_model_fn_v2` (a v2 head; no partitioner)."""
+    return _linear_model_fn(
+        features, labels, mode, head, feature_columns, optimizer, None, config, sparse_combiner
     )
 
 
@@ -172,23 +165,25 @@ def _dnn_linear_combined_model_fn_v2(
     linear_sparse_combiner: str = "sum",
     loss_reduction: str = "sum_over_batch_size",
 ) -> Any:
-    """Legacy `dnn_linear_combined._dnn_linear_combined_model_fn_v2` (a v2 head)."""
+    """Legacy `dnn_linear_combined._dnn_linear_combined_model_fn_v2` (a v2 head; no
+    partitioner; `loss_reduction` must be the head's)."""
     _check_reduction(head, loss_reduction)
-    return combined_model_fn(
+    return _dnn_linear_combined_model_fn(
         features,
         labels,
         mode,
+        head,
+        linear_feature_columns,
+        linear_optimizer,
+        dnn_feature_columns,
+        dnn_optimizer,
+        dnn_hidden_units,
+        dnn_activation_fn,
+        dnn_dropout,
+        None,
         config,
-        head=head,
-        linear_feature_columns=linear_feature_columns or (),
-        linear_optimizer=linear_optimizer,
-        dnn_feature_columns=dnn_feature_columns or (),
-        dnn_optimizer=dnn_optimizer,
-        dnn_hidden_units=dnn_hidden_units,
-        dnn_activation_fn=dnn_activation_fn,
-        dnn_dropout=dnn_dropout,
-        batch_norm=batch_norm,
-        linear_sparse_combiner=linear_sparse_combiner,
+        batch_norm,
+        linear_sparse_combiner,
     )
 
 

@@ -23,22 +23,21 @@ def _broadcast(tf: Any, weights: Any, values: Any) -> Any:
     return None if weights is None else tf.cast(weights, values.dtype) * tf.ones_like(values)
 
 
+def _weighted_mean(values: Any, weights: Any, name: Any, scope: str, cast_name: str) -> Metric:
+    tf = import_tf()
+    with tf.compat.v1.name_scope(name, scope, (values, weights)) as made:
+        values = tf.cast(values, tf.float32, name=cast_name)
+        return tf.compat.v1.metrics.mean(values, weights=_broadcast(tf, weights, values), name=made)
+
+
 def _indicator_labels_mean(labels: Any, weights: Any = None, name: Any = None) -> Metric:
     """The weighted mean of 0/1 labels, in scope `labels_mean`."""
-    tf = import_tf()
-    with tf.compat.v1.name_scope(name, "labels_mean", (labels, weights)) as scope:
-        labels = tf.cast(labels, tf.float32, name="labels")
-        weights = _broadcast(tf, weights, labels)
-        return tf.compat.v1.metrics.mean(labels, weights=weights, name=scope)
+    return _weighted_mean(labels, weights, name, "labels_mean", "labels")
 
 
 def _predictions_mean(predictions: Any, weights: Any = None, name: Any = None) -> Metric:
     """The weighted mean of the predictions, in scope `predictions_mean`."""
-    tf = import_tf()
-    with tf.compat.v1.name_scope(name, "predictions_mean", (predictions, weights)) as scope:
-        predictions = tf.cast(predictions, tf.float32, name="predictions")
-        weights = _broadcast(tf, weights, predictions)
-        return tf.compat.v1.metrics.mean(predictions, weights=weights, name=scope)
+    return _weighted_mean(predictions, weights, name, "predictions_mean", "predictions")
 
 
 def _accuracy_baseline(labels_mean: Metric) -> Metric:

@@ -28,7 +28,7 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import calls
-from tfport.estimator._legacy.names import verify_model_fn_args
+from tfport.estimator._engine.estimator_helpers import _verify_model_fn_args
 
 _tf = import_tf()
 _AutoTrackable: Any = tf_internals.auto_trackable_class()
@@ -163,7 +163,7 @@ def _wrap_and_verify_model_fn(
     input_signature: Any = None,
 ) -> tuple[Any, bool]:
     """(a function of `(features[, labels])` calling model_fn, whether it takes labels)."""
-    verify_model_fn_args(model_fn, params)
+    _verify_model_fn_args(model_fn, params)
     args = calls.fn_args(model_fn)
     kwargs = {
         k: v for k, v in (("mode", mode), ("params", params), ("config", config)) if k in args

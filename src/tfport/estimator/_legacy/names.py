@@ -126,24 +126,6 @@ def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: 
     return logits
 
 
-def verify_model_fn_args(model_fn: Any, params: Any) -> None:
-    """Checks model_fn's arguments (legacy `model_fn.verify_model_fn_args`).
-
-    Raises:
-        ValueError: model_fn takes no `features`, or `params` is given and not taken.
-    """
-    from tfport.estimator._engine import calls
-
-    args = set(calls.fn_args(model_fn))
-    if "features" not in args:
-        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
-    if params is not None and "params" not in args:
-        raise ValueError(
-            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
-            "is passed to Estimator."
-        )
-
-
 def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) -> Any:
     """The RunConfig with `model_dir` set (legacy `estimator.maybe_overwrite_...`).
 
