@@ -79,3 +79,13 @@ def test_a_subclass_overriding_legacy_training_and_evaluation_steps_runs_as_on_l
     assert compare.excess(list(got["results"].values()), list(want["results"].values())) <= 1e-5
     assert got["eval_events"] == want["eval_events"]
     assert got["export_tags"] == want["export_tags"]
+
+
+def test_legacy_steps_refuse_a_strategy_other_than_the_run_configs(installed, tmp_path):
+    import tensorflow as tf
+
+    est = tf.estimator.Estimator(lambda features, labels, mode: None, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="RunConfig's eval_distribute"):
+        est._actual_eval(None, strategy=object())
+    with pytest.raises(ValueError, match="RunConfig's train_distribute"):
+        est._actual_train_model_distributed(object(), None, [], [])

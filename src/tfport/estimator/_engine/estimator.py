@@ -120,7 +120,7 @@ class Estimator:
     _convert_train_steps_to_hooks = training.convert_train_steps_to_hooks
     _train_model = training.train_model
     _train_model_default = training.train_model_default
-    _train_model_distributed = training.train_model_default  # the context replicates
+    _train_model_distributed = training.train_model_distributed
     _actual_train_model_distributed = training.actual_train_model_distributed
     _train_with_estimator_spec = training.train_with_estimator_spec
     _train_with_estimator_spec_distributed = training.train_with_estimator_spec_distributed

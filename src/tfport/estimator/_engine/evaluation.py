@@ -62,10 +62,15 @@ def actual_eval(
     """`Estimator._actual_eval`: hooks and checkpoint resolved, then, in a new graph,
     `self._evaluate_build_graph` and `self._evaluate_run` (legacy's order).
 
-    `strategy` is legacy's argument; the graph runs on the Estimator's EVAL context
-    (the RunConfig's `eval_distribute` or `tfport run --strategy`).
+    `strategy` is legacy's argument: the RunConfig's `eval_distribute` (or None); the graph
+    runs on the Estimator's EVAL context (that strategy, or `tfport run --strategy`).
     """
-    del strategy
+    if strategy is not None and strategy is not self._eval_distribution:
+        raise ValueError(
+            "_actual_eval(strategy=...) evaluates on the RunConfig's eval_distribute in "
+            "tfport; set RunConfig(eval_distribute=strategy) instead. "
+            f"Received: strategy={type(strategy).__name__}"
+        )
     tf = import_tf()
     if steps is not None and (not isinstance(steps, int) or steps <= 0):
         raise TfportInputError(

@@ -17,7 +17,7 @@ from tfport.estimator._engine.spec import ModeKeys, check_hooks
 
 # the graph `train_model_default` built, while its spec trains: (ctx, Built, input_fn)
 _CURRENT: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("training", default=None)
-# StopAtStepHook -> (steps, max_steps) of the hooks `stop_hooks` made
+# StopAtStepHook -> (steps, max_steps) of the hooks `convert_train_steps_to_hooks` made
 _BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -64,7 +64,8 @@ def convert_train_steps_to_hooks(self: Any, steps: Any, max_steps: Any) -> list:
 
 
 def _bounds(hooks: list) -> tuple[Any, Any]:
-    """`(steps, max_steps)` of the last stop hook `stop_hooks` made, else `(None, None)`."""
+    """`(steps, max_steps)` of the last stop hook `convert_train_steps_to_hooks` made, else
+    `(None, None)`."""
     for hook in reversed(hooks):
         if hook in _BOUNDS:
             return _BOUNDS[hook]
@@ -95,12 +96,25 @@ def train_model_default(self: Any, input_fn: Any, hooks: list, saving_listeners:
         _CURRENT.reset(token)
 
 
+def train_model_distributed(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+    """`Estimator._train_model_distributed`: `self._actual_train_model_distributed` on the
+    RunConfig's `train_distribute`, as legacy called it."""
+    return self._actual_train_model_distributed(
+        self._train_distribution, input_fn, hooks, saving_listeners
+    )
+
+
 def actual_train_model_distributed(
     self: Any, strategy: Any, input_fn: Any, hooks: list, saving_listeners: list
 ) -> Any:
-    """`Estimator._actual_train_model_distributed`: `_train_model_default` (the graph is
-    replicated on the Estimator's TRAIN context, which `strategy` is)."""
-    del strategy
+    """`Estimator._actual_train_model_distributed`: the engine's `_train_model_default` (the
+    graph is replicated on the Estimator's TRAIN context, whose strategy `strategy` is)."""
+    if strategy is not self._train_distribution:
+        raise ValueError(
+            "_actual_train_model_distributed(strategy, ...) trains on the RunConfig's "
+            "train_distribute in tfport; set RunConfig(train_distribute=strategy) instead. "
+            f"Received: strategy={type(strategy).__name__}"
+        )
     return train_model_default(self, input_fn, hooks, saving_listeners)
 
 
