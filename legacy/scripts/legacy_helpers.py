@@ -168,6 +168,28 @@ def _run_config_helpers():
     out["properties_ok"] = _outcome(R._validate_properties, config)
     config._save_summary_steps = -1
     out["properties_bad"] = _outcome(R._validate_properties, config)
+    replaced = tf.estimator.RunConfig()
+    same = tf.estimator.RunConfig._replace(
+        replaced, allowed_properties_list=["save_summary_steps"], save_summary_steps=7
+    )
+    out["replace_in_place"] = [same is replaced, replaced.save_summary_steps]
+    out["replace_refused"] = _outcome(
+        lambda: tf.estimator.RunConfig._replace(replaced, ["save_summary_steps"], tf_random_seed=3)
+    )
+    out["strategies_ok"] = _outcome(replaced._verify_strategy_compatibility, None, None)
+    os.environ["TF_CONFIG"] = json.dumps(
+        {
+            "cluster": {"chief": ["c:1"], "worker": ["w:1", "w:2"], "ps": ["p:1"]},
+            "task": {"type": "worker", "index": 1},
+        }
+    )
+    try:
+        worker = tf.estimator.RunConfig()
+    finally:
+        del os.environ["TF_CONFIG"]
+    made = worker._get_default_session_config_distributed()
+    out["worker_filters"] = list(made.device_filters)
+    out["local_session_config"] = _describe(replaced._get_default_session_config_distributed())
     copy = tf.estimator.RunConfig(save_checkpoints_steps=10)
     R._validate_save_ckpt_with_replaced_keys(copy, {"save_checkpoints_steps"})
     out["replaced_steps"] = [copy.save_checkpoints_steps, copy.save_checkpoints_secs]

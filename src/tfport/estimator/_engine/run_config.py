@@ -9,6 +9,7 @@ from typing import Any
 
 from tfport import distribute
 from tfport._common.errors import TfportInputError, message
+from tfport.estimator._engine import tf_config
 
 
 class TaskType:
@@ -235,6 +236,16 @@ class RunConfig:
             address = self._cluster_spec[self._task_type][self._task_id]
             self._master = f"{self._protocol or 'grpc'}://{address}"
         self._evaluation_master = ""
+
+    # legacy's private members (`tf_config.py`): RunConfig subclasses and libraries call them
+    _replace = staticmethod(tf_config._replace)
+    _init_distributed_setting_from_environment_var = _init_cluster
+    _init_distributed_setting_from_environment_var_with_master = _init_cluster
+    _get_default_session_config_distributed = tf_config._get_default_session_config_distributed
+    _maybe_overwrite_session_config_for_distributed_training = (
+        tf_config._maybe_overwrite_session_config_for_distributed_training
+    )
+    _verify_strategy_compatibility = tf_config._verify_strategy_compatibility
 
     model_dir = property(lambda self: self._model_dir)
     tf_random_seed = property(lambda self: self._tf_random_seed)

@@ -159,3 +159,72 @@ def _validate_save_ckpt_with_replaced_keys(new_copy: Any, replaced_keys: Any) ->
         new_copy._save_checkpoints_secs = None
     elif "save_checkpoints_secs" in replaced_keys and secs is not None:
         new_copy._save_checkpoints_steps = None
+
+
+# -- legacy RunConfig's private members (RunConfig binds them) ------------------------------
+def _replace(config: Any, allowed_properties_list: Any = None, **kwargs: Any) -> Any:
+    """Legacy `RunConfig._replace`: sets the `allowed_properties_list` properties on
+    `config` itself (ValueError for any other), then checks the save intervals and
+    properties; returns `config`."""
+    allowed = list(allowed_properties_list or [])
+    for key, value in kwargs.items():
+        if key not in allowed:
+            raise ValueError(f"Replacing {key} is not supported. Allowed properties are {allowed}.")
+        setattr(config, "_" + key, value)
+    _validate_save_ckpt_with_replaced_keys(config, kwargs.keys())
+    _validate_properties(config)
+    return config
+
+
+_DEVICE_FILTERS = {
+    "master": ["/job:ps", "/job:master"],
+    "chief": ["/job:ps", "/job:chief"],
+    "ps": ["/job:ps", "/job:worker", "/job:chief", "/job:master"],
+}
+
+
+def _get_default_session_config_distributed(self: Any) -> Any:
+    """The session config of a cluster task (device filters of its job, soft placement, one
+    meta-optimizer pass), or None for a task of another kind."""
+    from tensorflow.core.protobuf import rewriter_config_pb2
+
+    from tfport._common.tfenv import import_tf
+
+    v1 = import_tf().compat.v1
+    if self.task_type == "worker":
+        filters = ["/job:ps", f"/job:worker/task:{self.task_id}"]
+    elif self.task_type in _DEVICE_FILTERS:
+        filters = _DEVICE_FILTERS[self.task_type]
+    else:
+        return None
+    rewrite = rewriter_config_pb2.RewriterConfig(
+        meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE
+    )
+    return v1.ConfigProto(
+        allow_soft_placement=True,
+        graph_options=v1.GraphOptions(rewrite_options=rewrite),
+        device_filters=filters,
+    )
+
+
+def _maybe_overwrite_session_config_for_distributed_training(self: Any) -> None:
+    """In a cluster without a session config: the task's default distributed one."""
+    if self._session_config is None and self.cluster_spec.jobs:
+        _replace(
+            self,
+            allowed_properties_list=["session_config"],
+            session_config=_get_default_session_config_distributed(self),
+        )
+
+
+def _verify_strategy_compatibility(self: Any, train_distribute: Any, eval_distribute: Any) -> None:
+    """ValueError for TF2's `tf.distribute.experimental.ParameterServerStrategy` (legacy
+    took only the v1 parameter server strategy)."""
+    from tfport._common.tfenv import import_tf
+
+    v2_ps = import_tf().distribute.experimental.ParameterServerStrategy
+    if any(s is not None and type(s) is v2_ps for s in (train_distribute, eval_distribute)):
+        raise ValueError(
+            "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` for "
+            "parameter server strategy with estimator."
+        )
