@@ -333,7 +333,13 @@ def _train_canned(workdir, name, model_fn):
 
 
 def _canned_fns(workdir):
-    from tensorflow_estimator.python.estimator.canned import dnn, dnn_linear_combined, linear, rnn
+    from tensorflow_estimator.python.estimator.canned import (
+        baseline,
+        dnn,
+        dnn_linear_combined,
+        linear,
+        rnn,
+    )
 
     x = tf.feature_column.numeric_column("x", shape=[2])
     k = tf.feature_column.indicator_column(
@@ -356,7 +362,17 @@ def _canned_fns(workdir):
             features, labels, mode, v1_head, [k], "Ftrl", [x], "Adagrad", [3], config=config
         )
 
+    def baseline_fn(features, labels, mode, config):
+        return baseline._baseline_model_fn(features, labels, mode, v1_head, "Ftrl", None, config)
+
     out = {
+        "baseline": _train_canned(workdir, "baseline", baseline_fn),
+        "weight_key": [  # legacy calls `.key()` on a column object: only names work there
+            baseline._get_weight_column_key(None),
+            baseline._get_weight_column_key("w"),
+            baseline._get_weight_column_key_v2("v"),
+        ],
+        "weight_key_bad": _outcome(baseline._get_weight_column_key_v2, 3),
         "dnn": _train_canned(workdir, "dnn", dnn_fn),
         "linear": _train_canned(workdir, "linear", linear_fn),
         "combined": _train_canned(workdir, "combined", combined_fn),
@@ -372,6 +388,17 @@ def _canned_fns(workdir):
         "layer_types": {k: v.__name__ for k, v in sorted(rnn._CELL_TYPE_TO_LAYER_MAPPING.items())},
     }
     with tf.Graph().as_default():
+        features = {"w": tf.ones([3]), "x": tf.zeros([3, 2])}
+        logits = baseline._baseline_logit_fn_builder(2, "w")(features)
+        checks, batch = baseline._get_batch_size_and_size_checks(features, "w")
+        variables, logits_v2 = baseline._baseline_model_fn_builder_v2({"x": tf.zeros([4, 2])}, 3)
+        out["baseline_logits"] = [
+            logits.shape.as_list(),
+            len(checks),
+            [v.name for v in v1.global_variables()],
+            logits_v2.shape.as_list(),
+            [v.name for v in variables],
+        ]
         out["default_optimizer_rate"] = round(
             float(linear._get_default_optimizer([x, k])._learning_rate), 6
         )

@@ -210,3 +210,13 @@ PRIVATE["model_fn"].update(
     }
     | {"_TPUEstimatorSpec": f"{_TPU}:TPUEstimatorSpec"}
 )
+PRIVATE["canned.baseline"].update(
+    {
+        n: f"{_CANNED}:{n}"
+        for n in (
+            "_baseline_model_fn _baseline_model_fn_v2 _baseline_logit_fn_builder "
+            "_baseline_model_fn_builder_v2 _get_batch_size_and_size_checks "
+            "_get_weight_column_key _get_weight_column_key_v2"
+        ).split()
+    }
+)

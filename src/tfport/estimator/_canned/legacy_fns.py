@@ -329,3 +329,118 @@ def _get_rnn_estimator_spec(
         update_ops=rnn_model.updates,
         trainable_variables=rnn_model.trainable_variables,
     )
+
+
+# -- baseline -------------------------------------------------------------------------------
+def _weight_column_key(weight_column: Any, column_class: str) -> Any:
+    if weight_column is None or isinstance(weight_column, str):
+        return weight_column
+    if column_class not in {c.__name__ for c in type(weight_column).__mro__}:
+        raise TypeError(
+            f"Weight column must be either a string or {column_class}. Given type: "
+            f"{type(weight_column)}."
+        )
+    return weight_column.key
+
+
+def _get_weight_column_key(weight_column: Any) -> Any:
+    """The features key of a v1 weight column (a string or `numeric_column`)."""
+    return _weight_column_key(weight_column, "_NumericColumn")
+
+
+def _get_weight_column_key_v2(weight_column: Any) -> Any:
+    """The features key of a weight column (a string or `numeric_column`)."""
+    return _weight_column_key(weight_column, "NumericColumn")
+
+
+def _get_batch_size_and_size_checks(features: dict, weight_column_key: Any) -> tuple:
+    """`(size_checks, batch_size)`: the first feature's batch size (the weight column left
+    out) and assertions that every other feature has it."""
+    v1 = import_tf().compat.v1
+    checks: list = []
+    batch_size = None
+    for key, feature in features.items():
+        if key == weight_column_key:
+            continue
+        rows = v1.shape(feature)[0]
+        if batch_size is None:
+            batch_size = rows
+        else:
+            checks.append(v1.debugging.assert_equal(batch_size, rows))
+    return checks, batch_size
+
+
+def _baseline_logit_fn_builder(num_outputs: int, weight_column: Any = None) -> Any:
+    """A logit_fn(features): the learned bias `baseline/bias` for every example."""
+
+    def baseline_logit_fn(features: dict) -> Any:
+        tf = import_tf()
+        v1 = tf.compat.v1
+        checks, batch_size = _get_batch_size_and_size_checks(
+            features, _get_weight_column_key(weight_column)
+        )
+        with tf.control_dependencies(checks), v1.variable_scope("baseline"):
+            bias = v1.get_variable("bias", shape=[num_outputs], initializer=v1.zeros_initializer())
+            return tf.math.multiply(bias, tf.ones([batch_size, num_outputs]))
+
+    return baseline_logit_fn
+
+
+def _baseline_model_fn_builder_v2(
+    features: dict, num_outputs: int, weight_column: Any = None
+) -> tuple:
+    """`([bias], logits)`: a `tf.Variable` bias `baseline/bias` for every example."""
+    tf = import_tf()
+    checks, batch_size = _get_batch_size_and_size_checks(
+        features, _get_weight_column_key_v2(weight_column)
+    )
+    with tf.control_dependencies(checks), tf.name_scope("baseline"):
+        bias = tf.Variable(tf.zeros([num_outputs]), name="bias")
+        logits = tf.math.multiply(bias, tf.ones([batch_size, num_outputs]))
+    return [bias], logits
+
+
+def _baseline_model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    optimizer: Any,
+    weight_column: Any = None,
+    config: Any = None,
+) -> Any:
+    """Legacy `baseline._baseline_model_fn` (a v1 head): the baseline estimators' model_fn
+    (the batch size is read from a feature other than `weight_column`)."""
+    weight_key = _get_weight_column_key(weight_column)
+    features = _without(features, weight_key)
+    return model_fns.baseline_model_fn(
+        features, labels, mode, config, head=head, optimizer=optimizer
+    )
+
+
+def _baseline_model_fn_v2(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    optimizer: Any,
+    weight_column: Any = None,
+    config: Any = None,
+    loss_reduction: str = "sum_over_batch_size",
+) -> Any:
+    """Legacy `baseline._baseline_model_fn_v2` (a v2 head; `loss_reduction` must be the
+    head's)."""
+    _check_reduction(head, loss_reduction)
+    features = _without(features, _get_weight_column_key_v2(weight_column))
+    return model_fns.baseline_model_fn(
+        features, labels, mode, config, head=head, optimizer=optimizer
+    )
+
+
+def _without(features: Any, key: Any) -> Any:
+    """`features` ordered with `key` last, so the batch size comes from another feature."""
+    if not isinstance(features, dict) or key not in features:
+        return features
+    ordered = {k: v for k, v in features.items() if k != key}
+    ordered[key] = features[key]
+    return ordered
