@@ -373,6 +373,19 @@ def _canned_fns(workdir):
             baseline._get_weight_column_key_v2("v"),
         ],
         "weight_key_bad": _outcome(baseline._get_weight_column_key_v2, 3),
+        "sdca_checks": [
+            _outcome(check, [x], n, optimizer, combiner)
+            for check in (
+                linear._validate_linear_sdca_optimizer_for_linear_classifier,
+                linear._validate_linear_sdca_optimizer_for_linear_regressor,
+            )
+            for n, optimizer, combiner in (
+                (2, tf.estimator.experimental.LinearSDCA("id"), "sum"),
+                (3, tf.estimator.experimental.LinearSDCA("id"), "sum"),
+                (1, tf.estimator.experimental.LinearSDCA("id"), "mean"),
+                (3, "Ftrl", "mean"),
+            )
+        ],
         "dnn": _train_canned(workdir, "dnn", dnn_fn),
         "linear": _train_canned(workdir, "linear", linear_fn),
         "combined": _train_canned(workdir, "combined", combined_fn),

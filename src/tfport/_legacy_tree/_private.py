@@ -220,3 +220,12 @@ PRIVATE["canned.baseline"].update(
         ).split()
     }
 )
+PRIVATE["canned.linear"].update(
+    {
+        n: f"{_CANNED}:{n}"
+        for n in (
+            "_sdca_model_fn _validate_linear_sdca_optimizer_for_linear_classifier "
+            "_validate_linear_sdca_optimizer_for_linear_regressor"
+        ).split()
+    }
+)

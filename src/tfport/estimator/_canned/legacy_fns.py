@@ -444,3 +444,49 @@ def _without(features: Any, key: Any) -> Any:
     ordered = {k: v for k, v in features.items() if k != key}
     ordered[key] = features[key]
     return ordered
+
+
+# -- linear with LinearSDCA -----------------------------------------------------------------
+def _sdca_model_fn(
+    features: Any, labels: Any, mode: str, head: Any, feature_columns: Any, optimizer: Any
+) -> Any:
+    """Legacy `linear._sdca_model_fn`: the Linear model_fn trained by a `LinearSDCA`."""
+    from tfport.estimator._canned import sdca_ops
+
+    return sdca_ops.sdca_model_fn(
+        features,
+        labels,
+        mode,
+        None,
+        head=head,
+        feature_columns=feature_columns,
+        optimizer=optimizer,
+    )
+
+
+def _check_sdca(feature_columns: Any, optimizer: Any, sparse_combiner: str) -> bool:
+    from tfport.estimator._canned.sdca import LinearSDCA
+
+    if not isinstance(optimizer, LinearSDCA):
+        return False
+    if sparse_combiner != "sum":
+        raise ValueError('sparse_combiner must be "sum" when optimizer is a LinearSDCA object.')
+    if not all(hasattr(c, "parse_example_spec") for c in feature_columns):
+        raise ValueError("V2 feature columns required when optimizer is a LinearSDCA object.")
+    return True
+
+
+def _validate_linear_sdca_optimizer_for_linear_classifier(
+    feature_columns: Any, n_classes: int, optimizer: Any, sparse_combiner: str
+) -> None:
+    """ValueError for what a LinearClassifier cannot train with a `LinearSDCA`."""
+    if _check_sdca(feature_columns, optimizer, sparse_combiner) and n_classes > 2:
+        raise ValueError("LinearSDCA cannot be used in a multi-class setting.")
+
+
+def _validate_linear_sdca_optimizer_for_linear_regressor(
+    feature_columns: Any, label_dimension: int, optimizer: Any, sparse_combiner: str
+) -> None:
+    """ValueError for what a LinearRegressor cannot train with a `LinearSDCA`."""
+    if _check_sdca(feature_columns, optimizer, sparse_combiner) and label_dimension > 1:
+        raise ValueError("LinearSDCA can only be used with one-dimensional label.")
