@@ -412,6 +412,25 @@ def _canned_fns(workdir):
             logits_v2.shape.as_list(),
             [v.name for v in variables],
         ]
+        columns, model_fn = dnn_linear_combined._init_dnn_linear_combined_estimator(
+            v1_head, [k], "Ftrl", [x], "Adagrad", [3], tf.nn.relu, None, None, "sum"
+        )
+        out["init_combined"] = [len(columns), callable(model_fn)]
+    with tf.Graph().as_default():
+        rows = {"x": tf.ones([2, 2]), "k": tf.constant([["a"], ["c"]])}
+        logits, variables, updates = dnn._dnn_model_fn_builder_v2(
+            1, [3], [x], tf.nn.relu, None, False, rows, "train"
+        )
+        out["dnn_builder"] = [
+            logits.shape.as_list(),
+            sorted(v.name for v in variables),
+            len(updates),
+        ]
+        logits, variables = linear._linear_model_fn_builder_v2(1, [x, k], "sum", rows)
+        out["linear_builder"] = [logits.shape.as_list(), sorted(v.name for v in variables)]
+        out["linear_builder_summaries"] = sorted(
+            s.op.name for s in v1.get_collection(v1.GraphKeys.SUMMARIES)
+        )
         out["default_optimizer_rate"] = round(
             float(linear._get_default_optimizer([x, k])._learning_rate), 6
         )

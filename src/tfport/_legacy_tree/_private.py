@@ -229,3 +229,8 @@ PRIVATE["canned.linear"].update(
         ).split()
     }
 )
+PRIVATE["canned.dnn_linear_combined"]["_init_dnn_linear_combined_estimator"] = (
+    f"{_CANNED}:_init_dnn_linear_combined_estimator"
+)
+PRIVATE["canned.dnn"]["_dnn_model_fn_builder_v2"] = f"{_CANNED}:_dnn_model_fn_builder_v2"
+PRIVATE["canned.linear"]["_linear_model_fn_builder_v2"] = f"{_CANNED}:_linear_model_fn_builder_v2"

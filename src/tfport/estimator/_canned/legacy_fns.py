@@ -490,3 +490,85 @@ def _validate_linear_sdca_optimizer_for_linear_regressor(
     """ValueError for what a LinearRegressor cannot train with a `LinearSDCA`."""
     if _check_sdca(feature_columns, optimizer, sparse_combiner) and label_dimension > 1:
         raise ValueError("LinearSDCA can only be used with one-dimensional label.")
+
+
+# -- builders -------------------------------------------------------------------------------
+def _init_dnn_linear_combined_estimator(
+    head: Any,
+    linear_feature_columns: Any,
+    linear_optimizer: Any,
+    dnn_feature_columns: Any,
+    dnn_optimizer: Any,
+    dnn_hidden_units: Any,
+    dnn_activation_fn: Any,
+    dnn_dropout: Any,
+    input_layer_partitioner: Any,
+    linear_sparse_combiner: str,
+) -> tuple:
+    """`(feature_columns, model_fn(features, labels, mode, config))` of a v1 wide & deep
+    estimator over `head`."""
+    columns = _validate_feature_columns(linear_feature_columns, dnn_feature_columns)
+
+    def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+        return _dnn_linear_combined_model_fn(
+            features,
+            labels,
+            mode,
+            head,
+            linear_feature_columns or [],
+            linear_optimizer,
+            dnn_feature_columns or [],
+            dnn_optimizer,
+            dnn_hidden_units,
+            dnn_activation_fn,
+            dnn_dropout,
+            input_layer_partitioner,
+            config,
+            linear_sparse_combiner=linear_sparse_combiner,
+        )
+
+    return columns, model_fn
+
+
+def _dnn_model_fn_builder_v2(
+    units: int,
+    hidden_units: Any,
+    feature_columns: Any,
+    activation_fn: Any,
+    dropout: Any,
+    batch_norm: bool,
+    features: Any,
+    mode: str,
+) -> tuple:
+    """`(logits, trainable_variables, update_ops)` of the v2 DNN (the Keras `dnn` model)."""
+    from tfport.estimator._canned import v2_entry
+
+    if not isinstance(units, int):
+        raise ValueError(f"units must be an int.  Given type: {type(units)}")
+    return v2_entry._build_dnn(
+        features,
+        mode,
+        units,
+        tuple(hidden_units),
+        feature_columns,
+        activation_fn,
+        dropout,
+        batch_norm,
+    )
+
+
+def _linear_model_fn_builder_v2(
+    units: int, feature_columns: Any, sparse_combiner: str = "sum", features: Any = None
+) -> tuple:
+    """`(logits, variables)` of the v2 linear model `linear/linear_model`, with its bias and
+    fraction-of-zero summaries."""
+    from tfport.estimator._canned import v2_entry
+
+    v2_entry._check_v2_columns(feature_columns)
+    v1 = import_tf().compat.v1
+    with v1.variable_scope("linear"):
+        logits, bias, weights = linear.linear_logits(
+            features, feature_columns, units, sparse_combiner
+        )
+    linear.add_linear_summaries(bias, weights, units)
+    return logits, list(weights) + list(bias)
