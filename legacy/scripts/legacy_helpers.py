@@ -520,7 +520,35 @@ def _tpu_and_gauges():
         )
         with v1.Session() as session:
             points = session.run(points).tolist()
+    with tf.Graph().as_default():
+        dense = tf.constant([[0, 3], [2, 0]])
+        sparse = emb._maybe_dense_to_sparse(dense)
+        ids = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([4, 5], tf.int64), [2, 1])
+        weights = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1.0, 2.0], tf.float64), [2, 1])
+        features = {"ids": ids, "w": weights, "names": tf.SparseTensor([[0, 0]], ["a"], [1, 1])}
+        got = emb._get_weights_from_features("w", features)
+        pieces = emb._split_tensor(tf.ones([4, 2]), 2)
+        split_sparse = emb._split_tensor(ids, 2)
+        with v1.Session() as session:
+            sparse_values = session.run(sparse).values.tolist()
+        embedding = {
+            "names": [
+                emb._get_embedding_var_name_from_table_name("tbl_words"),
+                emb._get_table_name_from_embedding_var_name("words"),
+                emb._get_embedding_variable_name("scope", "words"),
+                emb._get_embedding_variable_name("", "words"),
+            ],
+            "sparse_values": sparse_values,
+            "weights": [got.dtype.name, sorted(features)],
+            "ids": emb._get_sparse_feature_from_feature("ids", features).dtype.name,
+            "string_ids": _outcome(emb._get_sparse_feature_from_feature, "names", features),
+            "no_weights": _outcome(emb._get_weights_from_features, "zz", features),
+            "none": emb._get_weights_from_features(None, features),
+            "split": [[p.shape.as_list() for p in pieces], len(split_sparse)],
+            "split_none": emb._split_tensor(None, 3),
+        }
     return {
+        "embedding": embedding,
         "gauge": E._estimator_api_gauge.get_cell("train").value(),
         "canned_gauge": E._canned_estimator_api_gauge.get_cell("v2").value(),
         "tpu_gauge": tpu_estimator._tpu_estimator_gauge.get_cell().value(),

@@ -234,3 +234,13 @@ PRIVATE["canned.dnn_linear_combined"]["_init_dnn_linear_combined_estimator"] = (
 )
 PRIVATE["canned.dnn"]["_dnn_model_fn_builder_v2"] = f"{_CANNED}:_dnn_model_fn_builder_v2"
 PRIVATE["canned.linear"]["_linear_model_fn_builder_v2"] = f"{_CANNED}:_linear_model_fn_builder_v2"
+PRIVATE["tpu._tpu_estimator_embedding"].update(
+    {
+        n: f"{_TPU_HELPERS}:{n}"
+        for n in (
+            "_get_embedding_var_name_from_table_name _get_table_name_from_embedding_var_name "
+            "_get_embedding_variable_name _get_sparse_feature_from_feature "
+            "_get_weights_from_features _maybe_dense_to_sparse _split_tensor"
+        ).split()
+    }
+)

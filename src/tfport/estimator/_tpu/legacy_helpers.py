@@ -147,3 +147,83 @@ def tpu_embedding_column_classes() -> tuple:
     from tfport._common import tf_internals
 
     return tf_internals.tpu_embedding_column_classes()
+
+
+# -- legacy `_tpu_estimator_embedding`'s name and feature helpers ---------------------------
+_TABLE_NAME_PREFIX = "tbl_"
+
+
+def _get_embedding_var_name_from_table_name(table_name: str) -> str:
+    """The embedding variable's name of TPU table `tbl_<name>`."""
+    return table_name[len(_TABLE_NAME_PREFIX) :]
+
+
+def _get_table_name_from_embedding_var_name(embedding_var_name: str) -> str:
+    """The TPU table name (`tbl_<name>`) of an embedding variable."""
+    return _TABLE_NAME_PREFIX + embedding_var_name
+
+
+def _get_embedding_variable_name(scope_name: str, var_name: str) -> str:
+    """`scope_name/var_name` (`var_name` alone without a scope)."""
+    return f"{scope_name}/{var_name}" if scope_name else var_name
+
+
+def _get_sparse_feature_from_feature(feature_key: str, features: dict) -> Any:
+    """Pops the integer sparse ids of `feature_key` from `features` (ValueError for string
+    ids: the TPU embedding takes ids)."""
+    sparse = features.pop(feature_key)
+    if not sparse.dtype.is_integer:
+        raise ValueError(
+            "SparseTensor with string as values are not supported. If you are using "
+            "categorical_column_with_vocabulary_file or categorical_column_with_vocabulary_list, "
+            "please call your_column.categorical_column._transform_feature({your_column.key: "
+            "features[your_column.key]}) in your input_fn() to convert string to int. "
+            f"feature_key = {feature_key}."
+        )
+    return sparse
+
+
+def _get_weights_from_features(weight_key_name: Any, features: dict) -> Any:
+    """Pops a weighted column's sparse float32 weights from `features` (None without)."""
+    if weight_key_name is None:
+        return None
+    tf = import_tf()
+    if weight_key_name not in features:
+        raise ValueError(
+            f"Cannot find weights {weight_key_name} for weighted_categorical_column. Please "
+            "check if the weights are present in feature dict. Also note weight-sharing among "
+            "weighted_categorical_column is not supported on TPU."
+        )
+    weights = features.pop(weight_key_name)
+    if not isinstance(weights, tf.SparseTensor):
+        raise ValueError(
+            f"weighted_categorical_column with weight key name {weight_key_name} has dense "
+            "weights. Dense weights are not supported on TPU. Please use sparse weights "
+            "instead."
+        )
+    return weights if weights.dtype == tf.float32 else tf.cast(weights, tf.float32)
+
+
+def _maybe_dense_to_sparse(tensor: Any) -> Any:
+    """A SparseTensor of `tensor`'s non-zero entries (a SparseTensor unchanged)."""
+    tf = import_tf()
+    if isinstance(tensor, tf.SparseTensor):
+        return tensor
+    v1 = tf.compat.v1
+    indices = v1.where(tensor)
+    values = v1.gather_nd(tensor, indices)
+    return tf.SparseTensor(indices, values, v1.shape(tensor, out_type=tf.int64))
+
+
+def _split_tensor(tensor: Any, num_splits: int) -> list:
+    """`tensor` split into `num_splits` pieces along the batch (None: `num_splits` Nones)."""
+    tf = import_tf()
+    if tensor is None:
+        return [None] * num_splits
+    if num_splits <= 0:
+        raise ValueError(f"Tensors cannot be split into {num_splits} pieces.")
+    if num_splits == 1:
+        return [tensor]
+    if isinstance(tensor, tf.SparseTensor):
+        return tf.sparse.split(sp_input=tensor, num_split=num_splits, axis=0)
+    return tf.split(tensor, num_splits)
