@@ -65,41 +65,46 @@ PRIVATE["inputs.pandas_io"]["_get_unique_target_key"] = (
     "tfport.estimator._inputs.pandas_io:_get_unique_target_key"
 )
 _CANNED = "tfport.estimator._canned.legacy_fns"
-PRIVATE["canned.dnn"].update(
-    {
-        n: f"{_CANNED}:{n}"
-        for n in (
-            "_dnn_model_fn _add_hidden_layer_summary _validate_features _name_from_scope_name "
-            "_get_previous_name_scope _get_dnn_estimator_spec"
-        ).split()
-    }
-)
-PRIVATE["canned.linear"].update(
-    {
-        n: f"{_CANNED}:{n}"
-        for n in (
-            "_linear_model_fn _linear_model_fn_v2 _compute_fraction_of_zero "
-            "_get_expanded_variable_list _get_default_optimizer _get_default_optimizer_v2"
-        ).split()
-    }
-)
-PRIVATE["canned.dnn_linear_combined"].update(
-    {
-        n: f"{_CANNED}:{n}"
-        for n in (
-            "_dnn_linear_combined_model_fn _dnn_linear_combined_model_fn_v2 "
-            "_linear_learning_rate _check_no_sync_replicas_optimizer _validate_feature_columns"
-        ).split()
-    }
-    | {"_add_layer_summary": f"{_CANNED}:_add_hidden_layer_summary"}
+_CANNED_HELPERS = "tfport.estimator._canned.legacy_helpers"
+for _suffix, _fns, _helpers in (
+    (
+        "canned.dnn",
+        "_dnn_model_fn",
+        "_add_hidden_layer_summary _validate_features _name_from_scope_name "
+        "_get_previous_name_scope _get_dnn_estimator_spec _dnn_model_fn_builder_v2",
+    ),
+    (
+        "canned.linear",
+        "_linear_model_fn _linear_model_fn_v2 _sdca_model_fn",
+        "_compute_fraction_of_zero _get_expanded_variable_list _get_default_optimizer "
+        "_get_default_optimizer_v2 _validate_linear_sdca_optimizer_for_linear_classifier "
+        "_validate_linear_sdca_optimizer_for_linear_regressor _linear_model_fn_builder_v2",
+    ),
+    (
+        "canned.dnn_linear_combined",
+        "_dnn_linear_combined_model_fn _dnn_linear_combined_model_fn_v2 "
+        "_init_dnn_linear_combined_estimator",
+        "_linear_learning_rate _check_no_sync_replicas_optimizer _validate_feature_columns",
+    ),
+    (
+        "canned.baseline",
+        "_baseline_model_fn _baseline_model_fn_v2",
+        "_baseline_logit_fn_builder _baseline_model_fn_builder_v2 "
+        "_get_batch_size_and_size_checks _get_weight_column_key _get_weight_column_key_v2",
+    ),
+    ("canned.rnn", "", "_single_rnn_cell _make_rnn_cell_fn _get_rnn_estimator_spec"),
+):
+    PRIVATE[_suffix].update({n: f"{_CANNED}:{n}" for n in _fns.split()})
+    PRIVATE[_suffix].update({n: f"{_CANNED_HELPERS}:{n}" for n in _helpers.split()})
+PRIVATE["canned.dnn_linear_combined"]["_add_layer_summary"] = (
+    f"{_CANNED_HELPERS}:_add_hidden_layer_summary"
 )
 PRIVATE["canned.rnn"].update(
-    {n: f"{_CANNED}:{n}" for n in ("_single_rnn_cell", "_make_rnn_cell_fn")}
-    | {
+    {
         "_make_rnn_layer": "tfport.estimator._canned.rnn:make_rnn_layer",
         "_verify_rnn_cell_input": "tfport.estimator._canned.rnn:check_cell_args",
-        "_CELL_TYPES": f"{_CANNED}:cell_types()",
-        "_CELL_TYPE_TO_LAYER_MAPPING": f"{_CANNED}:cell_type_to_layer()",
+        "_CELL_TYPES": f"{_CANNED_HELPERS}:cell_types()",
+        "_CELL_TYPE_TO_LAYER_MAPPING": f"{_CANNED_HELPERS}:cell_type_to_layer()",
     }
 )
 PRIVATE["early_stopping"].update(
@@ -138,7 +143,6 @@ PRIVATE["head.head_utils"].update(
         for n in ("_assert_no_hooks", "_assert_simple_summaries", "_initialize_variables")
     }
 )
-PRIVATE["canned.rnn"]["_get_rnn_estimator_spec"] = f"{_CANNED}:_get_rnn_estimator_spec"
 PRIVATE["canned.kmeans"]["_parse_features_if_necessary"] = "tfport.estimator._canned.kmeans:_points"
 _CONSTANTS = _L + "private_constants"
 for _suffix, _private in {
@@ -210,30 +214,6 @@ PRIVATE["model_fn"].update(
     }
     | {"_TPUEstimatorSpec": f"{_TPU}:TPUEstimatorSpec"}
 )
-PRIVATE["canned.baseline"].update(
-    {
-        n: f"{_CANNED}:{n}"
-        for n in (
-            "_baseline_model_fn _baseline_model_fn_v2 _baseline_logit_fn_builder "
-            "_baseline_model_fn_builder_v2 _get_batch_size_and_size_checks "
-            "_get_weight_column_key _get_weight_column_key_v2"
-        ).split()
-    }
-)
-PRIVATE["canned.linear"].update(
-    {
-        n: f"{_CANNED}:{n}"
-        for n in (
-            "_sdca_model_fn _validate_linear_sdca_optimizer_for_linear_classifier "
-            "_validate_linear_sdca_optimizer_for_linear_regressor"
-        ).split()
-    }
-)
-PRIVATE["canned.dnn_linear_combined"]["_init_dnn_linear_combined_estimator"] = (
-    f"{_CANNED}:_init_dnn_linear_combined_estimator"
-)
-PRIVATE["canned.dnn"]["_dnn_model_fn_builder_v2"] = f"{_CANNED}:_dnn_model_fn_builder_v2"
-PRIVATE["canned.linear"]["_linear_model_fn_builder_v2"] = f"{_CANNED}:_linear_model_fn_builder_v2"
 PRIVATE["tpu._tpu_estimator_embedding"].update(
     {
         n: f"{_TPU_HELPERS}:{n}"
