@@ -139,6 +139,7 @@ WHY = {
     "canned.head": "only the v1 head classes, their factories and helpers are provided; the "
     "public heads are tf.estimator.MultiClassHead / BinaryClassHead / RegressionHead / "
     "MultiLabelHead",
-    "inputs.queues": "queue-based feeding is gone from TF 2.21 (tfport's input functions use "
-    "tf.data); use tf.estimator.inputs.numpy_input_fn / pandas_input_fn or tf.data",
+    "inputs.queues": "legacy's queue package holds only feeding_functions and "
+    "feeding_queue_runner (tf.compat.v1 queues; tfport's own input functions use tf.data); "
+    "use tf.estimator.inputs.numpy_input_fn / pandas_input_fn or tf.data",
 }

@@ -224,3 +224,17 @@ PRIVATE["tpu._tpu_estimator_embedding"].update(
         ).split()
     }
 )
+# private_feeding: legacy's queue-based feeding (feed functions, _enqueue_data, its runner)
+PRIVATE["inputs.queues.feeding_functions"].update(
+    {
+        n: f"tfport.estimator._inputs.feeding:{n}"
+        for n in (
+            "_ArrayFeedFn _GeneratorFeedFn _OrderedDictNumpyFeedFn _PandasFeedFn _fill_array "
+            "_get_integer_indices_for_next_batch _pad_if_needed"
+        ).split()
+    }
+    | {"_enqueue_data": "tfport.estimator._inputs.feeding_queue:_enqueue_data"}
+)
+PRIVATE["inputs.queues.feeding_queue_runner"]["_FeedingQueueRunner"] = (
+    "tfport.estimator._inputs.feeding_queue:_FeedingQueueRunner"
+)
