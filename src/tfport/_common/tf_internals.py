@@ -84,6 +84,18 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("tpu.feature_column_v2", "_TPUSharedEmbeddingColumnV2"),
     ("tpu.feature_column_v2", "pad_sparse_embedding_lookup_indices"),
     ("tpu.feature_column_v2", "_TENSOR_CORE_MASK_KEY_SUFFIX"),
+    # issue 41, TPU computation builders: legacy TPUEstimator's train/eval/predict programs
+    ("tpu.tpu", "split_compile_and_shard"),
+    ("tpu.tpu", "prune_unconnected_ops_from_xla"),
+    ("tpu.training_loop", "while_loop"),
+    ("tpu.training_loop", "repeat"),
+    ("tpu.tpu_function", "on_device_training_loop"),
+    ("tpu.feature_column_v2", "_TPUDeviceSpecificEmbeddingColumnV2"),
+    ("tpu.feature_column_v2", "_TPUSharedDeviceSpecificEmbeddingColumnV2"),
+    ("feature_column.feature_column", "_EmbeddingColumn"),
+    ("feature_column.feature_column", "_SharedEmbeddingColumn"),
+    ("feature_column.feature_column_v2", "EmbeddingColumn"),
+    ("feature_column.feature_column_v2", "NumericColumn"),
 )
 
 # (module under `tensorflow.python`, class or None for the module, attribute): every
@@ -1177,3 +1189,57 @@ def bool_gauge(name: str, description: str, *labels: str) -> Any:
 def string_gauge(name: str, description: str, *labels: str) -> Any:
     """`eager.monitoring.StringGauge(name, description, *labels)` (TF >= 2.1)."""
     return _tf("eager.monitoring", "StringGauge")(name, description, *labels)
+
+
+# --- legacy TPUEstimator's TPU programs (issue 41): built anywhere, run on a TPU host ---
+
+
+def tpu_split_compile_and_shard() -> Any:
+    """`tpu.tpu.split_compile_and_shard` (TF >= 1.13): `(compile op, per-shard outputs)` of a
+    replicated TPU computation; building it in a graph needs no TPU, running it does."""
+    return _tf("tpu.tpu", "split_compile_and_shard")
+
+
+def tpu_prune_unconnected_ops_from_xla() -> Any:
+    """`tpu.tpu.prune_unconnected_ops_from_xla(graph)` (TF >= 1.14): drops the ops of a TPU
+    rewrite that feed none of its outputs."""
+    return _tf("tpu.tpu", "prune_unconnected_ops_from_xla")
+
+
+def tpu_training_loop() -> Any:
+    """`tpu.training_loop` (TF >= 1.x): its `while_loop(condition, body, inputs)` and
+    `repeat(n, body, inputs)` build a TPU computation's on-device loop."""
+    return _module("tpu.training_loop")
+
+
+def tpu_on_device_training_loop() -> Any:
+    """`tpu.tpu_function.on_device_training_loop` (TF >= 1.x): marks a TPU computation as
+    holding its own training loop (a decorator)."""
+    return _tf("tpu.tpu_function", "on_device_training_loop")
+
+
+def tpu_device_specific_embedding_column_classes() -> tuple:
+    """TF's device-specific TPU embedding columns (`tpu.feature_column_v2`'s
+    `_TPUDeviceSpecificEmbeddingColumnV2` and its shared form; TF >= 2.4)."""
+    return (
+        _tf("tpu.feature_column_v2", "_TPUDeviceSpecificEmbeddingColumnV2"),
+        _tf("tpu.feature_column_v2", "_TPUSharedDeviceSpecificEmbeddingColumnV2"),
+    )
+
+
+def core_embedding_column_classes() -> tuple:
+    """The ordinary embedding columns: v1 `_EmbeddingColumn`, v2 `EmbeddingColumn`, v1
+    `_SharedEmbeddingColumn` (`feature_column.feature_column*`, TF >= 2.0)."""
+    return (
+        _tf("feature_column.feature_column", "_EmbeddingColumn"),
+        _tf("feature_column.feature_column_v2", "EmbeddingColumn"),
+        _tf("feature_column.feature_column", "_SharedEmbeddingColumn"),
+    )
+
+
+def core_numeric_column_classes() -> tuple:
+    """The numeric columns: v1 `_NumericColumn` and v2 `NumericColumn` (TF >= 2.0)."""
+    return (
+        _tf("feature_column.feature_column", "_NumericColumn"),
+        _tf("feature_column.feature_column_v2", "NumericColumn"),
+    )

@@ -238,3 +238,31 @@ PRIVATE["inputs.queues.feeding_functions"].update(
 PRIVATE["inputs.queues.feeding_queue_runner"]["_FeedingQueueRunner"] = (
     "tfport.estimator._inputs.feeding_queue:_FeedingQueueRunner"
 )
+# -- private_tpu_computation: the TPU programs, host calls and embedding tables (issue 41)
+_TPU_PROGRAMS = "tfport.estimator._tpu.tpu_programs"
+PRIVATE["tpu.tpu_estimator"].update(
+    {
+        "_ModelFnWrapper": "tfport.estimator._tpu.model_fn_wrapper:_ModelFnWrapper",
+        "_OutfeedHostCall": "tfport.estimator._tpu.outfeed:_OutfeedHostCall",
+        "_OutfeedHostCallHook": "tfport.estimator._tpu.outfeed:_OutfeedHostCallHook",
+    }
+    | {
+        n: f"{_TPU_PROGRAMS}:{n}"
+        for n in (
+            "_train_on_tpu_system _eval_on_tpu_system _predict_on_tpu_system "
+            "_build_computation_for_inference _build_tpu_computation_for_inference"
+        ).split()
+    }
+)
+_EMBEDDING_PARAMS = "tfport.estimator._tpu.embedding_params"
+PRIVATE["tpu._tpu_estimator_embedding"].update(
+    {
+        "_EMBEDDING_COLUMN_CLASSES": f"{_EMBEDDING_PARAMS}:embedding_column_classes()",
+        "_SUPPORTED_FEATURE_COLUMNS": f"{_EMBEDDING_PARAMS}:supported_feature_columns()",
+        "_SUPPORTED_OPTIMIZERS": f"{_EMBEDDING_PARAMS}:supported_optimizers()",
+        "_TPU_DEVICE_SPECIFIC_EMBEDDING_COLUMNS": (
+            f"{_EMBEDDING_PARAMS}:device_specific_embedding_columns()"
+        ),
+        "_get_slot_variable_names": f"{_EMBEDDING_PARAMS}:_get_slot_variable_names",
+    }
+)

@@ -392,6 +392,20 @@ class TPUEstimator(Estimator):
         Estimator.experimental_export_all_saved_models
     )
 
+    def _augment_model_fn(self, model_fn: Any, batch_axis: Any) -> Any:
+        """The model_fn this estimator runs around `model_fn` (legacy's wrapper's contract)."""
+        from tfport.estimator._tpu import tpu_programs
+
+        return tpu_programs.augmented_model_fn(self, model_fn, batch_axis)
+
+    def _call_model_fn_for_inference(
+        self, features: Any, labels: Any, mode: str, config: Any
+    ) -> Any:
+        """The model_fn's spec for export to a TPU (mode `_inference_on_tpu` only)."""
+        from tfport.estimator._tpu import tpu_programs
+
+        return tpu_programs.call_model_fn_for_inference(self, features, labels, mode, config)
+
     def train(
         self,
         input_fn: Any,
