@@ -266,3 +266,9 @@ PRIVATE["tpu._tpu_estimator_embedding"].update(
         "_get_slot_variable_names": f"{_EMBEDDING_PARAMS}:_get_slot_variable_names",
     }
 )
+# private_misc: multi-worker early stopping, scaffold combining, export function, heads
+PRIVATE["early_stopping"]["_MultiWorkerEarlyStoppingHook"] = (
+    "tfport.estimator._engine.stopping:_MultiWorkerEarlyStoppingHook"
+)
+PRIVATE["estimator"]["_combine_distributed_scaffold"] = f"{_HELPERS}:_combine_distributed_scaffold"
+PRIVATE["export.function"]["_EstimatorSpecFunction"] = f"{_L}export_function:_EstimatorSpecFunction"

@@ -5,7 +5,7 @@
 `_write_checkpoint_path_to_summary`, `_load_global_step_from_checkpoint_dir`,
 `_check_checkpoint_available`, `_extract_metric_update_ops`, `_verify_and_create_loss_metric`,
 `_verify_model_fn_args`, `_has_dataset_or_queue_runner`, `_get_loss_reduce_op_for_reporting`,
-`_get_replica_device_setter`.
+`_get_replica_device_setter`, `_combine_distributed_scaffold`.
 
 Example:
     >>> _dict_to_str({"loss": 0.5, "global_step": 3})
@@ -204,4 +204,48 @@ def canned_estimator_api_gauge() -> Any:
         "/tensorflow/api/estimator/canned_estimator",
         "Gauge to track the type of canned estimator used",
         "ClassType",
+    )
+
+
+def _combine_distributed_scaffold(grouped_scaffold: Any, distribution: Any) -> Any:
+    """One Scaffold from the per-replica Scaffolds a model_fn returned under `distribution`.
+
+    Ops of the replicas are grouped (init, local init, summary), their ready ops
+    concatenated (`ready_for_local_init_op` defaulting per replica to the uninitialized
+    globals); the first replica's saver and `init_fn` are kept, the init feed dicts of all
+    replicas grouped (legacy's handling of these two was left unfinished).
+
+    Example:
+        >>> grouped = strategy.extended.call_for_each_replica(tf.compat.v1.train.Scaffold)
+        ... # doctest: +SKIP
+        >>> scaffold = _combine_distributed_scaffold(grouped, strategy)  # doctest: +SKIP
+    """
+    from tfport.estimator._legacy.names import create_per_replica_ready_for_local_init_op
+
+    tf = import_tf()
+    scaffolds = distribution.experimental_local_results(grouped_scaffold)
+
+    def grouped(field: str) -> Any:
+        values = [getattr(s, field) for s in scaffolds if getattr(s, field) is not None]
+        return distribution.group(values) if values else None
+
+    def first(field: str) -> Any:
+        return next((getattr(s, field) for s in scaffolds if getattr(s, field) is not None), None)
+
+    def concatenated(value: Any) -> Any:
+        parts = tf.nest.flatten(distribution.experimental_local_results(value))
+        return parts[0] if len(parts) == 1 else tf.concat(parts, 0)
+
+    call = distribution.extended.call_for_each_replica
+    ready_op = call(lambda scaffold: scaffold.ready_op, args=(grouped_scaffold,))
+    ready_for_local = call(create_per_replica_ready_for_local_init_op, args=(grouped_scaffold,))
+    return tf.compat.v1.train.Scaffold(
+        init_op=grouped("init_op"),
+        ready_op=None if ready_op is None else concatenated(ready_op),
+        ready_for_local_init_op=None if ready_for_local is None else concatenated(ready_for_local),
+        local_init_op=grouped("local_init_op"),
+        summary_op=grouped("summary_op"),
+        saver=first("saver"),
+        init_feed_dict=grouped("init_feed_dict"),
+        init_fn=first("_user_init_fn"),
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._heads import heads
+from tfport.estimator._heads import heads, interface
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 
@@ -145,6 +145,34 @@ class BinaryClassHead(heads.CannedHead):
             name=name,
             thresholds=_check_thresholds(thresholds),
         )
+
+    def _update_accuracy_baseline(self, eval_metrics: dict) -> None:
+        """Makes `eval_metrics`' accuracy_baseline follow its label/mean metric.
+
+        The baseline is the accuracy of always predicting the more frequent class:
+        `max(label_mean, 1 - label_mean)`, from the label/mean metric's total and count
+        (`update_metrics` calls it after updating label/mean).
+        """
+        label_mean = eval_metrics[self._key("label/mean")]
+        baseline = eval_metrics[self._key("accuracy_baseline")]
+        if isinstance(baseline, interface.AccuracyBaseline):
+            baseline.follow(label_mean)
+            return
+        # another Mean (a dict a subclass built): its sums become label/mean's, as legacy
+        tf = import_tf()
+        baseline.add_update(tf.no_op())
+        baseline.total = tf.math.maximum(label_mean.total, label_mean.count - label_mean.total)
+        baseline.count = label_mean.count
+
+    def _update_auc(
+        self, auc_metric: Any, labels: Any, predictions: Any, weights: Any = None
+    ) -> None:
+        """Updates an AUC metric with float32 `predictions`, `weights` broadcast to them."""
+        tf = import_tf()
+        predictions = tf.cast(predictions, tf.float32)
+        if weights is not None:
+            weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(predictions))
+        auc_metric.update_state(y_true=labels, y_pred=predictions, sample_weight=weights)
 
 
 class MultiLabelHead(heads.CannedHead):

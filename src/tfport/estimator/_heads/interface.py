@@ -180,10 +180,20 @@ class Interface:
                 values[f"{kind}/{name}"] = (processed[..., i : i + 1], scores[..., i : i + 1])
         if regularization_losses is not None:
             values["regularization_loss"] = (tf.math.add_n(list(regularization_losses)),)
+        # legacy's binary head updated its AUCs and baseline through these members
+        update_auc = getattr(self, "_update_auc", None)
         for key, args in values.items():
             metric = eval_metrics.get(self._key(key))
-            if metric is not None:
+            if metric is None:
+                continue
+            if update_auc is not None and key in ("auc", "auc_precision_recall"):
+                update_auc(metric, *args, weights)
+            else:
                 _update(tf, metric, args, None if key == "regularization_loss" else weights)
+        update_baseline = getattr(self, "_update_accuracy_baseline", None)
+        pair = (self._key("label/mean"), self._key("accuracy_baseline"))
+        if update_baseline is not None and all(key in eval_metrics for key in pair):
+            update_baseline(eval_metrics)
         v1 = tf.compat.v1
         for metric in eval_metrics.values():  # initialized with the evaluation's locals
             for var in getattr(metric, "variables", ()):
@@ -226,6 +236,10 @@ class AccuracyBaseline(_Mean):
     def __init__(self, label_mean: Any, name: str = "accuracy_baseline") -> None:
         super().__init__(name=name)
         object.__setattr__(self, "_label_mean", label_mean)  # read, not tracked
+
+    def follow(self, label_mean: Any) -> None:
+        """Reads its result from `label_mean` (a label/mean metric) from now on."""
+        object.__setattr__(self, "_label_mean", label_mean)
 
     def result(self) -> Any:
         total, count = self._label_mean.total, self._label_mean.count

@@ -96,6 +96,46 @@ class MultiHead(base.Head):
             )
         return labels
 
+    def _check_logits_and_labels(self, logits: Any, labels: Any = None) -> dict:
+        """`{head name: logits}` (a dict as given, else split); checks that `logits` and
+        `labels` (when given) hold every head's name."""
+        if isinstance(logits, dict):
+            missing = [h.name for h in self._heads if h.name not in logits]
+            if missing:
+                raise TfportInputError(
+                    message(
+                        "logits has missing values for head(s)",
+                        "Give logits for every head name",
+                        missing_heads=missing,
+                    )
+                )
+            logits_dict = logits
+        else:
+            logits_dict = self._split_logits(logits)
+        if labels is not None:
+            self._labels(labels)
+        return logits_dict
+
+    def _merge_predict_export_outputs(self, all_estimator_spec: Any) -> dict:
+        """The PREDICT export outputs of the heads' specs (in `heads` order), merged.
+
+        `serving_default` is the first head's default output; each head's outputs under
+        `<head name>` (its default) and `<head name>/<key>`; `predict` a PredictOutput of
+        every head's predict outputs, keyed `<head name>/<output key>`.
+        """
+        predict_output = tf_internals.export_output().PredictOutput
+        default = _default_export_output(all_estimator_spec[0].export_outputs, self._heads[0].name)
+        outputs = {head_outputs.SERVING_DEFAULT: default}
+        merged: dict = {}
+        for head, spec in zip(self._heads, all_estimator_spec):
+            for key, value in spec.export_outputs.items():
+                own = head.name if key == head_outputs.SERVING_DEFAULT else f"{head.name}/{key}"
+                outputs[own] = value
+                if key == head_outputs.PREDICT and isinstance(value, predict_output):
+                    merged.update({f"{head.name}/{k}": v for k, v in value.outputs.items()})
+        outputs[head_outputs.PREDICT] = predict_output(merged)
+        return outputs
+
     def _weight(self, i: int) -> float:
         return 1.0 if self._weights is None else float(self._weights[i])
 
@@ -109,7 +149,8 @@ class MultiHead(base.Head):
     ) -> Any:
         """The weighted sum of the heads' training losses (plus regularization)."""
         tf = import_tf()
-        logits, labels = self._split_logits(logits), self._labels(labels)
+        labels = self._labels(labels)
+        logits = self._check_logits_and_labels(logits, labels)
         total = tf.math.add_n(
             [
                 h.loss(labels[h.name], logits[h.name], features, mode) * self._weight(i)
@@ -122,7 +163,7 @@ class MultiHead(base.Head):
 
     def predictions(self, logits: Any, keys: Any = None) -> dict:
         """`{(head name, key): tensor}` over all heads."""
-        logits = self._split_logits(logits)
+        logits = self._check_logits_and_labels(logits)
         out = {}
         for h in self._heads:
             for key, value in h.predictions(logits[h.name]).items():
@@ -146,7 +187,8 @@ class MultiHead(base.Head):
         regularization_losses: Any = None,
     ) -> dict:
         """Updates every head's metrics with one batch."""
-        logits, labels = self._split_logits(logits), self._labels(labels)
+        labels = self._labels(labels)
+        logits = self._check_logits_and_labels(logits, labels)
         for h in self._heads:
             h.update_metrics(eval_metrics, features, logits[h.name], labels[h.name])
         return eval_metrics
@@ -165,7 +207,7 @@ class MultiHead(base.Head):
     ) -> EstimatorSpec:
         """One spec over all heads: summed loss, merged predictions and metrics."""
         tf = import_tf()
-        logits = self._split_logits(logits)
+        logits = self._check_logits_and_labels(logits, labels)
         specs = []
         for h in self._heads:
             head_labels = None if mode == ModeKeys.PREDICT else self._labels(labels)[h.name]
@@ -180,16 +222,7 @@ class MultiHead(base.Head):
             (h.name, k): v for h, s in zip(self._heads, specs) for k, v in s.predictions.items()
         }
         if mode == ModeKeys.PREDICT:
-            first = specs[0].export_outputs  # serving_default: the first head's, as legacy
-            outputs = {head_outputs.SERVING_DEFAULT: first.get(head_outputs.SERVING_DEFAULT)}
-            if len(first) == 1 or outputs[head_outputs.SERVING_DEFAULT] is None:
-                outputs[head_outputs.SERVING_DEFAULT] = next(iter(first.values()))
-            for h, s in zip(self._heads, specs):
-                for key, value in s.export_outputs.items():
-                    outputs[h.name if key == "serving_default" else f"{h.name}/{key}"] = value
-            flat = {f"{n}/{k}": v for (n, k), v in predictions.items()}
-            predict = tf_internals.export_output().PredictOutput
-            outputs[head_outputs.PREDICT] = predict(flat)
+            outputs = self._merge_predict_export_outputs(specs)
             return EstimatorSpec(mode, predictions=predictions, export_outputs=outputs)
         with tf.compat.v1.name_scope(None, "head"):
             loss = tf.math.add_n([s.loss * self._weight(i) for i, s in enumerate(specs)])

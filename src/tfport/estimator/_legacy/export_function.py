@@ -32,6 +32,7 @@ from tfport.estimator._engine.estimator_helpers import _verify_model_fn_args
 
 _tf = import_tf()
 _AutoTrackable: Any = tf_internals.auto_trackable_class()
+_PolymorphicFunction: Any = _tf.types.experimental.PolymorphicFunction
 _MODES = ("train", "eval", "infer")
 _VARIABLE_ARGS = (
     "trainable",
@@ -198,11 +199,73 @@ def _spec_outputs(ret: Any) -> Any:
     return _filter_estimator_spec_outputs(ret) if isinstance(ret, EstimatorSpec) else ret
 
 
-class EstimatorSpecFunction(_AutoTrackable):
+class _EstimatorSpecFunction(_PolymorphicFunction):
+    """`python_function` as a `tf.function` named `name` that creates its variables in
+    `variable_holder` (shared by name) and returns an EstimatorSpec's outputs (legacy
+    `export.function._EstimatorSpecFunction`, what `EstimatorSpecFunction._defun` makes).
+
+    Example:
+        >>> fn = _EstimatorSpecFunction(lambda x: {"y": x * 2.0}, "infer")  # doctest: +SKIP
+        >>> fn(tf.constant([1.0]))["y"]  # doctest: +SKIP
+    """
+
+    def __init__(
+        self, python_function: Any, name: Any, variable_holder: Any = None, **kwargs: Any
+    ) -> None:
+        self._python_function = python_function
+        self._name = name
+        self._variable_holder = variable_holder or _VariableHolder()
+        holder = self._variable_holder
+
+        def traced(*args: Any, **kw: Any) -> Any:
+            with holder.scope():
+                return _spec_outputs(python_function(*args, **kw))
+
+        traced.__name__ = f"model_fn_{name}"
+        self._function = _tf.function(traced, **kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self._function(*args, **kwargs)
+        except Exception:
+            error, self._variable_holder.error = self._variable_holder.error, None
+            if error is None:
+                raise
+            raise error from None
+
+    def _create_graph_function(self, args: Any, kwargs: Any, **other_kwargs: Any) -> Any:
+        """The concrete function (the graph) of `python_function` for `args`/`kwargs`."""
+        if other_kwargs:
+            raise TfportInputError(
+                message(
+                    "_create_graph_function takes the call's args and kwargs only",
+                    "Pass (args, kwargs)",
+                    other_kwargs=sorted(other_kwargs),
+                )
+            )
+        return self.get_concrete_function(*(args or ()), **(kwargs or {}))
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+        """The traced graph for these inputs (traced now if new)."""
+        return self._function.get_concrete_function(*args, **kwargs)
+
+    @property
+    def function_type(self) -> Any:
+        """The function's `FunctionType` (its parameters)."""
+        return self._function.function_type
+
+    @property
+    def input_signature(self) -> Any:
+        """The `input_signature` given (None: one trace per input structure)."""
+        return self._function.input_signature
+
+
+class EstimatorSpecFunction(_AutoTrackable, _PolymorphicFunction):
     """One mode of a model_fn as a `tf.function` (legacy `export.function.EstimatorSpecFunction`).
 
     Calling it runs the model_fn's graph for `mode` on `(features[, labels])`; variables are
-    taken from (or created in) `variable_holder`, shared with the other modes.
+    taken from (or created in) `variable_holder`, shared with the other modes. Like
+    legacy's (a TensorFlow function) it is a `tf.types.experimental.PolymorphicFunction`.
 
     Example:
         >>> fn = EstimatorSpecFunction(model_fn, "infer")  # doctest: +SKIP
@@ -224,32 +287,33 @@ class EstimatorSpecFunction(_AutoTrackable):
         self._name = mode
         self._variable_holder = variable_holder or _VariableHolder()
         self._python_function = python_function
+        self._function_kwargs = kwargs
+        self._defined = self._defun(python_function)
         # a child named `__call__`: tf.saved_model.load makes the restored object callable
-        self.__call__ = self._defun(python_function, **kwargs)  # type: ignore[method-assign]
+        self.__call__ = self._defined._function  # type: ignore[method-assign]
 
-    def _defun(self, fn: Any, **kwargs: Any) -> Any:
-        holder = self._variable_holder
-
-        def traced(*args: Any, **kw: Any) -> Any:
-            with holder.scope():
-                return _spec_outputs(fn(*args, **kw))
-
-        traced.__name__ = f"model_fn_{self._name}"
-        return _tf.function(traced, **kwargs)
+    def _defun(self, fn: Any) -> _EstimatorSpecFunction:
+        """`fn` as this mode's function (`_EstimatorSpecFunction`, this object's variables)."""
+        return _EstimatorSpecFunction(
+            fn, name=self._name, variable_holder=self._variable_holder, **self._function_kwargs
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:  # the instance's tf.function
-        try:
-            return self.__dict__["__call__"](*args, **kwargs)
-        except Exception:
-            error, self._variable_holder.error = self._variable_holder.error, None
-            if error is None:
-                raise
-            raise error from None
+        return self._defined(*args, **kwargs)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+        """The traced graph of this mode for these inputs."""
+        return self._defined.get_concrete_function(*args, **kwargs)
+
+    @property
+    def function_type(self) -> Any:
+        """The mode function's `FunctionType`."""
+        return self._defined.function_type
 
     @property
     def input_signature(self) -> Any:
         """The `input_signature` given (None: one trace per input structure)."""
-        return self.__dict__["__call__"].input_signature
+        return self._defined.input_signature
 
 
 class ModelFunction(_AutoTrackable):
