@@ -224,3 +224,20 @@ PRIVATE["tpu._tpu_estimator_embedding"].update(
         ).split()
     }
 )
+# private_tpu_hooks: legacy TPUEstimator's loop hooks, internal context and graph checks
+PRIVATE["tpu.iteration_count_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.iteration_count:{n}"
+        for n in ("IterationCountEstimator", "RuntimeCounter")
+    }
+)
+PRIVATE["tpu.tpu_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.loop_hooks:{n}"
+        for n in (
+            "_SIGNAL _OpQueueContext _OpSignalOnceQueueContext _create_or_get_iterations_per_loop "
+            "_increase_eval_step_op _sync_variables_ops _TPUStopAtStepHook "
+            "_SetEvalIterationsHook _StoppingPredictHook"
+        ).split()
+    }
+)
