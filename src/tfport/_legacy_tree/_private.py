@@ -241,3 +241,22 @@ PRIVATE["tpu.tpu_estimator"].update(
         ).split()
     }
 )
+PRIVATE["tpu.tpu_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.graph_checks:{n}"
+        for n in (
+            "_CapturingContext _NotSaver _validate_tpu_training_graph "
+            "_verify_cross_hosts_transfer_size _check_add_preemption_hook"
+        ).split()
+    }
+)
+PRIVATE["tpu.tpu_context"].update(
+    {
+        n: f"tfport.estimator._tpu.internal_context:{n}"
+        for n in ("_InternalTPUContext", "_OneCoreTPUContext", "_get_tpu_context")
+    }
+    | {
+        "_TPUEstimatorReplicaContext": "tfport.estimator._tpu.internal_placement:"
+        "_TPUEstimatorReplicaContext"
+    }
+)
