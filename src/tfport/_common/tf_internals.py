@@ -1243,3 +1243,83 @@ def core_numeric_column_classes() -> tuple:
         _tf("feature_column.feature_column", "_NumericColumn"),
         _tf("feature_column.feature_column_v2", "NumericColumn"),
     )
+
+
+# --- legacy TPUEstimator's internal context and loop helpers (issue 41, private_tpu_hooks) ---
+SYMBOLS += (
+    ("ops.control_flow_ops", "ControlFlowContext"),
+    ("tpu.tpu_replication", "_TPU_REPLICATE_ATTR"),
+    ("tpu.tpu_system_metadata", "_query_tpu_system_metadata"),
+    ("tpu.tpu_system_metadata", "master_job"),
+    ("distribute.cluster_resolver.tpu.tpu_cluster_resolver", "is_running_in_gce"),
+    ("distribute.distribute_lib", "_DefaultReplicaThreadMode"),
+)
+ATTRIBUTES += (
+    (
+        "distribute.cluster_resolver.tpu.tpu_cluster_resolver",
+        "TPUClusterResolver",
+        "_cloud_tpu_client",
+    ),
+    ("distribute.distribute_lib", "ReplicaContext", "_thread_context"),
+    ("distribute.distribute_lib", "ReplicaContext", "_strategy"),
+)
+
+
+def get_or_create_eval_step() -> Any:
+    """`evaluation._get_or_create_eval_step()` (TF >= 1.x): the graph's `eval_step` local
+    variable that v1 evaluation counts its batches in."""
+    return _tf("training.evaluation", "_get_or_create_eval_step")()
+
+
+def control_flow_context_class() -> Any:
+    """`control_flow_ops.ControlFlowContext` (TF >= 1.x): the base of graph control-flow
+    contexts; between `Enter()` and `Exit()` its `AddOp(op)` sees each op made in the graph."""
+    return _tf("ops.control_flow_ops", "ControlFlowContext")
+
+
+def tpu_replicate_attr() -> str:
+    """`tpu_replication._TPU_REPLICATE_ATTR` (TF >= 1.x): the node attribute marking the ops
+    of a TPU computation (`_tpu_replicate`)."""
+    return _tf("tpu.tpu_replication", "_TPU_REPLICATE_ATTR")
+
+
+def query_tpu_system_metadata(master: Any, cluster_def: Any, query_topology: bool) -> Any:
+    """`tpu_system_metadata._query_tpu_system_metadata` (TF >= 1.x): the TPU system at
+    `master` (cores, hosts, cores per host, topology, devices; no cores without a TPU)."""
+    query = _tf("tpu.tpu_system_metadata", "_query_tpu_system_metadata")
+    return query(master, cluster_def=cluster_def, query_topology=query_topology)
+
+
+def tpu_master_job(master: Any, cluster_def: Any) -> Any:
+    """`tpu_system_metadata.master_job` (TF >= 1.x): the TPU job name of `master` (None for a
+    local master; ValueError where it cannot be inferred)."""
+    return _tf("tpu.tpu_system_metadata", "master_job")(master, cluster_def)
+
+
+def is_running_in_gce() -> bool:
+    """`tpu_cluster_resolver.is_running_in_gce()` (TF >= 2.x; True in open-source builds)."""
+    return _tf("distribute.cluster_resolver.tpu.tpu_cluster_resolver", "is_running_in_gce")()
+
+
+def cloud_tpu_client(resolver: Any) -> Any:
+    """A `TPUClusterResolver`'s Cloud TPU client (`_cloud_tpu_client`, TF >= 2.2): the local
+    stand-in answers `api_available()` False."""
+    return resolver._cloud_tpu_client
+
+
+def use_default_replica_thread_mode(replica_context: Any) -> None:
+    """Makes `replica_context` answer with the default strategy's thread mode and strategy
+    (`distribute_lib._DefaultReplicaThreadMode`, `ReplicaContext._thread_context` and
+    `_strategy`, TF >= 2.0), as legacy's TPU replica context did for variable access."""
+    mode = _tf("distribute.distribute_lib", "_DefaultReplicaThreadMode")()
+    replica_context._thread_context = mode
+    replica_context._strategy = mode.strategy
+
+
+def swap_summary_recording_condition(condition: Any) -> Any:
+    """Sets TF2 summaries' per-replica recording condition (`summary_ops_v2._summary_state.
+    is_recording_distribution_strategy`, TF >= 2.0) to `condition`; returns the previous one."""
+    state = _tf("ops.summary_ops_v2", "_summary_state")
+    previous = state.is_recording_distribution_strategy
+    state.is_recording_distribution_strategy = condition
+    return previous

@@ -272,3 +272,39 @@ PRIVATE["early_stopping"]["_MultiWorkerEarlyStoppingHook"] = (
 )
 PRIVATE["estimator"]["_combine_distributed_scaffold"] = f"{_HELPERS}:_combine_distributed_scaffold"
 PRIVATE["export.function"]["_EstimatorSpecFunction"] = f"{_L}export_function:_EstimatorSpecFunction"
+# private_tpu_hooks: legacy TPUEstimator's loop hooks, internal context and graph checks
+PRIVATE["tpu.iteration_count_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.iteration_count:{n}"
+        for n in ("IterationCountEstimator", "RuntimeCounter")
+    }
+)
+PRIVATE["tpu.tpu_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.loop_hooks:{n}"
+        for n in (
+            "_SIGNAL _OpQueueContext _OpSignalOnceQueueContext _create_or_get_iterations_per_loop "
+            "_increase_eval_step_op _sync_variables_ops _TPUStopAtStepHook "
+            "_SetEvalIterationsHook _StoppingPredictHook"
+        ).split()
+    }
+)
+PRIVATE["tpu.tpu_estimator"].update(
+    {
+        n: f"tfport.estimator._tpu.graph_checks:{n}"
+        for n in (
+            "_CapturingContext _NotSaver _validate_tpu_training_graph "
+            "_verify_cross_hosts_transfer_size _check_add_preemption_hook"
+        ).split()
+    }
+)
+PRIVATE["tpu.tpu_context"].update(
+    {
+        n: f"tfport.estimator._tpu.internal_context:{n}"
+        for n in ("_InternalTPUContext", "_OneCoreTPUContext", "_get_tpu_context")
+    }
+    | {
+        "_TPUEstimatorReplicaContext": "tfport.estimator._tpu.internal_placement:"
+        "_TPUEstimatorReplicaContext"
+    }
+)

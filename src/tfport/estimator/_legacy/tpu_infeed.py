@@ -15,73 +15,21 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
-import threading
 import time
 from typing import Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy.tpu_host import PeriodicLogger
 from tfport.estimator._legacy.tpu_internals import ErrorRendezvous
+from tfport.estimator._tpu.loop_hooks import (
+    _OpQueueContext,
+    _OpSignalOnceQueueContext,
+    iterations_per_loop_variable,
+)
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 log = logging.getLogger("tfport")
-_STOP = -2
-_ITERATIONS_COLLECTION = "tpu_estimator_iterations_per_loop"
-
-
-def iterations_per_loop_variable() -> Any:
-    """The graph's `tpu_estimator/iterations_per_loop` int32 local variable (made once)."""
-    graph = tf.compat.v1.get_default_graph()
-    found = graph.get_collection(_ITERATIONS_COLLECTION)
-    if len(found) > 1:
-        raise RuntimeError("Multiple iterations_per_loop_var in collection.")
-    if found:
-        return found[0]
-    with tf.compat.v1.variable_scope("tpu_estimator", reuse=tf.compat.v1.AUTO_REUSE):
-        return tf.compat.v1.get_variable(
-            "iterations_per_loop",
-            initializer=tf.compat.v1.initializers.zeros(),
-            shape=[],
-            dtype=tf.int32,
-            trainable=False,
-            collections=[_ITERATIONS_COLLECTION, tf.compat.v1.GraphKeys.LOCAL_VARIABLES],
-            use_resource=True,
-        )
-
-
-class _OpQueueContext:
-    """A daemon thread running `target(self, *args)`, fed iteration counts by a queue."""
-
-    def __init__(self, name: str, target: Any, args: tuple) -> None:
-        self._name = name
-        self._queue: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(name=name, target=target, args=(self, *args))
-        self._thread.daemon = True
-        self._thread.start()
-
-    def send_next_batch_signal(self, iterations: int) -> None:
-        self._queue.put(iterations)
-
-    def read_iteration_counts(self) -> Any:
-        while (iterations := self._queue.get(block=True)) != _STOP:
-            yield iterations
-
-    def join(self) -> None:
-        self._queue.put(_STOP)
-        self._thread.join()
-
-
-class _OpSignalOnceQueueContext(_OpQueueContext):
-    """An `_OpQueueContext` passing on only its first signal (prediction's infeed)."""
-
-    _has_signaled = False
-
-    def send_next_batch_signal(self, iterations: int) -> None:
-        if not self._has_signaled:
-            self._has_signaled = True
-            super().send_next_batch_signal(iterations)
 
 
 def _tpu_system_present() -> bool:

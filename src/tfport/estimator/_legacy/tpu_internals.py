@@ -1,5 +1,5 @@
-"""Names of the legacy TPU private modules (`tpu.util`, `tpu.error_handling`,
-`tpu.iteration_count_estimator`), behaving as legacy.
+"""Names of the legacy TPU private modules (`tpu.util`, `tpu.error_handling`), behaving as
+legacy (`tpu.iteration_count_estimator`'s live in `tfport.estimator._tpu.iteration_count`).
 
 `tpu.tpu_estimator`'s infeed enqueue builders (`generate_*_enqueue_ops_fn*`) live in
 `tpu_enqueue`: they build a TPU host's infeed enqueue ops, as legacy (running them needs
@@ -20,9 +20,6 @@ import threading
 from typing import Any
 
 IterationsPerLoopCounter = collections.namedtuple("IterationsPerLoopCounter", ["value", "unit"])
-RuntimeCounter = collections.namedtuple(
-    "RuntimeCounter", ["runtime_secs", "steps", "step_time_secs"]
-)
 
 
 def check_positive_integer(value: Any, name: str) -> None:
@@ -101,22 +98,3 @@ class _Catch:
             self._r.record_error(self._source, (kind, value, tb), self._session)
             return True
         return False
-
-
-class IterationCountEstimator:
-    """Estimates how many steps fit in a time budget from recent step times."""
-
-    def __init__(self, capacity: int = 20) -> None:
-        self._buffer: collections.deque = collections.deque(maxlen=capacity)
-
-    def update(self, runtime_secs: float, count: int) -> None:
-        """Records that `count` steps took `runtime_secs`."""
-        if runtime_secs > 0 and count > 0:
-            self._buffer.append(RuntimeCounter(runtime_secs, count, runtime_secs / count))
-
-    def get(self, total_secs: float) -> int:
-        """Steps expected to fit in `total_secs` (1 before any update)."""
-        if not self._buffer:
-            return 1
-        step_time = sum(r.step_time_secs for r in self._buffer) / len(self._buffer)
-        return max(1, int(total_secs / step_time))
