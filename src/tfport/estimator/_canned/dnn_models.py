@@ -9,8 +9,8 @@ Each is a Keras model whose `call(features, mode)` builds the canned DNN's logit
 - `_DNNModelV2`: the layers are named after the name scopes open at construction, inside
   the model's own scope at its first call (`dnn/hiddenlayer_N/kernel` for `name='dnn'`).
 
-Calling a model again reuses its variables. `trainable_weights` / `non_trainable_weights`
-are the variables its first call created.
+Calling a model again reuses its variables. `weights` (`variables`), `trainable_weights`
+and `non_trainable_weights` are the variables its first call created.
 
 Example:
     >>> model = _DNNModelV2(3, [8], cols, tf.nn.relu, None, False, name="dnn")
@@ -119,6 +119,10 @@ class _DNNModel(_Model):
     def non_trainable_weights(self) -> list:
         return [v for v in self._built_vars.variables if not v.trainable]
 
+    @property
+    def weights(self) -> list:
+        return list(self._built_vars.variables)
+
 
 class _DNNModelV2(_Model):
     """The v2 canned DNN as a Keras model: `model(features, mode)` gives the logits.
@@ -180,3 +184,7 @@ class _DNNModelV2(_Model):
     @property
     def non_trainable_weights(self) -> list:
         return [v for v in self._built_vars.variables if not v.trainable]
+
+    @property
+    def weights(self) -> list:
+        return list(self._built_vars.variables)
