@@ -308,3 +308,29 @@ PRIVATE["tpu.tpu_context"].update(
         "_TPUEstimatorReplicaContext"
     }
 )
+# private_canned_models: canned DNN/linear Keras models, SDCA solver, its tables, k-means model_fn
+_CANNED_PKG = "tfport.estimator._canned"
+_SDCA_UTILS = "canned.linear_optimizer.python.utils"
+PRIVATE["canned.dnn"].update(
+    {n: f"{_CANNED_PKG}.dnn_models:{n}" for n in ("_DNNModel", "_DNNModelV2")}
+)
+PRIVATE["canned.linear"].update(
+    {
+        "_LinearModelLayer": f"{_CANNED_PKG}.linear_model:_LinearModelLayer",
+        "_SDCAUpdateWeightsHook": f"{_CANNED_PKG}.sdca_legacy:_SDCAUpdateWeightsHook",
+    }
+)
+PRIVATE["canned.kmeans"]["_ModelFn"] = f"{_CANNED_PKG}.kmeans:_ModelFn"
+PRIVATE[f"{_SDCA_UTILS}.sdca_ops"].update(
+    {
+        "_SDCAModel": f"{_CANNED_PKG}.sdca_legacy:_SDCAModel",
+        "_SparseFeatureColumn": f"{_CANNED_PKG}.sdca_ops:_SparseFeatureColumn",
+    }
+    | {"_ShardedMutableDenseHashTable": f"{_CANNED_PKG}.dense_tables:_ShardedMutableDenseHashTable"}
+)
+PRIVATE[f"{_SDCA_UTILS}.sharded_mutable_dense_hashtable"].update(
+    {
+        n: f"{_CANNED_PKG}.dense_tables:{n}"
+        for n in ("_MutableDenseHashTable", "_ShardedMutableDenseHashTable")
+    }
+)

@@ -116,6 +116,7 @@ def _build(
         activation_fn = tf.nn.relu
     training = mode == ModeKeys.TRAIN
     scope_name = v1.get_variable_scope().name
+    prefix = f"{scope_name}/" if scope_name else ""  # the summaries' tag scope
     input_scope = names.get("input_from_feature_columns", "input_from_feature_columns")
     with v1.variable_scope(input_scope, partitioner=input_layer_partitioner):
         net = shared_embeddings.input_layer(features, list(feature_columns))
@@ -133,7 +134,7 @@ def _build(
         if batch_norm:
             bn_name = f"{name}/batchnorm_{i}" if v2 else f"batchnorm_{i}"
             net = layers.batch_normalization(net, momentum=0.999, training=training, name=bn_name)
-        add_layer_summary(net, name if v2 else f"{scope_name}/{name}")
+        add_layer_summary(net, name if v2 else f"{prefix}{name}")
     logits_name = names.get("logits", "logits")
     logits = layers.dense(
         net,
@@ -142,7 +143,7 @@ def _build(
         name=logits_name,
         kernel_initializer=v1.glorot_uniform_initializer(),
     )
-    add_layer_summary(logits, logits_name if v2 else f"{scope_name}/logits")
+    add_layer_summary(logits, logits_name if v2 else f"{prefix}logits")
     return logits
 
 

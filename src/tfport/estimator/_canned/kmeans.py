@@ -177,6 +177,45 @@ def _kmeans_model_fn(features: Any, mode: str, config: Any, *, opts: dict) -> Es
     )
 
 
+class _ModelFn:
+    """The k-means `model_fn` of `KMeansClustering`, as an object holding its settings.
+
+    Example:
+        >>> fn = _ModelFn(3, "random", "squared_euclidean", 1, True, 1, 2, None, None)
+        >>> fn.model_fn.__name__
+        'model_fn'
+    """
+
+    def __init__(
+        self,
+        num_clusters: Any,
+        initial_clusters: Any,
+        distance_metric: str,
+        seed: Any,
+        use_mini_batch: bool,
+        mini_batch_steps_per_iteration: int,
+        kmeans_plus_plus_num_retries: int,
+        relative_tolerance: Any,
+        feature_columns: Any,
+    ) -> None:
+        self._opts = dict(
+            num_clusters=num_clusters,
+            initial_clusters=initial_clusters,
+            distance_metric=distance_metric,
+            seed=seed,
+            use_mini_batch=use_mini_batch,
+            mini_batch_steps_per_iteration=mini_batch_steps_per_iteration,
+            kmeans_plus_plus_num_retries=kmeans_plus_plus_num_retries,
+            relative_tolerance=relative_tolerance,
+            feature_columns=feature_columns,
+        )
+
+    def model_fn(self, features: Any, mode: str, config: Any) -> EstimatorSpec:
+        """The k-means `EstimatorSpec` of `features` (a `Tensor`, or a dict read through
+        the feature columns); `config`: the `RunConfig` (its `is_chief` initializes)."""
+        return _kmeans_model_fn(features, mode, config, opts=self._opts)
+
+
 class KMeansClustering(Estimator):
     """An Estimator for k-means clustering (`tf.compat.v1.estimator.experimental.KMeans`).
 
@@ -241,27 +280,24 @@ class KMeansClustering(Estimator):
                 )
             )
         self._distance_metric = distance_metric
-        opts = dict(
-            num_clusters=num_clusters,
-            initial_clusters=initial_clusters,
-            distance_metric=distance_metric,
-            seed=seed,
-            use_mini_batch=use_mini_batch,
-            mini_batch_steps_per_iteration=mini_batch_steps_per_iteration,
-            kmeans_plus_plus_num_retries=kmeans_plus_plus_num_retries,
-            relative_tolerance=relative_tolerance,
-            feature_columns=feature_columns,
-        )
-
-        def model_fn(features: Any, mode: str, config: Any) -> EstimatorSpec:
-            return _kmeans_model_fn(features, mode, config, opts=opts)
-
+        model_fn = _ModelFn(
+            num_clusters,
+            initial_clusters,
+            distance_metric,
+            seed,
+            use_mini_batch,
+            mini_batch_steps_per_iteration,
+            kmeans_plus_plus_num_retries,
+            relative_tolerance,
+            feature_columns,
+        ).model_fn
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
         refuse_replicas(self, "KMeans")
 
-    def _one_key(self, input_fn: Any, key: str) -> Iterator:
-        for result in self.predict(input_fn=input_fn, predict_keys=[key]):
-            yield result[key]
+    def _predict_one_key(self, input_fn: Any, predict_key: str) -> Iterator:
+        """Yields `predict_key`'s prediction of each input point."""
+        for result in self.predict(input_fn=input_fn, predict_keys=[predict_key]):
+            yield result[predict_key]
 
     def predict_cluster_index(self, input_fn: Any) -> Iterator:
         """Yields the index of the closest centre of each input point.
@@ -270,7 +306,7 @@ class KMeansClustering(Estimator):
             >>> list(km.predict_cluster_index(input_fn))  # doctest: +SKIP
             [0, 2, 1]
         """
-        yield from self._one_key(input_fn, self.CLUSTER_INDEX)
+        yield from self._predict_one_key(input_fn, self.CLUSTER_INDEX)
 
     def score(self, input_fn: Any) -> float:
         """The sum of squared distances to the nearest centres (mean over batches).
@@ -289,7 +325,7 @@ class KMeansClustering(Estimator):
         """
         import numpy as np
 
-        for distances in self._one_key(input_fn, self.ALL_DISTANCES):
+        for distances in self._predict_one_key(input_fn, self.ALL_DISTANCES):
             if self._distance_metric == self.SQUARED_EUCLIDEAN_DISTANCE:
                 yield np.sqrt(distances)
             else:

@@ -101,6 +101,20 @@ class LinearSDCA:
             state_manager, [bias_var], global_step,
         )  # fmt: skip
 
+    def _prune_and_unique_sparse_ids(self, id_weight_pair: Any) -> Any:
+        """A categorical column's ids (an `IdWeightPair`) as SDCA reads them: a
+        `_SparseFeatureColumn` with negative ids dropped and an id repeated within an
+        example merged (its weights summed).
+
+        Example:
+            >>> column = sdca._prune_and_unique_sparse_ids(pair)  # doctest: +SKIP
+        """
+        from tfport._common.tfenv import import_tf
+        from tfport.estimator._canned import sdca_ops
+
+        rows, ids, values = sdca_ops._unique_ids(import_tf(), id_weight_pair)
+        return sdca_ops._SparseFeatureColumn(rows, ids, values)
+
     def _loss_type_for(self, head: Any) -> Any:
         """The SDCA loss type of a canned head (None for anything else).
 

@@ -19,63 +19,52 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, linear
+from tfport.estimator._canned.dense_tables import _ShardedMutableDenseHashTable
 from tfport.estimator._engine.spec import ModeKeys
 
-TABLE_NAME = "ShardedMutableHashTable"
 
-
-class ShardedTable:
-    """The example-state table: `num_shards` dense hash tables (int64[2] keys, float[4]).
+class _SparseFeatureColumn:
+    """One sparse column of a batch as SDCA reads it: parallel `[N]` tensors of example
+    indices and feature indices (int64) and, optionally, feature values (float32, None:
+    every value 1).
 
     Example:
-        >>> table = ShardedTable(2)  # doctest: +SKIP
-        >>> state = table.lookup(tf.raw_ops.SdcaFprint(input=ids))  # doctest: +SKIP
+        >>> col = _SparseFeatureColumn([0, 1, 1], [5, 6, 10], [1.0, 1.0, 0.5])
+        ... # doctest: +SKIP
+        >>> col.feature_indices.dtype  # doctest: +SKIP
+        tf.int64
     """
 
-    def __init__(self, num_shards: int) -> None:
+    def __init__(self, example_indices: Any, feature_indices: Any, feature_values: Any) -> None:
         tf = import_tf()
-        self.shards = [
-            tf.lookup.experimental.DenseHashTable(
-                key_dtype=tf.int64,
-                value_dtype=tf.float32,
-                default_value=[0.0, 0.0, 0.0, 0.0],
-                empty_key=[0, 0],  # SdcaFprint never yields 0 or 1 in its low half
-                deleted_key=[1, 1],
-                name=f"{TABLE_NAME}-{i + 1}-of-{num_shards}",
+        with tf.compat.v1.name_scope(None, "SparseFeatureColumn"):
+            self._example_indices = tf.convert_to_tensor(
+                example_indices, name="example_indices", dtype=tf.int64
             )
-            for i in range(num_shards)
-        ]
+            self._feature_indices = tf.convert_to_tensor(
+                feature_indices, name="feature_indices", dtype=tf.int64
+            )
+        self._feature_values = None
+        if feature_values is not None:
+            with tf.compat.v1.name_scope(None, "SparseFeatureColumn"):
+                self._feature_values = tf.convert_to_tensor(
+                    feature_values, name="feature_values", dtype=tf.float32
+                )
 
-    def _split(self, keys: Any) -> Any:
-        tf = import_tf()
-        first = tf.reshape(tf.slice(keys, [0, 0], [-1, 1]), [-1])
-        return tf.cast(tf.math.floormod(tf.math.abs(first), len(self.shards)), tf.int32)
+    @property
+    def example_indices(self) -> Any:
+        """The example of each entry (`[N]` int64)."""
+        return self._example_indices
 
-    def size(self) -> Any:
-        """Number of examples seen (all shards)."""
-        return import_tf().math.add_n([s.size() for s in self.shards])
+    @property
+    def feature_indices(self) -> Any:
+        """The feature id of each entry (`[N]` int64)."""
+        return self._feature_indices
 
-    def lookup(self, keys: Any) -> Any:
-        """The `[n, 4]` states of `keys` (`[n, 2]` fingerprints); zeros when unseen."""
-        tf = import_tf()
-        n = len(self.shards)
-        if n == 1:
-            return self.shards[0].lookup(keys)
-        where = self._split(keys)
-        parts = tf.dynamic_partition(keys, where, n)
-        values = [s.lookup(p) for s, p in zip(self.shards, parts)]
-        positions = tf.dynamic_partition(tf.range(tf.shape(keys)[0]), where, n)
-        return tf.dynamic_stitch(positions, values)
-
-    def insert(self, keys: Any, values: Any) -> Any:
-        """Stores `values` (`[n, 4]`) under `keys`."""
-        tf = import_tf()
-        n = len(self.shards)
-        if n == 1:
-            return self.shards[0].insert(keys, values)
-        where = self._split(keys)
-        parts = zip(tf.dynamic_partition(keys, where, n), tf.dynamic_partition(values, where, n))
-        return tf.group(*[s.insert(k, v) for s, (k, v) in zip(self.shards, parts)])
+    @property
+    def feature_values(self) -> Any:
+        """The value of each entry (`[N]` float32), or None (all 1)."""
+        return self._feature_values
 
 
 def _single(variables: Any, column: Any) -> Any:
@@ -146,7 +135,14 @@ class SDCAModel:
             ]
             for kind, variables in weights.items()
         }
-        self.table = ShardedTable(sdca._num_table_shards or 1)
+        self.table = _ShardedMutableDenseHashTable(
+            key_dtype=tf.int64,
+            value_dtype=tf.float32,
+            default_value=[0.0, 0.0, 0.0, 0.0],
+            empty_key=[0, 0],  # SdcaFprint never yields 0 or 1 in its low half
+            deleted_key=[1, 1],
+            num_shards=sdca._num_table_shards or 1,
+        )
         tf.compat.v1.summary.scalar("approximate_duality_gap", self.approximate_duality_gap())
         tf.compat.v1.summary.scalar("examples_seen", self.table.size())
 
@@ -166,7 +162,7 @@ class SDCAModel:
         sdca = self.sdca
         with tf.compat.v1.name_scope("sdca/approximate_duality_gap"):
             sums: list = []
-            for shard in self.table.shards:
+            for shard in self.table.table_shards:
                 with tf.control_dependencies(sums):  # one shard's float64 copy at a time
                     sums.append(tf.math.reduce_sum(tf.cast(shard.export()[1], tf.float64), 0))
             total = tf.math.add_n(sums)
@@ -174,11 +170,15 @@ class SDCAModel:
             l2 = sdca._symmetric_l2_regularization * self._norm(tf.math.square)
             return (total[1] + total[2] + l1 + l2) / total[3]
 
-    def minimize(self, global_step: Any = None) -> Any:
-        """The solver step: new duals into the table, deltas into the unshrunk weights."""
+    def minimize(self, global_step: Any = None, name: Any = None) -> Any:
+        """The solver step: new duals into the table, deltas into the unshrunk weights
+        (then `global_step` + 1 when given; `name`: the returned op's name scope/name).
+
+        Sparse columns may come without values (`None`): the kernel counts them as 1.
+        """
         tf = import_tf()
         sdca, batch = self.sdca, self.batch
-        with tf.compat.v1.name_scope("sdca/minimize"):
+        with tf.compat.v1.name_scope(name, "sdca/minimize"):
             keys = tf.raw_ops.SdcaFprint(input=batch["example_ids"])
             state = self.table.lookup(keys)
             sparse = batch["sparse"]
@@ -189,7 +189,7 @@ class SDCAModel:
             esu, sfw, dfw = tf.raw_ops.SdcaOptimizerV2(
                 sparse_example_indices=[r for r, _, _ in sparse],
                 sparse_feature_indices=[f for _, f, _ in sparse],
-                sparse_feature_values=[v for _, _, v in sparse],
+                sparse_feature_values=[v for _, _, v in sparse if v is not None],
                 dense_features=batch["dense"],
                 example_weights=batch["example_weights"],
                 example_labels=batch["labels"],
@@ -213,7 +213,7 @@ class SDCAModel:
             if global_step is None:
                 return tf.group(*ops)
             with tf.control_dependencies(ops):
-                return tf.compat.v1.assign_add(global_step, 1).op
+                return tf.compat.v1.assign_add(global_step, 1, name=name).op
 
     def update_weights(self, train_op: Any) -> Any:
         """Copies the unshrunk weights into the model's, then the L1 proximal step."""

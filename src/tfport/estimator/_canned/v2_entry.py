@@ -88,23 +88,48 @@ def _build_dnn(
     v1 = tf.compat.v1
     _check_v2_columns(feature_columns)
     names = _layer_names(hidden_units)
-    before = set(v1.get_collection(v1.GraphKeys.UPDATE_OPS))
     reuse = v1.get_variable_scope().reuse
     with v1.name_scope("dnn", values=tuple(features.values())) as model_scope:
         scope = v1.VariableScope(reuse=reuse, name=tf_internals.unreplicated_name(model_scope[:-1]))
-        with v1.variable_scope(scope, auxiliary_name_scope=False):
-            logits = dnn.dnn_logits(
-                features,
-                mode,
-                units=units,
-                hidden_units=hidden_units,
-                feature_columns=list(feature_columns),
-                activation_fn=activation_fn,
-                dropout=dropout,
-                batch_norm=batch_norm,
-                v2=True,
-                layer_names=names,
-            )
+        settings = (units, hidden_units, feature_columns, activation_fn, dropout, batch_norm)
+        return dnn_in_scope(scope, names, features, mode, *settings)
+
+
+def dnn_in_scope(
+    scope: Any,
+    names: dict,
+    features: Any,
+    mode: str,
+    units: int,
+    hidden_units: tuple,
+    feature_columns: Any,
+    activation_fn: Any,
+    dropout: Any,
+    batch_norm: bool,
+) -> tuple:
+    """(logits, trainable variables, update ops) of the v2 DNN built in variable scope
+    `scope` (a `VariableScope`), its layers named by `names` (see `_layer_names`).
+
+    Example:
+        >>> logits, variables, updates = dnn_in_scope(  # doctest: +SKIP
+        ...     scope, _layer_names((4,)), features, "train", 2, (4,), cols, tf.nn.relu,
+        ...     None, False)
+    """
+    v1 = tf.compat.v1
+    before = set(v1.get_collection(v1.GraphKeys.UPDATE_OPS))
+    with v1.variable_scope(scope, auxiliary_name_scope=False):
+        logits = dnn.dnn_logits(
+            features,
+            mode,
+            units=units,
+            hidden_units=hidden_units,
+            feature_columns=list(feature_columns),
+            activation_fn=activation_fn,
+            dropout=dropout,
+            batch_norm=batch_norm,
+            v2=True,
+            layer_names=names,
+        )
     variables = _trainable(tf, scope.name)
     updates = [op for op in v1.get_collection(v1.GraphKeys.UPDATE_OPS) if op not in before]
     return logits, variables, updates
