@@ -236,7 +236,14 @@ def layer_norm_model_fn(features, labels, mode):
 
 
 def layer_norms(model_dir):
-    return tf.estimator.Estimator(layer_norm_model_fn, model_dir=model_dir)
+    # Grappler's remapper turns `tf.keras.layers.LayerNormalization(axis=[1, 2])`'s fused
+    # batch norm into one with a [1, 3, 4] scale on oneDNN CPUs with AVX-512, which then
+    # fails ("scale must be 1D"): a TensorFlow bug, on TF 2.15 as on 2.21, that a plain
+    # session shows too. Remapping off keeps the model's numbers on every CPU.
+    session_config = tf.compat.v1.ConfigProto()
+    session_config.graph_options.rewrite_options.remapping = 2  # RewriterConfig.OFF
+    config = tf.estimator.RunConfig(session_config=session_config)
+    return tf.estimator.Estimator(layer_norm_model_fn, model_dir=model_dir, config=config)
 
 
 def vectors(seed, n=32):
