@@ -304,8 +304,11 @@ PRIVATE["tpu.tpu_context"].update(
         for n in ("_InternalTPUContext", "_OneCoreTPUContext", "_get_tpu_context")
     }
     | {
-        "_TPUEstimatorReplicaContext": "tfport.estimator._tpu.internal_placement:"
-        "_TPUEstimatorReplicaContext"
+        n: f"tfport.estimator._tpu.internal_placement:{a}"
+        for n, a in (
+            ("_TPUEstimatorReplicaContext", "_TPUEstimatorReplicaContext"),
+            ("_NUM_CORES_TO_COMPUTATION_SHAPE", "COMPUTATION_SHAPES"),
+        )
     }
 )
 # private_canned_models: canned DNN/linear Keras models, SDCA solver, its tables, k-means model_fn

@@ -49,16 +49,6 @@ VALUES["tpu.tpu_context"].update(
     _DEFAULT_COORDINATOR_JOB_NAME="coordinator",
     _DEFAULT_JOB_NAME="tpu_worker",
     _LOCAL_MASTERS=("", "local"),
-    _NUM_CORES_TO_COMPUTATION_SHAPE={
-        1: [1, 1, 1, 1],
-        2: [1, 1, 1, 2],
-        4: [1, 2, 1, 2],
-        8: [2, 2, 1, 2],
-        16: [4, 2, 1, 2],
-        32: [4, 4, 1, 2],
-        64: [8, 4, 1, 2],
-        128: [8, 8, 1, 2],
-    },
 )
 VALUES["tpu.util"]["_ITERATIONS_PER_LOOP_VALUE_REGEX"] = re.compile(
     r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)"
