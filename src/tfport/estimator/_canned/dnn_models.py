@@ -49,7 +49,28 @@ class _Built:
         return out
 
 
-class _DNNModel(_Model):
+class _FirstCallWeights(_Model):
+    """A Keras model whose weights are the variables its first call created (`_built_vars`).
+
+    Subclasses set `self._built_vars = _Built()` and build their call through its `track`.
+    """
+
+    _built_vars: _Built
+
+    @property
+    def trainable_weights(self) -> list:
+        return [v for v in self._built_vars.variables if v.trainable]
+
+    @property
+    def non_trainable_weights(self) -> list:
+        return [v for v in self._built_vars.variables if not v.trainable]
+
+    @property
+    def weights(self) -> list:
+        return list(self._built_vars.variables)
+
+
+class _DNNModel(_FirstCallWeights):
     """The v1 canned DNN as a Keras model: `model(features, mode)` gives the logits.
 
     Args:
@@ -111,20 +132,8 @@ class _DNNModel(_Model):
         """Keeps `layer` as the attribute `layer_name` (Keras tracks it)."""
         setattr(self, layer_name, layer)
 
-    @property
-    def trainable_weights(self) -> list:
-        return [v for v in self._built_vars.variables if v.trainable]
 
-    @property
-    def non_trainable_weights(self) -> list:
-        return [v for v in self._built_vars.variables if not v.trainable]
-
-    @property
-    def weights(self) -> list:
-        return list(self._built_vars.variables)
-
-
-class _DNNModelV2(_Model):
+class _DNNModelV2(_FirstCallWeights):
     """The v2 canned DNN as a Keras model: `model(features, mode)` gives the logits.
 
     Args:
@@ -176,15 +185,3 @@ class _DNNModelV2(_Model):
             return v2_entry.dnn_in_scope(scope, self._names, features, mode, *self._settings)[0]
 
         return self._built_vars.track(build)
-
-    @property
-    def trainable_weights(self) -> list:
-        return [v for v in self._built_vars.variables if v.trainable]
-
-    @property
-    def non_trainable_weights(self) -> list:
-        return [v for v in self._built_vars.variables if not v.trainable]
-
-    @property
-    def weights(self) -> list:
-        return list(self._built_vars.variables)
