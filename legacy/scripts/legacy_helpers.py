@@ -10,6 +10,7 @@ import json
 import os
 import sys
 
+import _values
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import estimator as E
 from tensorflow_estimator.python.estimator import model_fn as M
@@ -21,26 +22,12 @@ ARTIFACTS = ("legacy_helpers",)
 v1 = tf.compat.v1
 
 
-def _outcome(fn, *args):
-    try:
-        value = fn(*args)
-    except Exception as e:  # noqa: BLE001 - the exception type is the recorded outcome
-        builtin = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-        line = str(e).splitlines()[0] if str(e) else ""
-        return ["raises", builtin.__name__, line, type(e).__module__ == "builtins"]
-    return ["returns", _describe(value)]
+def _graph_object(value):
+    return [type(value).__name__, value.name.split("/")[-1].split(":")[0]]
 
 
-def _describe(value):
-    if isinstance(value, (tf.Tensor, tf.Operation)):
-        return [type(value).__name__, value.name.split("/")[-1].split(":")[0]]
-    if isinstance(value, dict):
-        return {str(k): _describe(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_describe(v) for v in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return type(value).__name__
+_describe = _values.describer(_graph_object)
+_outcome = _values.outcome_recorder(_describe)
 
 
 def _model_fn_validators():
@@ -648,13 +635,5 @@ def record(workdir=None):
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "legacy_helpers", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("legacy_helpers", record, sys.argv[1:])

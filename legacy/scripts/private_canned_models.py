@@ -9,11 +9,11 @@ examples). The test runs ``record()`` under tfport and compares.
 """
 
 import collections
-import json
 import os
 import sys
 import tempfile
 
+import _values
 import numpy as np
 import tensorflow as tf
 from tensorflow_estimator.python.estimator.canned import dnn, kmeans, linear
@@ -435,13 +435,5 @@ def record():
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "private_canned_models", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("private_canned_models", record, sys.argv[1:])

@@ -11,11 +11,10 @@ builds (dtypes, shapes, summary, runner) and the batches dequeued from them in a
 """
 
 import collections
-import json
-import os
 import random
 import sys
 
+import _values
 import numpy as np
 import pandas as pd
 import tensorflow as tf
@@ -304,13 +303,5 @@ def record():
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "private_feeding", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("private_feeding", record, sys.argv[1:])

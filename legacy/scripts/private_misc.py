@@ -20,10 +20,9 @@ Exceptions are recorded as (builtin base type, first line, whether builtin). The
 ``record()`` under tfport and compares.
 """
 
-import json
-import os
 import sys
 
+import _values
 import numpy as np
 import tensorflow as tf
 from tensorflow_estimator.python.estimator import early_stopping as ES
@@ -37,28 +36,12 @@ ARTIFACTS = ("private_misc",)
 v1 = tf.compat.v1
 
 
-def _outcome(fn, *args, **kwargs):
-    try:
-        value = fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - the exception type is the recorded outcome
-        builtin = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-        line = str(e).splitlines()[0] if str(e) else ""
-        return ["raises", builtin.__name__, line, type(e).__module__ == "builtins"]
-    return ["returns", _describe(value)]
+def _tensor(value):
+    return ["Tensor", value.dtype.name, value.shape.as_list()]
 
 
-def _describe(value):
-    if isinstance(value, tf.Tensor):
-        return ["Tensor", value.dtype.name, value.shape.as_list()]
-    if isinstance(value, tf.Operation):
-        return "Operation"
-    if isinstance(value, dict):
-        return {str(k): _describe(v) for k, v in sorted(value.items(), key=str)}
-    if isinstance(value, (list, tuple)):
-        return [_describe(v) for v in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return type(value).__name__
+_describe = _values.describer(_tensor, operation=lambda op: "Operation", sort_key=str)
+_outcome = _values.outcome_recorder(_describe)
 
 
 # -- early stopping -----------------------------------------------------------------------
@@ -317,13 +300,5 @@ def record():
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "private_misc", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("private_misc", record, sys.argv[1:])

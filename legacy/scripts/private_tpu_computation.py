@@ -11,10 +11,9 @@ members legacy's internal TPU context offers these functions. The test runs ``re
 under tfport and compares.
 """
 
-import json
-import os
 import sys
 
+import _values
 import tensorflow as tf
 from tensorflow_estimator.python.estimator.tpu import _tpu_estimator_embedding as EMB
 from tensorflow_estimator.python.estimator.tpu import tpu_config as TC
@@ -47,28 +46,12 @@ class _Ctx:
         return "/task:0/device:CPU:0"
 
 
-def _outcome(fn, *args, **kwargs):
-    try:
-        value = fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - the exception type is the recorded outcome
-        builtin = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-        line = str(e).splitlines()[0] if str(e) else ""
-        return ["raises", builtin.__name__, line, type(e).__module__ == "builtins"]
-    return ["returns", _describe(value)]
+def _tensor(value):
+    return ["Tensor", value.dtype.name, value.shape.as_list() if value.shape.rank else []]
 
 
-def _describe(value):
-    if isinstance(value, tf.Tensor):
-        return ["Tensor", value.dtype.name, value.shape.as_list() if value.shape.rank else []]
-    if isinstance(value, tf.Operation):
-        return ["Operation"]
-    if isinstance(value, dict):
-        return {str(k): _describe(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_describe(v) for v in value]
-    if isinstance(value, (str, int, float, bool, type(None))):
-        return value
-    return type(value).__name__
+_describe = _values.describer(_tensor, operation=lambda op: ["Operation"])
+_outcome = _values.outcome_recorder(_describe)
 
 
 def _validate():
@@ -326,13 +309,5 @@ def record(workdir=None):
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "private_tpu_computation", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("private_tpu_computation", record, sys.argv[1:])

@@ -9,11 +9,9 @@ iterations variable and eval-step helpers, the graph checks, the infeed queue co
 The test runs ``record()`` under tfport and compares.
 """
 
-import json
-import os
 import sys
 
-import numpy as np
+import _values
 import tensorflow as tf
 from tensorflow.core.framework import attr_value_pb2
 from tensorflow_estimator.python.estimator.tpu import iteration_count_estimator as I
@@ -26,31 +24,16 @@ ARTIFACTS = ("private_tpu_hooks",)
 v1 = tf.compat.v1
 
 
-def _describe(value):
-    if isinstance(value, (tf.Tensor, tf.Operation)):
-        return [type(value).__name__, value.name.split(":")[0]]
-    if isinstance(value, dict):
-        return {str(k): _describe(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)):
-        return [_describe(v) for v in value]
-    if isinstance(value, (np.generic,)):
-        value = value.item()
-    if isinstance(value, float):
-        return round(value, 6)
-    if isinstance(value, (str, int, bool, type(None))):
-        return value
-    return type(value).__name__
+def _graph_object(value):
+    return [type(value).__name__, value.name.split(":")[0]]
 
 
-def _outcome(fn, *args, **kwargs):
-    try:
-        value = fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - the exception type is the recorded outcome
-        builtin = next(c for c in type(e).__mro__ if c.__module__ == "builtins")
-        line = str(e).splitlines()[0] if str(e) else ""
-        line = line.split(" Available devices")[0]  # the device list differs by TF version
-        return ["raises", builtin.__name__, line, type(e).__module__ == "builtins"]
-    return ["returns", _describe(value)]
+def _message(line):
+    return line.split(" Available devices")[0]  # the device list differs by TF version
+
+
+_describe = _values.describer(_graph_object, digits=6)
+_outcome = _values.outcome_recorder(_describe, message=_message)
 
 
 _PROPERTIES = (
@@ -342,13 +325,5 @@ def record():
     }
 
 
-def main(argv):
-    name, out_dir = argv
-    assert name == "private_tpu_hooks", name
-    os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "values.json"), "w") as f:
-        json.dump(record(), f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    _values.main("private_tpu_hooks", record, sys.argv[1:])

@@ -38,11 +38,16 @@ def script(legacy_dir: pathlib.Path, case: str) -> pathlib.Path:
 
 
 def load_script(legacy_dir: pathlib.Path, case: str) -> types.ModuleType:
-    """Imports the script declaring CASE as a module (call tfport.install() first)."""
+    """Imports the script declaring CASE as a module (call tfport.install() first). Its
+    folder is on sys.path meanwhile, as when it runs (its sibling `_values` imports)."""
     path = script(legacy_dir, case)
     spec = importlib.util.spec_from_file_location(f"legacy_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
     return module
 
 
