@@ -7,34 +7,12 @@ builtin exception, with legacy's message (object addresses aside)."""
 
 from __future__ import annotations
 
-import json
-import pathlib
-import re
-
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/legacy_helpers/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "legacy_helpers")
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _same(got: object, want: object) -> bool:
-    if isinstance(want, list) and want[:1] == ["raises"]:
-        if not (isinstance(got, list) and got[:2] == want[:2]):
-            return False
-        exact = want[3] and got[3]  # both builtin: the message is part of the contract
-        return not exact or _ADDRESS.sub("", got[2]) == _ADDRESS.sub("", want[2])
-    return got == want
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return SCRIPT.record()
+GOLDEN = golden_values.golden("legacy_helpers")
+SCRIPT = golden_values.script("legacy_helpers")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=False)
 
 
 @pytest.mark.slow
@@ -42,5 +20,4 @@ def recorded():
 def test_legacy_private_helpers_behave_as_on_tf_2_15(recorded, group):
     got = recorded[group]
     assert sorted(got) == sorted(GOLDEN[group])
-    differ = {k: (got[k], GOLDEN[group][k]) for k in got if not _same(got[k], GOLDEN[group][k])}
-    assert differ == {}
+    assert golden_values.differ(got, GOLDEN[group]) == {}

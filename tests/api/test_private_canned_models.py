@@ -11,16 +11,14 @@ the legacy stack too), so its values are compared after convergence."""
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
 
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/private_canned_models/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "private_canned_models")
+GOLDEN = golden_values.golden("private_canned_models")
+SCRIPT = golden_values.script("private_canned_models")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=True)
 
 
 def _differences(got: object, want: object, path: str = "") -> list[str]:
@@ -38,14 +36,6 @@ def _differences(got: object, want: object, path: str = "") -> list[str]:
     elif got == want:
         return []
     return [f"{path}: {got!r} instead of {want!r}"]
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return json.loads(json.dumps(SCRIPT.record()))  # tuples as the golden's lists
 
 
 @pytest.mark.slow

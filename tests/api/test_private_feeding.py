@@ -8,23 +8,12 @@ the runner's own checks, each equal to legacy's."""
 
 from __future__ import annotations
 
-import json
-import pathlib
-
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/private_feeding/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "private_feeding")
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return json.loads(json.dumps(SCRIPT.record()))
+GOLDEN = golden_values.golden("private_feeding")
+SCRIPT = golden_values.script("private_feeding")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=True)
 
 
 @pytest.mark.slow

@@ -16,33 +16,14 @@ worker's own vote).
 
 from __future__ import annotations
 
-import json
-import pathlib
-
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/private_misc/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "private_misc")
+GOLDEN = golden_values.golden("private_misc")
+SCRIPT = golden_values.script("private_misc")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=False)
 # legacy failed on TF 2.15 here; what tfport gives instead is checked below
 LEGACY_FAILED = {("early_stopping", "default_context"), ("export_function", "defun")}
-
-
-def _same(got: object, want: object) -> bool:
-    if isinstance(want, list) and want[:1] == ["raises"]:
-        if not (isinstance(got, list) and got[:2] == want[:2]):
-            return False
-        return not (want[3] and got[3]) or got[2] == want[2]
-    return got == want
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return SCRIPT.record()
 
 
 @pytest.mark.slow
@@ -50,12 +31,9 @@ def recorded():
 def test_private_misc_names_behave_as_on_tf_2_15(recorded, group):
     got, want = recorded[group], GOLDEN[group]
     assert sorted(got) == sorted(want)
-    differ = {
-        k: (got[k], want[k])
-        for k in got
-        if (group, k) not in LEGACY_FAILED and not _same(got[k], want[k])
-    }
-    assert differ == {}
+    skip = tuple(k for g, k in LEGACY_FAILED if g == group)
+    # legacy's messages are compared as they are (none held an object address)
+    assert golden_values.differ(got, want, skip, addresses=False) == {}
 
 
 @pytest.mark.slow

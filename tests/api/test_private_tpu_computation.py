@@ -8,34 +8,12 @@ raise a builtin exception, with legacy's message (object addresses aside)."""
 
 from __future__ import annotations
 
-import json
-import pathlib
-import re
-
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/private_tpu_computation/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "private_tpu_computation")
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _same(got: object, want: object) -> bool:
-    if isinstance(want, list) and want[:1] == ["raises"]:
-        if not (isinstance(got, list) and got[:2] == want[:2]):
-            return False
-        exact = len(want) > 3 and want[3] and got[3]  # both builtin: the message counts
-        return not exact or _ADDRESS.sub("", got[2]) == _ADDRESS.sub("", want[2])
-    return got == want
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return json.loads(json.dumps(SCRIPT.record()))
+GOLDEN = golden_values.golden("private_tpu_computation")
+SCRIPT = golden_values.script("private_tpu_computation")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=True)
 
 
 @pytest.mark.slow
@@ -43,8 +21,7 @@ def recorded():
 def test_tpu_computation_internals_behave_as_on_tf_2_15(recorded, group):
     got = recorded[group]
     assert sorted(got) == sorted(GOLDEN[group])
-    differ = {k: (got[k], GOLDEN[group][k]) for k in got if not _same(got[k], GOLDEN[group][k])}
-    assert differ == {}
+    assert golden_values.differ(got, GOLDEN[group]) == {}
 
 
 def test_augmented_model_fn_and_inference_call_complete_params_as_tpu_estimator():

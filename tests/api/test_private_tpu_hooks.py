@@ -9,42 +9,16 @@ builtin exception, with legacy's message (object addresses aside)."""
 
 from __future__ import annotations
 
-import json
-import pathlib
-import re
-
 import pytest
-from tests.legacy import compare
+from tests.api import golden_values
 
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
-GOLDEN = json.loads((LEGACY / "goldens/private_tpu_hooks/values.json").read_text())
-SCRIPT = compare.load_script_installed(LEGACY, "private_tpu_hooks")
-_ADDRESS = re.compile(r" at 0x[0-9a-f]+")
-
-
-def _same(got: object, want: object) -> bool:
-    if isinstance(want, list) and want[:1] == ["raises"]:
-        if not (isinstance(got, list) and got[:2] == want[:2]):
-            return False
-        exact = want[3] and got[3]  # both builtin: the message is part of the contract
-        return not exact or _ADDRESS.sub("", got[2]) == _ADDRESS.sub("", want[2])
-    if isinstance(want, dict) and isinstance(got, dict):
-        return sorted(got) == sorted(want) and all(_same(got[k], want[k]) for k in want)
-    if isinstance(want, list) and isinstance(got, list):
-        return len(got) == len(want) and all(map(_same, got, want))
-    return got == want
+GOLDEN = golden_values.golden("private_tpu_hooks")
+SCRIPT = golden_values.script("private_tpu_hooks")
+recorded = golden_values.recorded_fixture(SCRIPT, as_json=False)
 
 
 def _differ(got: dict, want: dict) -> dict:
-    return {k: (got.get(k), want[k]) for k in want if k not in got or not _same(got[k], want[k])}
-
-
-@pytest.fixture(scope="module")
-def recorded():
-    import tfport
-
-    tfport.install()
-    return SCRIPT.record()
+    return golden_values.differ(got, want, nested=True)  # outcomes inside lists, dicts too
 
 
 @pytest.mark.slow
@@ -60,4 +34,4 @@ def test_a_different_answer_is_reported():
     got = dict(want, stop_num_steps=[[4, 4], [4, 8], [4, 12]])
     assert list(_differ(got, want)) == ["stop_num_steps"]
     raised = ["raises", "ValueError", "other message", True]
-    assert not _same(raised, want["stop_neither"])
+    assert not golden_values.same(raised, want["stop_neither"], nested=True)
