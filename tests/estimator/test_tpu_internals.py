@@ -462,3 +462,14 @@ def test_a_tpu_estimator_subclass_calling_the_internals_gets_legacys_params(tmp_
     assert seen["input"] == (["a", "batch_size"], 8)
     assert seen["train"] == (["a", "batch_size", "use_tpu"], 8, False)
     assert params == ["a"]
+
+
+@pytest.mark.parametrize(("given", "kept"), [(True, 2), (False, 1), (3, 3), (5, 5)])
+def test_tpu_config_keeps_the_input_pipeline_as_legacy_did(given, kept):
+    # TF 2.15's TPUConfig stored True as InputPipelineConfig.PER_HOST_V1 (2) and False as
+    # PER_SHARD_V1 (1), and other values as given (checked on the legacy stack)
+    from tfport.estimator._tpu.tpu_estimator import TPUConfig
+
+    config = TPUConfig(per_host_input_for_training=given)
+    assert config.per_host_input_for_training == kept
+    assert type(config.per_host_input_for_training) is int

@@ -32,6 +32,7 @@ tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 log = logging.getLogger("tfport")
+_PER_HOST_V1 = 2  # tpu_config.InputPipelineConfig.PER_HOST_V1 (PER_SHARD_V1 is 1)
 
 
 class TPUConfig(
@@ -53,6 +54,9 @@ class TPUConfig(
     )
 ):
     """TPU-specific settings (only `iterations_per_loop` matters off TPU).
+
+    `per_host_input_for_training` True or False is kept as legacy kept it: the
+    `InputPipelineConfig` value PER_HOST_V1 (2) or PER_SHARD_V1 (1).
 
     Example:
         >>> TPUConfig(iterations_per_loop=10).iterations_per_loop
@@ -84,6 +88,8 @@ class TPUConfig(
                     iterations_per_loop=iterations_per_loop,
                 )
             )
+        if isinstance(per_host_input_for_training, bool):  # legacy stored the enum value
+            per_host_input_for_training = _PER_HOST_V1 if per_host_input_for_training else 1
         config = super().__new__(
             cls,
             iterations_per_loop,
