@@ -86,6 +86,36 @@ def test_spec_is_the_legacy_namedtuple():
     assert isinstance(spec, tuple) and spec.index(params) == 2
 
 
+# TF 2.15's tf.compat.v1.tpu.experimental optimization parameter classes and their
+# parameters (read on the legacy stack); TF 2.21 has none of them
+LEGACY_PARAMETERS = {
+    "AdagradParameters": None,
+    "AdamParameters": None,
+    "StochasticGradientDescentParameters": None,
+    "FtrlParameters": (
+        "learning_rate learning_rate_power initial_accumulator_value "
+        "l1_regularization_strength l2_regularization_strength use_gradient_accumulation "
+        "clip_weight_min clip_weight_max weight_decay_factor "
+        "multiply_weight_decay_factor_by_learning_rate multiply_linear_by_learning_rate beta "
+        "allow_zero_accumulator clip_gradient_min clip_gradient_max"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEGACY_PARAMETERS))
+def test_install_gives_back_tf_2_15s_optimization_parameters(name):
+    import inspect
+
+    tf = _tf()
+    cls = getattr(tf.compat.v1.tpu.experimental, name)
+    if LEGACY_PARAMETERS[name] is not None:
+        assert list(inspect.signature(cls).parameters) == LEGACY_PARAMETERS[name].split()
+    _, columns = _columns(tf)
+    params = cls(0.1)
+    spec = tf.compat.v1.estimator.tpu.experimental.EmbeddingConfigSpec(columns, params)
+    assert spec.optimization_parameters is params and params.learning_rate == 0.1
+
+
 def test_bad_specs_fail_with_one_line(tmp_path):
     tf = _tf()
     cat, columns = _columns(tf)

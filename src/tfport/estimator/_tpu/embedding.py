@@ -12,9 +12,9 @@ tfport runs `use_tpu=True` the same way (legacy failed there for lack of TPU cor
 both give the same numbers.
 
 TF 2.21 dropped the TF1 optimization parameter classes of
-`tf.compat.v1.tpu.experimental`; `AdagradParameters`, `AdamParameters` and
-`StochasticGradientDescentParameters` here stand in for them (`tfport.install()` puts
-them back where TensorFlow lacks them).
+`tf.compat.v1.tpu.experimental`; `AdagradParameters`, `AdamParameters`, `FtrlParameters`
+and `StochasticGradientDescentParameters` here stand in for the four TF 2.15 had there
+(`tfport.install()` puts them back where TensorFlow lacks them).
 
 Example:
     >>> params = AdagradParameters(0.1)
@@ -133,10 +133,60 @@ class StochasticGradientDescentParameters(_OptimizationParameters):
     """
 
 
+class FtrlParameters(_OptimizationParameters):
+    """`tf.compat.v1.tpu.experimental.FtrlParameters` (TF 1 TPU embedding FTRL).
+
+    Example:
+        >>> FtrlParameters(0.1, l1_regularization_strength=0.5).l1_regularization_strength
+        0.5
+    """
+
+    def __init__(
+        self,
+        learning_rate: Any,
+        learning_rate_power: float = -0.5,
+        initial_accumulator_value: float = 0.1,
+        l1_regularization_strength: float = 0.0,
+        l2_regularization_strength: float = 0.0,
+        use_gradient_accumulation: bool = True,
+        clip_weight_min: float | None = None,
+        clip_weight_max: float | None = None,
+        weight_decay_factor: float | None = None,
+        multiply_weight_decay_factor_by_learning_rate: bool | None = None,
+        multiply_linear_by_learning_rate: bool = False,
+        beta: float = 0,
+        allow_zero_accumulator: bool = False,
+        clip_gradient_min: float | None = None,
+        clip_gradient_max: float | None = None,
+    ) -> None:
+        super().__init__(
+            learning_rate,
+            use_gradient_accumulation,
+            clip_weight_min,
+            clip_weight_max,
+            weight_decay_factor,
+            multiply_weight_decay_factor_by_learning_rate,
+            clip_gradient_min,
+            clip_gradient_max,
+        )
+        self.learning_rate_power = learning_rate_power
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l1_regularization_strength = l1_regularization_strength
+        self.l2_regularization_strength = l2_regularization_strength
+        self.multiply_linear_by_learning_rate = multiply_linear_by_learning_rate
+        self.beta = beta
+        self.allow_zero_accumulator = allow_zero_accumulator
+
+
 # The names tfport.install() gives tf.compat.v1.tpu.experimental where TensorFlow lacks them.
 OPTIMIZATION_PARAMETERS = {
     cls.__name__: cls
-    for cls in (AdagradParameters, AdamParameters, StochasticGradientDescentParameters)
+    for cls in (
+        AdagradParameters,
+        AdamParameters,
+        FtrlParameters,
+        StochasticGradientDescentParameters,
+    )
 }
 
 
@@ -148,7 +198,6 @@ def _is_optimization_parameters(value: Any) -> bool:
         type(value).__name__ == name and "tpu_embedding" in type(value).__module__
         for name in (
             *OPTIMIZATION_PARAMETERS,
-            "FtrlParameters",
             "ProximalAdagradParameters",
             "MomentumParameters",
             "RMSPropParameters",

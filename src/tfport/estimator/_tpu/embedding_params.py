@@ -1,8 +1,9 @@
 """Legacy `_tpu_estimator_embedding`'s column and optimizer tables and slot variable names.
 
 TF 2.21 dropped the TF1 TPU embedding optimizer classes; `embedding.py` stands in for
-Adagrad, Adam and SGD, and this module for the other four legacy accepted (Ftrl, Momentum,
-RMSProp, ProximalAdagrad), so `_SUPPORTED_OPTIMIZERS` holds the seven legacy listed.
+the four TF 2.15 had in `tf.compat.v1.tpu.experimental` (Adagrad, Adam, Ftrl, SGD), and this
+module for the other three legacy accepted (Momentum, RMSProp, ProximalAdagrad), so
+`_SUPPORTED_OPTIMIZERS` holds the seven legacy listed.
 `_get_slot_variable_names` names an embedding table's optimizer slots as a CPU run names
 them (`scope/var/Adagrad`, `scope/var/Adam/m`, ...), through the slot table tfport's TPU
 embedding internals keep (`_legacy/tpu_embedding_internals.py`).
@@ -21,55 +22,11 @@ from tfport.estimator._legacy.tpu_embedding_internals import _slot_names
 from tfport.estimator._tpu.embedding import (
     AdagradParameters,
     AdamParameters,
+    FtrlParameters,
     StochasticGradientDescentParameters,
     _OptimizationParameters,
 )
 from tfport.estimator._tpu.legacy_helpers import _get_embedding_variable_name
-
-
-class FtrlParameters(_OptimizationParameters):
-    """`tf.compat.v1.tpu.experimental.FtrlParameters` (TF 1 TPU embedding FTRL).
-
-    Example:
-        >>> FtrlParameters(0.1, l1_regularization_strength=0.5).l1_regularization_strength
-        0.5
-    """
-
-    def __init__(
-        self,
-        learning_rate: Any,
-        learning_rate_power: float = -0.5,
-        initial_accumulator_value: float = 0.1,
-        l1_regularization_strength: float = 0.0,
-        l2_regularization_strength: float = 0.0,
-        use_gradient_accumulation: bool = True,
-        clip_weight_min: float | None = None,
-        clip_weight_max: float | None = None,
-        weight_decay_factor: float | None = None,
-        multiply_weight_decay_factor_by_learning_rate: bool | None = None,
-        multiply_linear_by_learning_rate: bool = False,
-        beta: float = 0,
-        allow_zero_accumulator: bool = False,
-        clip_gradient_min: float | None = None,
-        clip_gradient_max: float | None = None,
-    ) -> None:
-        super().__init__(
-            learning_rate,
-            use_gradient_accumulation,
-            clip_weight_min,
-            clip_weight_max,
-            weight_decay_factor,
-            multiply_weight_decay_factor_by_learning_rate,
-            clip_gradient_min,
-            clip_gradient_max,
-        )
-        self.learning_rate_power = learning_rate_power
-        self.initial_accumulator_value = initial_accumulator_value
-        self.l1_regularization_strength = l1_regularization_strength
-        self.l2_regularization_strength = l2_regularization_strength
-        self.multiply_linear_by_learning_rate = multiply_linear_by_learning_rate
-        self.beta = beta
-        self.allow_zero_accumulator = allow_zero_accumulator
 
 
 class MomentumParameters(_OptimizationParameters):
