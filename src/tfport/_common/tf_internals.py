@@ -493,9 +493,9 @@ def eval_step_and_stop_hooks(hooks: list) -> tuple[Any, list, Callable[[Any], No
     `_set_evals_completed_tensor`, TF >= 1.x).
     """
     cls = _tf("training.evaluation", "_StopAfterNEvalsHook")
-    eval_step = _tf("training.evaluation", "_get_or_create_eval_step")()
+    eval_step = get_or_create_eval_step()
     stops = [h for h in hooks if isinstance(h, cls)]
-    added = [] if stops else [cls(None, log_progress=True)]
+    added = [] if stops else [stop_after_n_evals_hook(None)]
 
     def set_increment(tensor: Any) -> None:
         for hook in stops + added:
