@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._legacy.tpu_inputs import _StopSignals
 from tfport.estimator._tpu.iteration_count import IterationCountEstimator
@@ -110,8 +111,6 @@ def _increase_eval_step_op(iterations_per_loop: Any) -> Any:
     Example:
         >>> op = _increase_eval_step_op(iterations_variable())  # doctest: +SKIP
     """
-    from tfport._common import tf_internals
-
     eval_step = tf_internals.get_or_create_eval_step()
     increment = tf.cast(iterations_per_loop - 1, dtype=eval_step.dtype)
     return tf.compat.v1.assign_add(eval_step, increment, use_locking=True)
