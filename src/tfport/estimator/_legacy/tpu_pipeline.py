@@ -21,9 +21,9 @@ from typing import Any
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._legacy import tpu_enqueue
-from tfport.estimator._legacy.tpu_infeed import iterations_per_loop_variable
 from tfport.estimator._legacy.tpu_inputs import InputsStructureRecorder, _StopSignals
 from tfport.estimator._legacy.util import MultiHostDatasetInitializerHook
+from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
 
 tf = import_tf()
 

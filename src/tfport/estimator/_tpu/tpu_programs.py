@@ -27,9 +27,9 @@ from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
 from tfport.estimator._engine import calls
 from tfport.estimator._engine.context import strategy_for
-from tfport.estimator._legacy.tpu_infeed import iterations_per_loop_variable
 from tfport.estimator._legacy.tpu_inputs import _CapturedObject, _StopSignals
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params, _export_output_to_tensors
+from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
 
 tf = import_tf()
 _INITIAL_LOSS = 1e7
