@@ -158,7 +158,7 @@ def test_fresh_v1_variable_store_lets_each_function_create_the_name():
 
 
 def test_xla_control_flow_context_passes_ops_made_inside_to_add_op():
-    from tfport.estimator._legacy.tpu_host import CatchInvalidHostcallFunctions
+    from tfport.estimator._tpu.tpu_host import CatchInvalidHostcallFunctions
 
     tf = import_tf()
     assert issubclass(CatchInvalidHostcallFunctions, tf_internals.xla_control_flow_context_class())

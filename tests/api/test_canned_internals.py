@@ -17,7 +17,7 @@ import pytest
 from tfport import estimator as tfport_estimator
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import linear_model, rnn, v2_entry
-from tfport.estimator._legacy import base_head
+from tfport.estimator._heads import base_head
 
 tf = import_tf()
 v1 = tf.compat.v1

@@ -52,7 +52,7 @@ def test_legacy_modules_cost_nothing_until_a_name_is_read():
         from tensorflow.python.estimator import gc, util
         after_import = sorted(m for m in sys.modules if m.startswith("tfport.estimator._legacy"))
         head._Head
-        print(before, after_import, "tfport.estimator._legacy.canned_head" in sys.modules)
+        print(before, after_import, "tfport.estimator._heads.canned_head" in sys.modules)
         """
     )
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")

@@ -16,16 +16,16 @@ from tests.legacy import compare
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator import tpu as tfport_tpu
-from tfport.estimator._legacy import tpu_enqueue
-from tfport.estimator._legacy.tpu_infeed import iterations_per_loop_variable
-from tfport.estimator._legacy.tpu_inputs import (
+from tfport.estimator._tpu import tpu_enqueue
+from tfport.estimator._tpu.tpu_context import EmulatedDeployment
+from tfport.estimator._tpu.tpu_infeed import iterations_per_loop_variable
+from tfport.estimator._tpu.tpu_inputs import (
     InputsStructureRecorder,
     _CapturedObject,
     _Inputs,
     _StopSignals,
 )
-from tfport.estimator._legacy.tpu_pipeline import _InputPipeline
-from tfport.estimator._tpu.tpu_context import EmulatedDeployment
+from tfport.estimator._tpu.tpu_pipeline import _InputPipeline
 
 tf = import_tf()
 LEGACY = pathlib.Path(__file__).parents[2] / "legacy"

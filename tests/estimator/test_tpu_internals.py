@@ -16,7 +16,7 @@ from tests.legacy import compare
 
 from tfport._common.errors import TfportInputError
 from tfport._common.tfenv import import_tf
-from tfport.estimator._legacy import tpu_host
+from tfport.estimator._tpu import tpu_host
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
 
 LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
@@ -233,8 +233,8 @@ def test_tpu_estimator_passes_params_context_where_legacy_does(tmp_path, replica
 
 
 def test_embedding_configs_and_variable_names_match_legacy():
-    from tfport.estimator._legacy import tpu_embedding_internals as emb
     from tfport.estimator._tpu import embedding
+    from tfport.estimator._tpu import tpu_embedding_internals as emb
 
     tf = import_tf()
     expected = GOLDEN["embedding"]
@@ -274,8 +274,8 @@ def test_embedding_configs_and_variable_names_match_legacy():
 
 
 def test_embedding_config_and_split_inputs():
-    from tfport.estimator._legacy import tpu_embedding_internals as emb
     from tfport.estimator._tpu import embedding
+    from tfport.estimator._tpu import tpu_embedding_internals as emb
     from tfport.estimator._tpu.tpu_estimator import RunConfig
 
     tf = import_tf()
@@ -299,7 +299,7 @@ def test_embedding_config_and_split_inputs():
         config.get_tpu_embedding("train")
     with pytest.raises(TfportInputError, match="split_inputs of TPU embedding tables"):
         emb.split_inputs(type("Ctx", (), {"embedding_config": config})(), {}, None)
-    from tfport.estimator._legacy.tpu_infeed import TPUInfeedOutfeedSessionHook
+    from tfport.estimator._tpu.tpu_infeed import TPUInfeedOutfeedSessionHook
 
     with pytest.raises(TfportInputError, match=r"TPU embedding engine.*Received: mode='eval'"):
         TPUInfeedOutfeedSessionHook(
@@ -316,7 +316,7 @@ def test_embedding_config_and_split_inputs():
 
 def _run_hook(hook_class, loops, **kwargs):
     """(enqueue runs, dequeue runs) after `loops` session runs of 3 iterations each."""
-    from tfport.estimator._legacy import tpu_infeed
+    from tfport.estimator._tpu import tpu_infeed
 
     tf = import_tf()
     with tf.Graph().as_default():
@@ -337,7 +337,7 @@ def _run_hook(hook_class, loops, **kwargs):
 
 
 def test_infeed_outfeed_hook_runs_the_ops_per_iteration_in_threads():
-    from tfport.estimator._legacy import tpu_infeed
+    from tfport.estimator._tpu import tpu_infeed
 
     hook = tpu_infeed.TPUInfeedOutfeedSessionHook
     assert _run_hook(hook, 2) == (6, 6)
@@ -348,7 +348,7 @@ def test_infeed_outfeed_hook_runs_the_ops_per_iteration_in_threads():
 
 
 def test_infeed_outfeed_hook_reraises_a_thread_error_at_end():
-    from tfport.estimator._legacy import tpu_infeed
+    from tfport.estimator._tpu import tpu_infeed
 
     tf = import_tf()
     with tf.Graph().as_default():
@@ -368,8 +368,8 @@ def test_infeed_outfeed_hook_reraises_a_thread_error_at_end():
 
 def test_call_computation_and_model_fn_inference_run_on_this_device():
     import tfport.estimator
-    from tfport.estimator._legacy import tpu_infeed
     from tfport.estimator._legacy.names import BatchConfig
+    from tfport.estimator._tpu import tpu_infeed
 
     tf = import_tf()
 
@@ -400,7 +400,7 @@ def test_call_computation_and_model_fn_inference_run_on_this_device():
 
 
 def test_split_inputs_pads_tensor_core_embedding_ids():
-    from tfport.estimator._legacy import tpu_embedding_internals as emb
+    from tfport.estimator._tpu import tpu_embedding_internals as emb
 
     tf = import_tf()
     ids = tf.compat.v1.feature_column.categorical_column_with_identity("a", 10)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from tfport._legacy_tree._paths import (
     _EXPORT,
-    _L,
     _N,
     _TPU,
     _V2,
@@ -78,19 +77,19 @@ for _suffix in ("export.export", "export.export_lib"):
 NAMES["export.export_lib"].update(_names("EXPORT_TAG_MAP", "SIGNATURE_KEY_MAP"))
 NAMES["head.base_head"].update(
     {
-        "DEFAULT_SERVING_KEY": f"{_L}canned_head:_DEFAULT_SERVING_KEY",
-        "CLASSIFY_SERVING_KEY": f"{_L}canned_head:_CLASSIFY_SERVING_KEY",
-        "REGRESS_SERVING_KEY": f"{_L}canned_head:_REGRESS_SERVING_KEY",
-        "PREDICT_SERVING_KEY": f"{_L}canned_head:_PREDICT_SERVING_KEY",
-        "all_class_ids": f"{_L}canned_head:_all_class_ids",
-        "all_classes": f"{_L}canned_head:_all_classes",
-        "check_logits_final_dim": f"{_L}canned_head:_check_logits_final_dim",
-        "classification_output": f"{_L}canned_head:_classification_output",
+        "DEFAULT_SERVING_KEY": "tfport.estimator._heads.canned_head:_DEFAULT_SERVING_KEY",
+        "CLASSIFY_SERVING_KEY": "tfport.estimator._heads.canned_head:_CLASSIFY_SERVING_KEY",
+        "REGRESS_SERVING_KEY": "tfport.estimator._heads.canned_head:_REGRESS_SERVING_KEY",
+        "PREDICT_SERVING_KEY": "tfport.estimator._heads.canned_head:_PREDICT_SERVING_KEY",
+        "all_class_ids": "tfport.estimator._heads.canned_head:_all_class_ids",
+        "all_classes": "tfport.estimator._heads.canned_head:_all_classes",
+        "check_logits_final_dim": "tfport.estimator._heads.canned_head:_check_logits_final_dim",
+        "classification_output": "tfport.estimator._heads.canned_head:_classification_output",
     }
 )
 NAMES["head.base_head"].update(
     {
-        n: f"{_L}base_head:{n}"
+        n: f"tfport.estimator._heads.base_head:{n}"
         for n in (
             "validate_loss_reduction validate_n_classes validate_loss_fn_args "
             "check_prediction_keys validate_trainable_variables validate_update_ops "
@@ -110,13 +109,13 @@ NAMES["canned.head"].update(
         ).split()
     }
     | {
-        f"_{n}": f"{_L}base_head:{n}"
+        f"_{n}": f"tfport.estimator._heads.base_head:{n}"
         for n in (
             "call_loss_fn check_dense_labels_match_logits_and_reshape create_eval_metrics_tuple "
             "get_weights_and_check_match_logits validate_loss_fn_args"
         ).split()
     }
-    | {"_assert_range": f"{_L}base_head:check_label_range"}
+    | {"_assert_range": "tfport.estimator._heads.base_head:check_label_range"}
 )
 NAMES["inputs.numpy_io"].update(_names("string_types"))
 NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
@@ -151,7 +150,7 @@ NAMES["canned.linear"].update(
 )
 NAMES["head.base_head"].update(
     {
-        n: f"{_L}base_head:{n}"
+        n: f"tfport.estimator._heads.base_head:{n}"
         for n in (
             "create_estimator_spec_train_op",
             "check_dense_labels_match_logits_and_reshape",

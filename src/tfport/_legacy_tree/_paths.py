@@ -9,9 +9,8 @@ _EXP1 = "tfport.estimator.experimental_v1"
 _EXPORT = "tfport.estimator.export"
 _TPU = "tfport.estimator.tpu"
 _INPUTS = "tfport.estimator.inputs"
-_L = "tfport.estimator._legacy."
-_N = _L + "names"
-_TPUI = _L + "tpu_internals"
+_N = "tfport.estimator._legacy.names"
+_TPUI = "tfport.estimator._tpu.tpu_internals"
 _TS = "tfport.estimator._canned.timeseries"
 _RECEIVERS = "tfport.estimator._engine.receivers"
 
@@ -36,7 +35,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "canned.baseline": (_V1,),
     "canned.dnn": (_V1, _EXP1),
     "canned.dnn_linear_combined": (_V1,),
-    "canned.head": (_L + "canned_head",),
+    "canned.head": ("tfport.estimator._heads.canned_head",),
     "canned.kmeans": ("tfport.estimator._canned.kmeans",),
     "canned.linear": (_V1, _EXP1, _EXP),
     "canned.linear_optimizer": (),
@@ -44,10 +43,10 @@ PATHS: dict[str, tuple[str, ...]] = {
     "canned.linear_optimizer.python.utils": (),
     "canned.linear_optimizer.python.utils.sdca_ops": (),
     "canned.linear_optimizer.python.utils.sharded_mutable_dense_hashtable": (),
-    "canned.metric_keys": (_L + "keys",),
-    "canned.optimizers": (_L + "canned_optimizers",),
+    "canned.metric_keys": ("tfport.estimator._legacy.keys",),
+    "canned.optimizers": ("tfport.estimator._canned.optimizers",),
     "canned.parsing_utils": (_V2,),
-    "canned.prediction_keys": (_L + "keys",),
+    "canned.prediction_keys": ("tfport.estimator._legacy.keys",),
     "canned.rnn": (_EXP, "tfport.estimator._canned.rnn"),
     "canned.saved_model_estimator": ("tfport.estimator._canned.saved_model_estimator",),
     "canned.timeseries": (_TS,),
@@ -69,10 +68,13 @@ PATHS: dict[str, tuple[str, ...]] = {
     "export.export": (_EXPORT, _RECEIVERS),
     "export.export_lib": (_EXPORT, _RECEIVERS),
     "export.export_output": (_EXPORT,),
-    "export.function": (_L + "export_function", _L + "export_function_graph"),
+    "export.function": (
+        "tfport.estimator._engine.export_function",
+        "tfport.estimator._engine.export_function_graph",
+    ),
     "exporter": (_V2,),
     "extenders": (_V2,),
-    "gc": (_L + "gc",),
+    "gc": ("tfport.estimator._engine.gc",),
     "head": (),
     "head.base_head": (_V2,),
     "head.binary_class_head": (_V2,),
@@ -84,7 +86,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "head.sequential_head": ("tfport.estimator._heads.sequential",),
     "hooks": (_V2, _EXP),
     "hooks.basic_session_run_hooks": (),
-    "hooks.fake_summary_writer": (_L + "fake_summary_writer",),
+    "hooks.fake_summary_writer": ("tfport.estimator._engine.fake_summary_writer",),
     "hooks.hooks": (_EXP,),
     "hooks.session_run_hook": (),
     "inputs": (_INPUTS,),
@@ -101,9 +103,9 @@ PATHS: dict[str, tuple[str, ...]] = {
     "run_config": (_V2, "tfport.estimator._engine.run_config"),
     "tools": (),
     "tools.analytics": (),
-    "tools.checkpoint_converter": (_L + "checkpoint_converter",),
+    "tools.checkpoint_converter": ("tfport.checkpoint._v1_converter",),
     "tpu": (_TPU,),
-    "tpu._tpu_estimator_embedding": (_TPU, _L + "tpu_embedding_internals", _TPUI),
+    "tpu._tpu_estimator_embedding": (_TPU, "tfport.estimator._tpu.tpu_embedding_internals", _TPUI),
     "tpu.error_handling": (_TPUI,),
     "tpu.iteration_count_estimator": (_TPUI,),
     "tpu.tpu_config": (_TPU,),
@@ -111,16 +113,16 @@ PATHS: dict[str, tuple[str, ...]] = {
     "tpu.tpu_estimator": (
         _TPU,
         "tfport.estimator._tpu.tpu_estimator",
-        _L + "tpu_host",
-        _L + "tpu_infeed",
-        _L + "tpu_enqueue",
-        _L + "tpu_inputs",
-        _L + "tpu_pipeline",
+        "tfport.estimator._tpu.tpu_host",
+        "tfport.estimator._tpu.tpu_infeed",
+        "tfport.estimator._tpu.tpu_enqueue",
+        "tfport.estimator._tpu.tpu_inputs",
+        "tfport.estimator._tpu.tpu_pipeline",
         _TPUI,
     ),
-    "tpu.util": (_TPUI, _L + "util"),
+    "tpu.util": (_TPUI, "tfport.estimator._engine.inputs", "tfport.estimator._tpu.tpu_pipeline"),
     "training": (_V2,),
-    "util": (_L + "util",),
+    "util": ("tfport.estimator._engine.inputs", "tfport.estimator._tpu.tpu_pipeline"),
 }
 
 # TensorFlow 2.15's own Estimator glue outside the estimator package (gone from TF 2.21):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tfport._legacy_tree._paths import _L, _RECEIVERS, _TPU, PATHS
+from tfport._legacy_tree._paths import _RECEIVERS, _TPU, PATHS
 
 PRIVATE: dict[str, dict[str, str]] = {suffix: {} for suffix in PATHS}
 _TPU_HELPERS = "tfport.estimator._tpu.legacy_helpers"
@@ -144,7 +144,7 @@ PRIVATE["head.head_utils"].update(
     }
 )
 PRIVATE["canned.kmeans"]["_parse_features_if_necessary"] = "tfport.estimator._canned.kmeans:_points"
-_CONSTANTS = _L + "private_constants"
+_CONSTANTS = "tfport.estimator._legacy.private_constants"
 for _suffix, _private in {
     "run_config": "_USE_DEFAULT _VALID_DEVICE_FN_ARGS _DEFAULT_REPLACEABLE_LIST _SAVE_CKPT_ERR "
     "_TF_CONFIG_ENV _TASK_ENV_KEY _TASK_TYPE_KEY _TASK_ID_KEY _CLUSTER_KEY _SERVICE_KEY "
@@ -271,7 +271,9 @@ PRIVATE["early_stopping"]["_MultiWorkerEarlyStoppingHook"] = (
     "tfport.estimator._engine.stopping:_MultiWorkerEarlyStoppingHook"
 )
 PRIVATE["estimator"]["_combine_distributed_scaffold"] = f"{_HELPERS}:_combine_distributed_scaffold"
-PRIVATE["export.function"]["_EstimatorSpecFunction"] = f"{_L}export_function:_EstimatorSpecFunction"
+PRIVATE["export.function"]["_EstimatorSpecFunction"] = (
+    "tfport.estimator._engine.export_function:_EstimatorSpecFunction"
+)
 # private_tpu_hooks: legacy TPUEstimator's loop hooks, internal context and graph checks
 PRIVATE["tpu.iteration_count_estimator"].update(
     {

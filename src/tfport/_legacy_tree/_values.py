@@ -69,3 +69,4 @@ VALUES["tpu.tpu_estimator"].update(
     _WRAP_INPUT_FN_INTO_WHILE_LOOP=False,
     _ZERO_LOSS=0.0,
 )
+VALUES["util"]["MAX_DIRECTORY_CREATION_ATTEMPTS"] = 10

@@ -51,6 +51,8 @@ from tfport.checkpoint._reports import ConvertReport
 from tfport.checkpoint._writer import CheckpointWriter
 
 ESTIMATORS = ("dnn", "linear", "combined")
+# The variable-name prefixes each estimator type's checkpoint must have.
+ESTIMATOR_PREFIXES = {"dnn": ("dnn/",), "linear": ("linear/",), "combined": ("dnn/", "linear/")}
 SLOT_DIRECTIONS = ("v1-to-keras", "keras-to-v1")
 OUTPUT_BASENAME = "model.ckpt"
 
@@ -174,7 +176,7 @@ def _hyper_source(graph: str | None, defaults: bool):
 
 def _estimator_extras(reader: CheckpointReader, plan: _plan.Plan, estimator: str) -> None:
     names = reader.names()
-    want = {"dnn": ("dnn/",), "linear": ("linear/",), "combined": ("dnn/", "linear/")}[estimator]
+    want = ESTIMATOR_PREFIXES[estimator]
     for prefix in want:
         if not any(n.startswith(prefix) for n in names):
             raise TfportInputError(

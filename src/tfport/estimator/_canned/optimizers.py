@@ -1,4 +1,5 @@
-"""Optimizer resolution as the legacy canned estimators did it (v1 and Keras v2).
+"""Optimizer resolution as the legacy canned estimators did it (v1 and Keras v2), and legacy
+`canned/optimizers.py`'s functions over it.
 
 v1 canned estimators take `tf.compat.v1.train` optimizers (names create them with the
 estimator's default learning rate); v2 ones take `tf_keras` legacy optimizers (names
@@ -121,3 +122,58 @@ def get_v2(opt: Any, learning_rate: float | None = None) -> Any:
             )
         raise _unknown(opt, "a tf.keras.optimizers.legacy.Optimizer")
     return opt
+
+
+# --- legacy `canned/optimizers.py`'s names, over the above ---
+_LEARNING_RATE = 0.05
+_OPTIMIZER_CLS_NAMES = NAMES
+_OPTIMIZER_CLS_NAMES_V2 = NAMES
+
+
+def get_optimizer_instance(opt: Any, learning_rate: float | None = None) -> Any:
+    """A `tf.compat.v1.train.Optimizer` from a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp',
+    'SGD'; `learning_rate` required), an instance, or a callable returning one.
+
+    Raises:
+        ValueError: a name without `learning_rate`, an unknown name, or not an optimizer
+            (as legacy).
+
+    Example:
+        >>> get_optimizer_instance("SGD", learning_rate=0.1)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if isinstance(opt, str):
+        if opt not in NAMES:
+            raise ValueError(
+                f"Unsupported optimizer name: {opt}. Supported names are: {tuple(sorted(NAMES))}"
+            )
+        if not learning_rate:
+            raise ValueError("learning_rate must be specified when opt is string.")
+        return get_v1(opt, learning_rate)
+    if callable(opt) and not isinstance(opt, tf.compat.v1.train.Optimizer):
+        opt = opt()
+    if not isinstance(opt, tf.compat.v1.train.Optimizer):
+        raise ValueError(
+            f"The given object is not an Optimizer instance. Given: {opt}. Received: {opt!r}"
+        )
+    return opt
+
+
+def get_optimizer_instance_v2(opt: Any, learning_rate: float | None = None) -> Any:
+    """A Keras (legacy, graph-mode) optimizer from a name, class, instance or callable.
+
+    A name without `learning_rate` uses the optimizer's own default learning rate.
+
+    Example:
+        >>> get_optimizer_instance_v2("Adam")  # doctest: +SKIP
+    """
+    if isinstance(opt, str) and opt not in NAMES:
+        raise ValueError(
+            f"Unsupported optimizer name: {opt}. Supported names are: {tuple(sorted(NAMES))}"
+        )
+    return get_v2(opt, learning_rate)
+
+
+def _optimizer_has_default_learning_rate(opt: Any) -> bool:
+    """Whether optimizer class `opt` has a default `learning_rate`."""
+    return _has_default_learning_rate(opt)

@@ -1,17 +1,16 @@
-"""Calling user code: input_fn and model_fn with the arguments they accept."""
+"""Calling a model_fn with the arguments it accepts, and legacy's checks of them.
+
+The input_fn's calls and results are `inputs`' (its one owner)."""
 
 from __future__ import annotations
 
 import inspect
+import logging
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
-from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import console
 from tfport.estimator._engine.spec import EstimatorSpec
-
-tf = import_tf()
-_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
@@ -130,122 +129,22 @@ def call_model_fn(
     return spec
 
 
-def call_input_fn(
-    input_fn: Any, mode: str, params: dict, config: Any, device: str | None = "/cpu:0"
-) -> Any:
-    """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
-
-    Example:
-        >>> call_input_fn(lambda: ({"x": [[1.0]]}, [0]), "train", {}, None)  # doctest: +SKIP
-    """
-    if not callable(input_fn):
-        raise TfportInputError(
-            message(
-                "input_fn must be a callable returning a tf.data.Dataset or (features, labels)",
-                "Pass the function itself, not its result",
-                input_fn=input_fn,
-            )
+def _verify_model_fn_args(model_fn: Any, params: Any) -> None:
+    """Legacy's checks of a model_fn's arguments against `params` (ValueError)."""
+    args = set(fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(
+            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
+            "is passed to Estimator."
         )
-    # numpy_input_fn / pandas_input_fn: the Dataset itself, not the tensors their
-    # input_fn returns in a graph (legacy's queue outputs), so batches can be split.
-    input_fn = getattr(input_fn, "_tfport_dataset_fn", input_fn)
-    args = fn_args(input_fn)
-    kwargs: dict[str, Any] = {}
-    if "params" in args:
-        kwargs["params"] = params
-    if "config" in args:
-        kwargs["config"] = config
-    if "mode" in args:
-        kwargs["mode"] = mode
-    tf = import_tf()
-    with tf.device(device):
-        return input_fn(**kwargs)
-
-
-def dataset_initializer_hook(iterator: Any) -> Any:
-    """A SessionRunHook that initializes `iterator` once the session exists.
-
-    Example:
-        >>> hook = dataset_initializer_hook(iterator)  # doctest: +SKIP
-    """
-    return _DatasetInitializerHook(iterator)
-
-
-class _DatasetInitializerHook(_SessionRunHook):
-    """Initializes a v1 dataset iterator once the session exists (legacy `util`'s too)."""
-
-    def __init__(self, iterator: Any) -> None:
-        self._iterator = iterator
-
-    def begin(self) -> None:
-        self._initializer = self._iterator.initializer  # built before the graph is finalized
-
-    def after_create_session(self, session: Any, coord: Any) -> None:
-        del coord
-        session.run(self._initializer)
-
-
-def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
-    """Turns input_fn's result into `(features, labels, hooks)`.
-
-    Example:
-        >>> parse_input_result(({"x": x}, y), "train")  # doctest: +SKIP
-    """
-    tf = import_tf()
-    hooks: list = []
-    if isinstance(result, tf.data.Dataset):
-        iterator = tf.compat.v1.data.make_initializable_iterator(result)
-        hooks.append(dataset_initializer_hook(iterator))
-        result = iterator.get_next()
-    if isinstance(result, (list, tuple)):
-        if len(result) != 2:
-            raise TfportInputError(
-                message(
-                    "input_fn must return (features, labels) or a Dataset of them",
-                    "Return a 2-tuple, features alone, or a tf.data.Dataset",
-                    tuple_length=len(result),
-                )
-            )
-        features, labels = result
-    else:
-        features, labels = result, None
-    if not _is_features(tf, features):
-        raise TfportInputError(
-            message(
-                "input_fn must return a tf.data.Dataset, a (features, labels) pair or features "
-                "(a tensor, numpy array or Python list, or a dict of them)",
-                "Return tf.data.Dataset.from_tensor_slices(...).batch(...) or tensors",
-                received=describe(result),
-            )
+    if params is None and "params" in args:
+        logging.getLogger("tensorflow").warning(
+            "Estimator's model_fn (%s) includes params argument, but params are not passed "
+            "to Estimator.",
+            model_fn,
         )
-    return features, labels, hooks
-
-
-def describe(value: Any, limit: int = 160) -> str:
-    """A short description of what an input_fn returned: its type and a cut repr.
-
-    Example:
-        >>> describe({"x": object})
-        "dict {'x': <class 'object'>}"
-    """
-    text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"{type(value).__name__} {text}"
-
-
-def _is_nested(tf: Any, value: Any) -> bool:
-    """A tuple/list of features inside a features dict (a time-series `start_tuple`)."""
-    return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
-
-
-def _is_features(tf: Any, features: Any, in_dict: bool = False) -> bool:
-    """Tensors, numpy arrays, Python lists (converted by the model_fn's ops, as legacy passed
-    them through), or a dict of them (whose values may also be Python scalars)."""
-    if isinstance(features, dict):
-        return all(_is_features(tf, v, True) or _is_nested(tf, v) for v in features.values())
-    if isinstance(features, list) or (in_dict and isinstance(features, (int, float, str, bytes))):
-        return True
-    return isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)) or (
-        hasattr(features, "dtype") and hasattr(features, "shape")
-    )
+    unexpected = sorted(args - {"features", "labels", "mode", "params", "self", "config"})
+    if unexpected:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")

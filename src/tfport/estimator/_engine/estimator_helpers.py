@@ -19,6 +19,7 @@ from typing import Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine import evaluation
+from tfport.estimator._engine.calls import _verify_model_fn_args
 from tfport.estimator._engine.internals import _assert_members_are_not_overridden
 
 __all__ = [
@@ -130,31 +131,6 @@ def _verify_and_create_loss_metric(
             tf.compat.v1.metrics.mean, args=(loss,)
         )
     return eval_metric_ops
-
-
-def _verify_model_fn_args(model_fn: Any, params: Any) -> None:
-    """Legacy's checks of a model_fn's arguments against `params` (ValueError)."""
-    from tfport.estimator._engine import calls
-
-    args = set(calls.fn_args(model_fn))
-    if "features" not in args:
-        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
-    if params is not None and "params" not in args:
-        raise ValueError(
-            f"model_fn ({model_fn}) does not include params argument, but params ({params}) "
-            "is passed to Estimator."
-        )
-    if params is None and "params" in args:
-        import logging
-
-        logging.getLogger("tensorflow").warning(
-            "Estimator's model_fn (%s) includes params argument, but params are not passed "
-            "to Estimator.",
-            model_fn,
-        )
-    unexpected = sorted(args - {"features", "labels", "mode", "params", "self", "config"})
-    if unexpected:
-        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {unexpected}")
 
 
 def _has_dataset_or_queue_runner(maybe_tensor: Any) -> bool:

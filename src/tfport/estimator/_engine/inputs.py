@@ -1,4 +1,5 @@
-"""The input step: call input_fn once per graph and hand out batches.
+"""The input step, and the one owner of input_fn: call it, parse what it returned, and
+hand out batches once per graph.
 
 On one device a Dataset becomes an initializable iterator (initialized by a hook once
 the session exists) and `(features, labels)` tensors are used as they are. Under a
@@ -15,9 +16,11 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf, quiet_tf_warnings
-from tfport.estimator._engine import calls
+from tfport.estimator._engine.calls import fn_args
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.spec import ModeKeys
+
+_SessionRunHook: Any = import_tf().compat.v1.train.SessionRunHook
 
 
 @dataclasses.dataclass
@@ -43,30 +46,30 @@ def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
     if ctx.strategy is not None:
         return _distributed(ctx, input_fn)
     tf = import_tf()
-    result = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config)
+    result = call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config)
     if isinstance(result, tf.data.Dataset):
         iterator = tf.compat.v1.data.make_initializable_iterator(result)
-        hooks = [calls.dataset_initializer_hook(iterator)]
+        hooks = [dataset_initializer_hook(iterator)]
 
         def next_batch() -> tuple[Any, Any]:
-            features, labels, _ = calls.parse_input_result(iterator.get_next(), ctx.mode)
+            features, labels, _ = parse_input_fn_result(iterator.get_next())
             return features, labels
 
         return Batches(next_batch, hooks)
-    features, labels, hooks = calls.parse_input_result(result, ctx.mode)
+    features, labels, hooks = parse_input_fn_result(result)
     return Batches(lambda: (features, labels), hooks)  # the same tensors every step
 
 
 def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
     tf = import_tf()
     strategy = ctx.strategy
-    dataset = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
+    dataset = call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
     if not isinstance(dataset, tf.data.Dataset) and not is_multi_worker(strategy):
         return _split_tensors(tf, dataset, strategy, ctx.mode)
     _check_dataset(tf, dataset, strategy, ctx.mode)
     with quiet_tf_warnings():  # TF's v1 input pipeline reads dataset.options() in graph mode
         iterator = strategy.make_input_fn_iterator(_replica_slices(tf, dataset, strategy))
-    hooks = [calls.dataset_initializer_hook(iterator)]
+    hooks = [dataset_initializer_hook(iterator)]
 
     def next_batch() -> tuple[Any, Any]:
         result = iterator.get_next()
@@ -80,7 +83,7 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
 def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
     """Features/labels that are not a Dataset (tensors, iterator outputs, numpy, lists):
     each step's global batch is cut into one consecutive minibatch per replica."""
-    features, labels, hooks = calls.parse_input_result(result, mode)
+    features, labels, hooks = parse_input_fn_result(result)
     features, labels = _to_tensors(features), _to_tensors(labels)
     replicas = strategy.num_replicas_in_sync
     batch = tf.nest.flatten(features)[0].shape[0] if tf.nest.flatten(features) else None
@@ -210,3 +213,148 @@ def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
                 replicas=replicas,
             )
         )
+
+
+def call_input_fn(
+    input_fn: Any, mode: str, params: dict, config: Any, device: str | None = "/cpu:0"
+) -> Any:
+    """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
+
+    Example:
+        >>> call_input_fn(lambda: ({"x": [[1.0]]}, [0]), "train", {}, None)  # doctest: +SKIP
+    """
+    if not callable(input_fn):
+        raise TfportInputError(
+            message(
+                "input_fn must be a callable returning a tf.data.Dataset or (features, labels)",
+                "Pass the function itself, not its result",
+                input_fn=input_fn,
+            )
+        )
+    # numpy_input_fn / pandas_input_fn: the Dataset itself, not the tensors their
+    # input_fn returns in a graph (legacy's queue outputs), so batches can be split.
+    input_fn = getattr(input_fn, "_tfport_dataset_fn", input_fn)
+    args = fn_args(input_fn)
+    kwargs: dict[str, Any] = {}
+    if "params" in args:
+        kwargs["params"] = params
+    if "config" in args:
+        kwargs["config"] = config
+    if "mode" in args:
+        kwargs["mode"] = mode
+    tf = import_tf()
+    with tf.device(device):
+        return input_fn(**kwargs)
+
+
+def dataset_initializer_hook(iterator: Any) -> Any:
+    """A SessionRunHook that initializes `iterator` once the session exists.
+
+    Example:
+        >>> hook = dataset_initializer_hook(iterator)  # doctest: +SKIP
+    """
+    return _DatasetInitializerHook(iterator)
+
+
+class _DatasetInitializerHook(_SessionRunHook):
+    """Initializes a v1 dataset iterator once the session exists (legacy `util`'s too)."""
+
+    def __init__(self, iterator: Any) -> None:
+        self._iterator = iterator
+
+    def begin(self) -> None:
+        self._initializer = self._iterator.initializer  # built before the graph is finalized
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        del coord
+        session.run(self._initializer)
+
+
+class DistributedIteratorInitializerHook(_DatasetInitializerHook):
+    """Initializes a distributed iterator (`strategy.make_dataset_iterator`)."""
+
+
+def parse_iterator_result(result: Any) -> tuple:
+    """`(features, labels)` of an iterator element: a pair, or features alone.
+
+    Example:
+        >>> parse_iterator_result(({"x": 1}, 2))
+        ({'x': 1}, 2)
+    """
+    if isinstance(result, (list, tuple)):
+        if len(result) != 2:
+            raise ValueError(
+                "input_fn should return (features, labels) as a len 2 tuple. "
+                f"Received: {len(result)} elements"
+            )
+        return result[0], result[1]
+    return result, None
+
+
+def parse_input_fn_result(result: Any) -> tuple[Any, Any, list]:
+    """`(features, labels, hooks)` of what an input_fn returned: a Dataset gets an
+    initializable iterator and its hook (legacy `util.parse_input_fn_result`, with tfport's
+    checks of the features).
+
+    Example:
+        >>> parse_input_fn_result(({"x": 1}, 2))
+        ({'x': 1}, 2, [])
+    """
+    tf = import_tf()
+    hooks: list = []
+    if isinstance(result, tf.data.Dataset):
+        iterator = tf.compat.v1.data.make_initializable_iterator(result)
+        hooks.append(dataset_initializer_hook(iterator))
+        result = iterator.get_next()
+    if isinstance(result, (list, tuple)):
+        if len(result) != 2:
+            raise TfportInputError(
+                message(
+                    "input_fn must return (features, labels) or a Dataset of them",
+                    "Return a 2-tuple, features alone, or a tf.data.Dataset",
+                    tuple_length=len(result),
+                )
+            )
+        features, labels = result
+    else:
+        features, labels = result, None
+    if not _is_features(tf, features):
+        raise TfportInputError(
+            message(
+                "input_fn must return a tf.data.Dataset, a (features, labels) pair or features "
+                "(a tensor, numpy array or Python list, or a dict of them)",
+                "Return tf.data.Dataset.from_tensor_slices(...).batch(...) or tensors",
+                received=describe(result),
+            )
+        )
+    return features, labels, hooks
+
+
+def describe(value: Any, limit: int = 160) -> str:
+    """A short description of what an input_fn returned: its type and a cut repr.
+
+    Example:
+        >>> describe({"x": object})
+        "dict {'x': <class 'object'>}"
+    """
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _is_nested(tf: Any, value: Any) -> bool:
+    """A tuple/list of features inside a features dict (a time-series `start_tuple`)."""
+    return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
+
+
+def _is_features(tf: Any, features: Any, in_dict: bool = False) -> bool:
+    """Tensors, numpy arrays, Python lists (converted by the model_fn's ops, as legacy passed
+    them through), or a dict of them (whose values may also be Python scalars)."""
+    if isinstance(features, dict):
+        return all(_is_features(tf, v, True) or _is_nested(tf, v) for v in features.values())
+    if isinstance(features, list) or (in_dict and isinstance(features, (int, float, str, bytes))):
+        return True
+    return isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)) or (
+        hasattr(features, "dtype") and hasattr(features, "shape")
+    )

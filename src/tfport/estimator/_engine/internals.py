@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import calls
+from tfport.estimator._engine import calls, inputs
 
 log = logging.getLogger("tfport")
 # legacy's `Estimator._tf_docs_inheritable_header` (its docs' notice), a class attribute
@@ -158,9 +158,8 @@ def create_and_assert_global_step(self: Any, graph: Any) -> Any:
 
 def get_features_and_labels_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:
     """`(features, labels, input_hooks)` from input_fn (a Dataset gets an iterator hook)."""
-    from tfport.estimator._legacy import util
 
-    return util.parse_input_fn_result(self._call_input_fn(input_fn, mode))
+    return inputs.parse_input_fn_result(self._call_input_fn(input_fn, mode))
 
 
 def get_iterator_from_input_fn(
@@ -176,15 +175,14 @@ def get_iterator_from_input_fn(
     else:
         result = self._call_input_fn(input_fn, mode)
         iterator = tf.compat.v1.data.make_initializable_iterator(result)
-    return iterator, [calls.dataset_initializer_hook(iterator)]
+    return iterator, [inputs.dataset_initializer_hook(iterator)]
 
 
 def get_features_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:
     """`(features, input_hooks)` from a predict input_fn."""
-    from tfport.estimator._legacy import util
 
     result = self._call_input_fn(input_fn, mode)
-    features, _, hooks = util.parse_input_fn_result(result)
+    features, _, hooks = inputs.parse_input_fn_result(result)
     self._validate_features_in_predict_input(result)
     return features, hooks
 

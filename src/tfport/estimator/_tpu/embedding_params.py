@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common import tf_internals
-from tfport.estimator._legacy.tpu_embedding_internals import _slot_names
 from tfport.estimator._tpu.embedding import (
     AdagradParameters,
     AdamParameters,
@@ -27,6 +26,7 @@ from tfport.estimator._tpu.embedding import (
     _OptimizationParameters,
 )
 from tfport.estimator._tpu.legacy_helpers import _get_embedding_variable_name
+from tfport.estimator._tpu.tpu_embedding_internals import _slot_names
 
 
 class MomentumParameters(_OptimizationParameters):

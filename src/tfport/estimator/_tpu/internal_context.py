@@ -137,7 +137,7 @@ class _InternalTPUContext:
     @property
     def embedding_config(self) -> Any:
         """The mode's TPU embedding config (None off TPU or without embedding tables)."""
-        from tfport.estimator._legacy.tpu_embedding_internals import EmbeddingConfig
+        from tfport.estimator._tpu.tpu_embedding_internals import EmbeddingConfig
 
         master = self._get_master_address()
         if master not in self._lazy_embedding_config_dict:

@@ -24,8 +24,8 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._legacy.tpu_inputs import _StopSignals
 from tfport.estimator._tpu.iteration_count import IterationCountEstimator
+from tfport.estimator._tpu.tpu_inputs import _StopSignals
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook

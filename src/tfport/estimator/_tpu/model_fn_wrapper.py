@@ -22,11 +22,11 @@ from typing import Any
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.calls import fn_args
 from tfport.estimator._engine.spec import EstimatorSpec
-from tfport.estimator._legacy.tpu_embedding_internals import _NO_ENGINE, _USE
-from tfport.estimator._legacy.tpu_inputs import _CapturedObject, _StopSignals
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params
 from tfport.estimator._tpu.outfeed import _OutfeedHostCall
 from tfport.estimator._tpu.tpu_context import TPUContext
+from tfport.estimator._tpu.tpu_embedding_internals import _NO_ENGINE, _USE
+from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _StopSignals
 
 tf = import_tf()
 log = logging.getLogger("tfport")

@@ -27,9 +27,9 @@ from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
 from tfport.estimator._engine import calls
 from tfport.estimator._engine.context import strategy_for
-from tfport.estimator._legacy.tpu_inputs import _CapturedObject, _StopSignals
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params, _export_output_to_tensors
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
+from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _StopSignals
 
 tf = import_tf()
 _INITIAL_LOSS = 1e7
@@ -214,7 +214,7 @@ def call_model_fn_for_inference(
     """
     if mode != _INFERENCE_ON_TPU_MODE:
         raise ValueError(f"mode must be {_INFERENCE_ON_TPU_MODE}; got {mode}.")
-    from tfport.estimator._legacy.tpu_infeed import model_fn_inference_on_tpu
+    from tfport.estimator._tpu.tpu_infeed import model_fn_inference_on_tpu
 
     params = copy.deepcopy(estimator.params)
     _add_item_to_params(params, "use_tpu", True)

@@ -39,8 +39,9 @@ import numpy as np
 
 from tfport._common.atomic import atomic_file
 from tfport._common.errors import TfportInputError, message
-from tfport.checkpoint import CheckpointReader, CheckpointWriter
-from tfport.estimator._legacy.converter_inputs import (
+from tfport.checkpoint import _slots
+from tfport.checkpoint._reader import CheckpointReader
+from tfport.checkpoint._v1_converter_inputs import (
     ESTIMATOR_TYPES,
     SLOT_MARKS,
     check_graph,
@@ -49,6 +50,7 @@ from tfport.estimator._legacy.converter_inputs import (
     open_checkpoint,
     read_graph,
 )
+from tfport.checkpoint._writer import CheckpointWriter
 
 HP_IN_CKPT = {
     "Adam": {"beta1_power": "training/Adam/beta_1", "beta2_power": "training/Adam/beta_2"}
@@ -81,22 +83,6 @@ OPT_VAR_NAME_V1_TO_V2: dict[str, dict[str, str | None]] = {
     "Adagrad": {"Adagrad": "accumulator"},
 }
 _V1_SLOTS = {s for slots in OPT_VAR_NAME_V1_TO_V2.values() for s in slots}
-# The `get_config()` of the Keras optimizers the v2 canned estimators use (measured on
-# TF 2.15: `tf.keras.optimizers.legacy.<Opt>()`), for the names in HP_IN_GRAPH.
-_KERAS_DEFAULTS = {
-    "Adagrad": {"learning_rate": 0.001, "decay": 0.0},
-    "Adam": {"learning_rate": 0.001, "decay": 0.0},
-    "Ftrl": {
-        "learning_rate": 0.001,
-        "decay": 0.0,
-        "learning_rate_power": -0.5,
-        "l1_regularization_strength": 0.0,
-        "l2_regularization_strength": 0.0,
-        "beta": 0.0,
-    },
-    "RMSProp": {"learning_rate": 0.001, "decay": 0.0, "rho": 0.9, "momentum": 0.0},
-    "SGD": {"learning_rate": 0.01, "decay": 0.0, "momentum": 0.0},
-}
 
 
 class _KerasOptimizers(collections.abc.Mapping):
@@ -249,7 +235,7 @@ def _convert_hyper_params_in_graph(
 
 def _add_hyper_defaults(opt_name_v1: str, var_map: dict, var_names_map: dict) -> None:
     opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
-    defaults = _KERAS_DEFAULTS[opt_name_v1]
+    defaults = _slots.KERAS_HYPER[opt_name_v2]  # the Keras optimizers' get_config()
     for node_name in sorted(HP_IN_GRAPH[opt_name_v1]):
         hp_name_v2 = "training/" + opt_name_v2 + "/" + node_name
         _add_new_variable(defaults[node_name], hp_name_v2, node_name, var_map, var_names_map)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._legacy.tpu_host import TensorPacker
+from tfport.estimator._tpu.tpu_host import TensorPacker
 
 tf = import_tf()
 _SMALL_FEATURE_DIM_SIZE = 1

@@ -13,12 +13,13 @@ from typing import Any
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
-from tfport.checkpoint import CheckpointNotFoundError, CheckpointReader
+from tfport.checkpoint._convert import ESTIMATOR_PREFIXES as _PREFIXES
+from tfport.checkpoint._convert import ESTIMATORS as ESTIMATOR_TYPES
+from tfport.checkpoint._errors import CheckpointNotFoundError
+from tfport.checkpoint._reader import CheckpointReader
 
-ESTIMATOR_TYPES = ("dnn", "linear", "combined")
 # Where each estimator type's TF1 slot names cut the variable name (b/131719899).
 SLOT_MARKS = {"dnn": "t_0", "linear": "part_0"}
-_PREFIXES = {"dnn": ("dnn/",), "linear": ("linear/",), "combined": ("dnn/", "linear/")}
 
 
 def read_graph(path: str) -> Any:
@@ -40,7 +41,7 @@ def read_graph(path: str) -> Any:
     try:
         return protos.parse_text(data, protos.graph_def_class(), path)
     except TfportInputError as err:
-        from tfport.estimator._legacy.converter_errors import GraphParseError
+        from tfport.checkpoint._v1_converter_errors import GraphParseError
 
         raise GraphParseError(str(err)) from None
 
@@ -52,7 +53,7 @@ def not_found(what: str, path: str) -> Exception:
         >>> str(not_found("Cannot read g.pbtxt", "g.pbtxt"))  # doctest: +SKIP
         "Cannot read g.pbtxt. Pass an existing file. Received: path='g.pbtxt'"
     """
-    from tfport.estimator._legacy.converter_errors import ConverterNotFoundError
+    from tfport.checkpoint._v1_converter_errors import ConverterNotFoundError
 
     return ConverterNotFoundError(message(what, "Pass an existing file", path=path))
 

@@ -21,7 +21,7 @@ from google.protobuf import text_format
 
 from tfport._common.errors import TfportInputError
 from tfport._common.tfenv import import_tf
-from tfport.checkpoint import CheckpointNotFoundError
+from tfport.checkpoint._errors import CheckpointNotFoundError
 
 tf = import_tf()
 _TF_NOT_FOUND: Any = tf.errors.NotFoundError

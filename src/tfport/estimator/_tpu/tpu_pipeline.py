@@ -20,12 +20,24 @@ from typing import Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.spec import ModeKeys
-from tfport.estimator._legacy import tpu_enqueue
-from tfport.estimator._legacy.tpu_inputs import InputsStructureRecorder, _StopSignals
-from tfport.estimator._legacy.util import MultiHostDatasetInitializerHook
+from tfport.estimator._tpu import tpu_enqueue
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
+from tfport.estimator._tpu.tpu_inputs import InputsStructureRecorder, _StopSignals
 
 tf = import_tf()
+_SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
+
+
+class MultiHostDatasetInitializerHook(_SessionRunHook):
+    """Runs the given dataset initializers once the session exists."""
+
+    def __init__(self, dataset_initializers: Any) -> None:
+        self._initializers = dataset_initializers
+
+    def after_create_session(self, session: Any, coord: Any) -> None:
+        del coord
+        if self._initializers:
+            session.run(self._initializers)
 
 
 def _wrap_computation_in_while_loop(device: Any, op_fn: Any) -> Any:

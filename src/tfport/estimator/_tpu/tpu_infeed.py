@@ -19,13 +19,13 @@ import time
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._legacy.tpu_host import PeriodicLogger
-from tfport.estimator._legacy.tpu_internals import ErrorRendezvous
 from tfport.estimator._tpu.loop_hooks import (
     _OpQueueContext,
     _OpSignalOnceQueueContext,
     iterations_per_loop_variable,
 )
+from tfport.estimator._tpu.tpu_host import PeriodicLogger
+from tfport.estimator._tpu.tpu_internals import ErrorRendezvous
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
