@@ -60,7 +60,7 @@ NAMES["estimator_lib"].update(
     {
         "TPUEstimator": f"{_TPU}:TPUEstimator",
         "KMeansClustering": "tfport.estimator._canned.kmeans:KMeansClustering",
-        "model_to_estimator": f"{_N}:model_to_estimator",
+        "model_to_estimator": "tfport.keras._legacy_lib:model_to_estimator",
     }
 )
 for _suffix in ("export.export", "export.export_lib"):
@@ -121,7 +121,8 @@ NAMES["inputs.numpy_io"].update(_names("string_types"))
 NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
 NAMES["inputs.queues.feeding_functions"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
 NAMES["keras_lib"].update(
-    _names("FormattedKeyError", "standardize_sample_weights", "model_to_estimator")
+    _names("FormattedKeyError", "standardize_sample_weights")
+    | {"model_to_estimator": "tfport.keras._legacy_lib:model_to_estimator"}
 )
 NAMES["model_fn"].update(
     _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY", "call_logit_fn")

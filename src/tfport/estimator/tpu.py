@@ -8,12 +8,12 @@ Example:
 
 import types as _types
 
+from tfport.estimator._engine.tpu_spec import TPUEstimatorSpec
 from tfport.estimator._tpu import embedding as _embedding
 from tfport.estimator._tpu.tpu_estimator import (
     RunConfig,
     TPUConfig,
     TPUEstimator,
-    TPUEstimatorSpec,
 )
 from tfport.estimator._tpu.tpu_estimator import (  # noqa: F401 - tf.compat.v1.tpu's name
     cross_shard_optimizer as CrossShardOptimizer,  # noqa: N812

@@ -180,3 +180,34 @@ def _get_file_from_google_storage(keras_model_path: str, model_dir: str) -> str:
         ) from e
     logging.getLogger("tensorflow").info("Saving model to %s", local)
     return local
+
+
+def model_to_estimator(
+    keras_model: Any = None,
+    keras_model_path: Any = None,
+    custom_objects: Any = None,
+    model_dir: Any = None,
+    config: Any = None,
+    checkpoint_format: Any = None,
+    use_v2_estimator: bool = False,
+    metric_names_map: Any = None,
+    export_outputs: Any = None,
+) -> Any:
+    """Legacy `keras_lib.model_to_estimator`: an Estimator from a Keras model.
+
+    Example:
+        >>> est = model_to_estimator(keras_model=model)  # doctest: +SKIP
+    """
+    from tfport.keras._model_to_estimator import model_to_estimator as convert
+
+    return convert(
+        keras_model=keras_model,
+        keras_model_path=keras_model_path,
+        custom_objects=custom_objects,
+        model_dir=model_dir,
+        config=config,
+        checkpoint_format=checkpoint_format or "checkpoint",
+        use_v2_estimator=use_v2_estimator,
+        metric_names_map=metric_names_map,
+        export_outputs=export_outputs,
+    )

@@ -6,8 +6,8 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._canned import checks
 from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._heads import label_checks
 from tfport.estimator._heads.base import Head as PublicHead
 from tfport.estimator._heads.heads import CannedHead
 
@@ -62,7 +62,7 @@ class CannedEstimator(Estimator):
         try:
             return fn(*args, **kwargs)
         except tf.errors.InvalidArgumentError as err:
-            translated = checks.translate_run_error(err)
+            translated = label_checks.translate_run_error(err)
             if translated is err:
                 raise
             raise translated from err

@@ -339,10 +339,8 @@ def create_estimator_spec_train_op(
                 raise ValueError("train_op_fn and optimizer cannot both be set.")
             validate_v2_optimizer(optimizer)
             validate_trainable_variables(trainable_variables)
-            if loss_reduction == "sum_over_batch_size":
-                if tf.distribute.get_strategy().num_replicas_in_sync > 1:
-                    loss = replica_share.scaled(loss)
-            train_op = optimizer.get_updates(loss, list(trainable_variables))[0]
+            mean = loss_reduction == "sum_over_batch_size"
+            train_op = keras_optimizer_train_op(optimizer, loss, trainable_variables, mean)
         elif train_op_fn is not None:
             train_op = train_op_fn(loss)
         else:
@@ -350,3 +348,19 @@ def create_estimator_spec_train_op(
         if update_ops is not None:
             train_op = tf.group(train_op, *update_ops)
         return train_op
+
+
+def keras_optimizer_train_op(optimizer: Any, loss: Any, variables: Any, mean_reduced: bool) -> Any:
+    """A Keras optimizer's update of `variables` for `loss`, as the v2 heads make it.
+
+    Under a strategy with several replicas a mean-reduced loss is first scaled by this
+    replica's share of the global batch (1/N for even batches), so the summed gradients
+    are the global mean's.
+
+    Example:
+        >>> op = keras_optimizer_train_op(opt, loss, variables, True)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if mean_reduced and tf.distribute.get_strategy().num_replicas_in_sync > 1:
+        loss = replica_share.scaled(loss)
+    return optimizer.get_updates(loss, list(variables))[0]

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._canned import checks
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._heads import base, head_outputs, interface, losses
+from tfport.estimator._heads import base, head_outputs, interface, label_checks, losses
+from tfport.estimator._heads.base_head import keras_optimizer_train_op
 from tfport.estimator._heads.legacy_members import LegacyMembers
 
 V1_REDUCTIONS = (
@@ -227,16 +226,16 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             labels = tf.cast(labels, tf.float32)
             if self.kind == "logistic":
                 what = "labels of a logistic regression head must be within 0 and 1"
-                check = checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
+                check = label_checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
                 with tf.control_dependencies([check]):
                     labels = tf.identity(labels)
             return labels
         if self.kind == "multi_label":
             what = "labels of a multi-label head must be 0 or 1"
-            check = checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
+            check = label_checks.assert_labels((labels >= 0) & (labels <= 1), labels, what)
             with tf.control_dependencies([check]):
                 return tf.cast(labels, tf.int64)
-        checks.check_label_dtype(
+        label_checks.check_label_dtype(
             labels, self.vocabulary, "multi_class" if self.n_classes > 2 else "binary"
         )
         return self._label_ids(tf, labels)
@@ -249,15 +248,15 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             )
             ids = tf.lookup.StaticHashTable(init, -1, name="class_id_lookup").lookup(labels)
             what = "labels must be one of label_vocabulary " + ", ".join(self.vocabulary)
-            check = checks.assert_labels(ids >= 0, labels, what)
+            check = label_checks.assert_labels(ids >= 0, labels, what)
         elif n == 2 and not labels.dtype.is_integer:
             ids = tf.cast(labels, tf.float32)
             what = "labels of a binary classifier must be within 0 and 1"
-            check = checks.assert_labels((ids >= 0) & (ids <= 1), labels, what)
+            check = label_checks.assert_labels((ids >= 0) & (ids <= 1), labels, what)
         else:
             ids = labels
             what = f"labels must be class ids from 0 to n_classes - 1 = {n - 1}"
-            check = checks.assert_labels((ids >= 0) & (ids < n), labels, what)
+            check = label_checks.assert_labels((ids >= 0) & (ids < n), labels, what)
         with tf.control_dependencies([check]):
             ids = tf.identity(ids)
         return tf.cast(ids, tf.float32) if n == 2 else ids
@@ -344,11 +343,8 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
                             trainable_variables=None,
                         )
                     )
-                if self.loss_reduction != "sum":
-                    replicas = tf.distribute.get_strategy().num_replicas_in_sync
-                    if replicas > 1:
-                        loss = replica_share.scaled(loss)  # b_r / B: 1/N if even
-                train_op = optimizer.get_updates(loss, list(variables))[0]
+                mean = self.loss_reduction != "sum"  # b_r / B: 1/N if even
+                train_op = keras_optimizer_train_op(optimizer, loss, variables, mean)
             else:
                 train_op = train_op_fn(loss)
             update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(extra or [])

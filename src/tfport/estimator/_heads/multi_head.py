@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfport._common import replica_share, tf_internals
+from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._heads import base, head_outputs
+from tfport.estimator._heads.base_head import keras_optimizer_train_op
 
 
 class MultiHead(base.Head):
@@ -267,9 +268,7 @@ def _train_op(
         if optimizer is not None:
             if variables is None:
                 variables = v1.trainable_variables()
-            if reduction != "sum" and tf.distribute.get_strategy().num_replicas_in_sync > 1:
-                loss = replica_share.scaled(loss)  # each replica's share of the mean
-            train_op = optimizer.get_updates(loss, list(variables))[0]
+            train_op = keras_optimizer_train_op(optimizer, loss, variables, reduction != "sum")
         else:
             train_op = train_op_fn(loss)
         extra = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(update_ops or [])

@@ -220,37 +220,6 @@ def _placeholder_maker(spec: Any) -> Any:
     return import_tf().compat.v1.placeholder(spec[0], spec[1])
 
 
-def model_to_estimator(
-    keras_model: Any = None,
-    keras_model_path: Any = None,
-    custom_objects: Any = None,
-    model_dir: Any = None,
-    config: Any = None,
-    checkpoint_format: Any = None,
-    use_v2_estimator: bool = False,
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
-) -> Any:
-    """Legacy `keras_lib.model_to_estimator`: an Estimator from a Keras model.
-
-    Example:
-        >>> est = model_to_estimator(keras_model=model)  # doctest: +SKIP
-    """
-    from tfport.keras import model_to_estimator as convert
-
-    return convert(
-        keras_model=keras_model,
-        keras_model_path=keras_model_path,
-        custom_objects=custom_objects,
-        model_dir=model_dir,
-        config=config,
-        checkpoint_format=checkpoint_format or "checkpoint",
-        use_v2_estimator=use_v2_estimator,
-        metric_names_map=metric_names_map,
-        export_outputs=export_outputs,
-    )
-
-
 def binary_or_multi_class_head(
     n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any
 ) -> Any:

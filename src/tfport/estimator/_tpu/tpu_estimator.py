@@ -23,7 +23,7 @@ from tfport.estimator._engine.context import strategy_for
 from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._engine.hooks import ExamplesPerSecondHook
 from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._tpu import embedding
 from tfport.estimator._tpu.cross_shard import cross_shard_optimizer  # noqa: F401 - its home
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
@@ -171,106 +171,6 @@ class RunConfig(_BaseRunConfig):
 
     tpu_config = property(lambda self: self._tpu_config)
     cluster = property(lambda self: self._cluster)
-
-
-class TPUEstimatorSpec(
-    collections.namedtuple(
-        "TPUEstimatorSpec",
-        [
-            "mode",
-            "predictions",
-            "loss",
-            "train_op",
-            "eval_metrics",
-            "export_outputs",
-            "scaffold_fn",
-            "host_call",
-            "training_hooks",
-            "evaluation_hooks",
-            "prediction_hooks",
-        ],
-    )
-):
-    """What a TPU model_fn returns; `as_estimator_spec()` turns it into an EstimatorSpec.
-
-    Example:
-        >>> spec = TPUEstimatorSpec(mode, loss=loss, eval_metrics=(metric_fn, [labels, logits]))
-        ... # doctest: +SKIP
-    """
-
-    _estimator_api_names = ()  # legacy's estimator_export names
-    _estimator_api_names_v1 = ["estimator.tpu.TPUEstimatorSpec"]
-
-    def __new__(
-        cls,
-        mode: str,
-        predictions: Any = None,
-        loss: Any = None,
-        train_op: Any = None,
-        eval_metrics: Any = None,
-        export_outputs: Any = None,
-        scaffold_fn: Any = None,
-        host_call: Any = None,
-        training_hooks: Any = None,
-        evaluation_hooks: Any = None,
-        prediction_hooks: Any = None,
-    ) -> TPUEstimatorSpec:
-        for name, call in (("eval_metrics", eval_metrics), ("host_call", host_call)):
-            if call is not None and not (
-                isinstance(call, (tuple, list)) and len(call) == 2 and callable(call[0])
-            ):
-                raise TfportInputError(
-                    message(
-                        f"TPUEstimatorSpec.{name} must be (fn, list_or_dict_of_tensors)",
-                        "Pass e.g. (metric_fn, [labels, logits])",
-                        **{name: call},
-                    )
-                )
-        return super().__new__(
-            cls,
-            mode,
-            predictions,
-            loss,
-            train_op,
-            eval_metrics,
-            export_outputs,
-            scaffold_fn,
-            host_call,
-            tuple(training_hooks or ()),
-            tuple(evaluation_hooks or ()),
-            tuple(prediction_hooks or ()),
-        )
-
-    def as_estimator_spec(self) -> EstimatorSpec:
-        """The equivalent EstimatorSpec: eval_metrics called, host_call a per-step hook.
-
-        The host_call's function is not called here (inside the model step): the
-        engine runs it on the host once per step with that step's values
-        (`tfport.estimator._engine.host_calls`).
-        """
-        metric_ops = _call(self.eval_metrics) if self.eval_metrics is not None else None
-        hooks: tuple = ()
-        if self.host_call is not None:
-            from tfport.estimator._engine import host_calls
-
-            hooks = (host_calls.HostCallHook(*self.host_call),)
-        return EstimatorSpec(
-            mode=self.mode,
-            predictions=self.predictions,
-            loss=self.loss,
-            train_op=self.train_op,
-            eval_metric_ops=metric_ops,
-            export_outputs=self.export_outputs,
-            scaffold=self.scaffold_fn() if self.scaffold_fn else None,
-            training_hooks=self.training_hooks + hooks,
-            evaluation_hooks=self.evaluation_hooks + hooks,
-            prediction_hooks=self.prediction_hooks + hooks,
-        )
-
-
-def _call(fn_and_tensors: Any) -> Any:
-    fn, tensors = fn_and_tensors
-    return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
 
 
 def _while_exporting(method: Any) -> Any:
