@@ -79,7 +79,7 @@ def test_a_worker_waits_as_long_as_the_patched_legacy_constant_says(installed, m
     import tensorflow as tf
     from tensorflow.python.estimator import training
 
-    from tfport.estimator._engine import training_executor
+    from tfport.estimator._engine.running import training_executor
 
     slept, trained = [], []
     est = tf.estimator.Estimator(lambda features, labels, mode: None)

@@ -27,7 +27,7 @@ def test_tpu_computation_internals_behave_as_on_tf_2_15(recorded, group):
 def test_augmented_model_fn_and_inference_call_complete_params_as_tpu_estimator():
     import tensorflow as tf
 
-    from tfport.estimator._engine.tpu_spec import TPUEstimatorSpec
+    from tfport.estimator._engine.api.tpu_spec import TPUEstimatorSpec
     from tfport.estimator._tpu.tpu_estimator import TPUEstimator
 
     seen: dict = {}

@@ -39,7 +39,7 @@ def test_user_lines_are_never_noise(line):
 
 
 def test_progress_line_text_and_default_off():
-    from tfport.estimator._engine import console
+    from tfport.estimator._engine.running import console
 
     assert tfenv.progress_stream() is None
     assert console.progress_hook(None, None, 100) is None

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from tfport._common import tfenv
-from tfport.estimator._engine import sessions
+from tfport.estimator._engine.running import sessions
 
 _VOLATILE = re.compile(
     r"\d+\.\d+ ?sec|\d+\.\d+s\b|global_step/sec: [\d.]+|\d{4}-\d\d-\d\dT?[-\d:]+|/\S+|0x[0-9a-f]+"

@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from tfport._common.errors import TfportOperationError
 from tfport.checkpoint import CheckpointReader, resolve_prefix
-from tfport.estimator._engine import checkpointing
+from tfport.estimator._engine.running import checkpointing
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import models  # noqa: E402

@@ -206,7 +206,7 @@ def test_a_worker_waits_for_the_chiefs_final_checkpoint(tmp_path, caplog):
     import logging
     import threading
 
-    from tfport.estimator._engine.sessions import ChiefCheckpointWait
+    from tfport.estimator._engine.running.sessions import ChiefCheckpointWait
 
     _checkpoint_at(tmp_path, 0)
     waiter = ChiefCheckpointWait(str(tmp_path), timeout=60, poll_secs=0.05)

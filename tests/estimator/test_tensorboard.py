@@ -6,7 +6,7 @@ without extras: the Makefile's RANGE_TESTS holds this file).
 Measured on TF 2.15 + tensorflow-estimator 2.15 (this SCRIPT): the TF2 summary calls in a
 model_fn wrote nothing there (the Estimator set no default TF2 writer); the events held
 `loss` and the v1 summaries at steps 1, 2, 3. tfport keeps those and, beyond legacy, writes
-the TF2 ones (`tfport.estimator._engine.model_summaries`).
+the TF2 ones (`tfport.estimator._engine.building.model_summaries`).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def _graph_ops(record):
     """Ops of a seeded graph where a TF2 summary call precedes a random op."""
     import tensorflow as tf
 
-    from tfport.estimator._engine.model_summaries import Recorder
+    from tfport.estimator._engine.building.model_summaries import Recorder
 
     graph = tf.Graph()
     with graph.as_default():

@@ -122,7 +122,7 @@ def test_host_call_runs_once_per_step_with_each_steps_values(tmp_path):
 
 
 def test_drift_message_names_the_cause_it_found():
-    from tfport.estimator._engine import replicas
+    from tfport.estimator._engine.building import replicas
 
     bare = replicas.drift_message("w", 0.5, ["LAMB"])
     assert "LAMB applies gradients itself" in bare and "not all-reduced" in bare

@@ -15,7 +15,7 @@ import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfport.estimator._engine import inputs
+from tfport.estimator._engine.building import inputs
 
 
 def _rows(batch: int, replicas: int) -> list[list[int]]:

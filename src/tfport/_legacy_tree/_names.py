@@ -132,11 +132,11 @@ NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
 NAMES["estimator_export"]["T"] = f"{_N}:T"
 NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
 NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = (
-    "tfport.estimator._engine.hooks:ExamplesPerSecondHook"
+    "tfport.estimator._engine.api.hooks:ExamplesPerSecondHook"
 )
 for _suffix in ("tpu.tpu_estimator", "tpu._tpu_estimator_embedding"):
     NAMES[_suffix]["EmbeddingConfigSpec"] = f"{_TPU}:experimental.EmbeddingConfigSpec"
-NAMES["util"]["fn_args"] = "tfport.estimator._engine.calls:fn_args"  # TF 1.x util
+NAMES["util"]["fn_args"] = "tfport.estimator._engine.building.calls:fn_args"  # TF 1.x util
 NAMES["tools.analytics"].update(_names("track_usage", "track_numerical_issues"))
 NAMES["canned.rnn"]["RNNModel"] = "tfport.estimator._canned.rnn:RNNModel"
 _V2_ENTRY = "tfport.estimator._canned.v2_entry"
@@ -171,7 +171,7 @@ NAMES["estimator_lib"].update(
         "linear_logit_fn_builder": "tfport.estimator._canned.logit_fns:linear_logit_fn_builder",
     }
 )
-_EXECUTOR = "tfport.estimator._engine.executor"
+_EXECUTOR = "tfport.estimator._engine.running.executor"
 NAMES["training"].update(
     {
         n: f"{_EXECUTOR}:{n}"
@@ -183,11 +183,11 @@ NAMES["training"].update(
             "_validate_exporters"
         ).split()
     }
-    | {"_TrainingExecutor": "tfport.estimator._engine.training_executor:_TrainingExecutor"}
+    | {"_TrainingExecutor": "tfport.estimator._engine.running.training_executor:_TrainingExecutor"}
 )
 NAMES["exporter"].update(
     {
-        n: f"tfport.estimator._engine.train_and_evaluate:{n}"
+        n: f"tfport.estimator._engine.running.train_and_evaluate:{n}"
         for n in ("_SavedModelExporter", "_loss_smaller")
     }
 )

@@ -12,7 +12,7 @@ _INPUTS = "tfport.estimator.inputs"
 _N = "tfport.estimator._legacy.names"
 _TPUI = "tfport.estimator._tpu.tpu_internals"
 _TS = "tfport.estimator._canned.timeseries"
-_RECEIVERS = "tfport.estimator._engine.receivers"
+_RECEIVERS = "tfport.estimator._engine.api.receivers"
 
 PATHS: dict[str, tuple[str, ...]] = {
     "": (_V2,),
@@ -60,21 +60,21 @@ PATHS: dict[str, tuple[str, ...]] = {
     "canned.timeseries.saved_model_utils": (_TS + ".saved_model_utils",),
     "canned.timeseries.state_management": (_TS + ".state_management",),
     "canned.v1": (),
-    "early_stopping": (_EXP, "tfport.estimator._engine.hooks"),
+    "early_stopping": (_EXP, "tfport.estimator._engine.api.hooks"),
     "estimator": (_V2,),
     "estimator_export": (_N,),
-    "estimator_lib": (_V1, _EXP1, _EXP, "tfport.estimator._engine.hooks"),
+    "estimator_lib": (_V1, _EXP1, _EXP, "tfport.estimator._engine.api.hooks"),
     "export": (_EXPORT, _RECEIVERS),  # TF 1.x code imported names from the package
     "export.export": (_EXPORT, _RECEIVERS),
     "export.export_lib": (_EXPORT, _RECEIVERS),
     "export.export_output": (_EXPORT,),
     "export.function": (
-        "tfport.estimator._engine.export_function",
-        "tfport.estimator._engine.export_function_graph",
+        "tfport.estimator._engine.running.export_function",
+        "tfport.estimator._engine.running.export_function_graph",
     ),
     "exporter": (_V2,),
     "extenders": (_V2,),
-    "gc": ("tfport.estimator._engine.gc",),
+    "gc": ("tfport.estimator._engine.api.gc",),
     "head": (),
     "head.base_head": (_V2,),
     "head.binary_class_head": (_V2,),
@@ -86,7 +86,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "head.sequential_head": ("tfport.estimator._heads.sequential",),
     "hooks": (_V2, _EXP),
     "hooks.basic_session_run_hooks": (),
-    "hooks.fake_summary_writer": ("tfport.estimator._engine.fake_summary_writer",),
+    "hooks.fake_summary_writer": ("tfport.estimator._engine.api.fake_summary_writer",),
     "hooks.hooks": (_EXP,),
     "hooks.session_run_hook": (),
     "inputs": (_INPUTS,),
@@ -100,7 +100,7 @@ PATHS: dict[str, tuple[str, ...]] = {
     "keras_lib": (),
     "mode_keys": (_V2,),
     "model_fn": (_V2,),
-    "run_config": (_V2, "tfport.estimator._engine.run_config"),
+    "run_config": (_V2, "tfport.estimator._engine.api.run_config"),
     "tools": (),
     "tools.analytics": (),
     "tools.checkpoint_converter": ("tfport.checkpoint._v1_converter",),
@@ -120,16 +120,22 @@ PATHS: dict[str, tuple[str, ...]] = {
         "tfport.estimator._tpu.tpu_pipeline",
         _TPUI,
     ),
-    "tpu.util": (_TPUI, "tfport.estimator._engine.inputs", "tfport.estimator._tpu.tpu_pipeline"),
+    "tpu.util": (
+        _TPUI,
+        "tfport.estimator._engine.building.inputs",
+        "tfport.estimator._tpu.tpu_pipeline",
+    ),
     "training": (_V2,),
-    "util": ("tfport.estimator._engine.inputs", "tfport.estimator._tpu.tpu_pipeline"),
+    "util": ("tfport.estimator._engine.building.inputs", "tfport.estimator._tpu.tpu_pipeline"),
 }
 
 # TensorFlow 2.15's own Estimator glue outside the estimator package (gone from TF 2.21):
 # module -> the sources its names resolve from, or (GLUE_ALIASES) the legacy estimator path
 # it re-exported (TF's `tensorflow.python.tpu.*` stubs of tensorflow-estimator's TPU modules)
 GLUE_PATHS: dict[str, tuple[str, ...]] = {
-    "tensorflow.python.distribute.estimator_training": ("tfport.estimator._engine.coordinator",),
+    "tensorflow.python.distribute.estimator_training": (
+        "tfport.estimator._engine.running.coordinator",
+    ),
 }
 GLUE_ALIASES: dict[str, str] = {
     f"tensorflow.python.tpu.{name}": f"tpu.{name}"

@@ -37,7 +37,7 @@ PRIVATE["export.export"].update(
         ).split()
     }
 )
-_EXTENDERS = "tfport.estimator._engine.extenders"
+_EXTENDERS = "tfport.estimator._engine.api.extenders"
 PRIVATE["extenders"].update(
     {n: f"{_EXTENDERS}:{n}" for n in ("_call_metric_fn", "_verify_metric_fn_args")}
 )
@@ -55,7 +55,7 @@ PRIVATE["head.sequential_head"]["_flatten_tensor"] = (
     "tfport.estimator._heads.sequential:_flatten_tensor"
 )
 PRIVATE["hooks.hooks"]["_StopAtCheckpointStepHook"] = (
-    "tfport.estimator._engine.evaluator_hook:_StopAtCheckpointStepHook"
+    "tfport.estimator._engine.api.evaluator_hook:_StopAtCheckpointStepHook"
 )
 _NUMPY_IO = "tfport.estimator._inputs.numpy_io"
 PRIVATE["inputs.numpy_io"].update(
@@ -109,7 +109,7 @@ PRIVATE["canned.rnn"].update(
 )
 PRIVATE["early_stopping"].update(
     {
-        n: f"tfport.estimator._engine.stopping:{n}"
+        n: f"tfport.estimator._engine.api.stopping:{n}"
         for n in (
             "_stop_if_threshold_crossed_hook _stop_if_no_metric_improvement_hook "
             "_get_or_create_stop_var _summaries"
@@ -161,7 +161,7 @@ for _suffix, _private in {
     "_SPARSE_LABEL_ERR_MSG _VALIDATION_ERROR_MSG",
 }.items():
     PRIVATE[_suffix].update({n: f"{_CONSTANTS}:{n}" for n in _private.split()})
-_COORDINATOR = "tfport.estimator._engine.coordinator"
+_COORDINATOR = "tfport.estimator._engine.running.coordinator"
 PRIVATE["run_config"].update(
     {
         "_count_ps": f"{_COORDINATOR}:_count_ps",
@@ -169,7 +169,7 @@ PRIVATE["run_config"].update(
         "_get_global_id_in_cluster": f"{_COORDINATOR}:_get_global_id",
     }
     | {
-        n: f"tfport.estimator._engine.tf_config:{n}"
+        n: f"tfport.estimator._engine.api.tf_config:{n}"
         for n in (
             "_validate_service _validate_task_type_and_task_id _get_session_master "
             "_get_eval_session_master _get_model_dir _validate_properties "
@@ -187,7 +187,7 @@ PRIVATE["estimator"].update(
             "_load_global_step_from_checkpoint_dir _check_checkpoint_available"
         ).split()
     }
-    | {"_get_default_warm_start_settings": "tfport.estimator._engine.warm_start:to_settings"}
+    | {"_get_default_warm_start_settings": "tfport.estimator._engine.api.warm_start:to_settings"}
     | {
         n: f"{_HELPERS}:{n}"
         for n in (
@@ -203,7 +203,7 @@ PRIVATE["estimator"].update(
 )
 PRIVATE["model_fn"].update(
     {
-        n: f"tfport.estimator._engine.spec:{n}"
+        n: f"tfport.estimator._engine.api.spec:{n}"
         for n in (
             "_validate_estimator_spec_loss _validate_estimator_spec_predictions "
             "_validate_estimator_spec_train_op _validate_estimator_spec_hooks "
@@ -268,11 +268,11 @@ PRIVATE["tpu._tpu_estimator_embedding"].update(
 )
 # private_misc: multi-worker early stopping, scaffold combining, export function, heads
 PRIVATE["early_stopping"]["_MultiWorkerEarlyStoppingHook"] = (
-    "tfport.estimator._engine.stopping:_MultiWorkerEarlyStoppingHook"
+    "tfport.estimator._engine.api.stopping:_MultiWorkerEarlyStoppingHook"
 )
 PRIVATE["estimator"]["_combine_distributed_scaffold"] = f"{_HELPERS}:_combine_distributed_scaffold"
 PRIVATE["export.function"]["_EstimatorSpecFunction"] = (
-    "tfport.estimator._engine.export_function:_EstimatorSpecFunction"
+    "tfport.estimator._engine.running.export_function:_EstimatorSpecFunction"
 )
 # private_tpu_hooks: legacy TPUEstimator's loop hooks, internal context and graph checks
 PRIVATE["tpu.iteration_count_estimator"].update(

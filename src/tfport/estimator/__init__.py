@@ -24,15 +24,16 @@ from tfport.estimator._canned.estimators_v2 import (
     LinearEstimator,
     LinearRegressor,
 )
-from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.extenders import (
+from tfport.estimator._engine.api.extenders import (
     add_metrics,
     classifier_parse_example_spec,
     regressor_parse_example_spec,
 )
-from tfport.estimator._engine.run_config import RunConfig
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._engine.train_and_evaluate import (
+from tfport.estimator._engine.api.run_config import RunConfig
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.api.warm_start import WarmStartSettings
+from tfport.estimator._engine.estimator import Estimator
+from tfport.estimator._engine.running.train_and_evaluate import (
     BestExporter,
     EvalSpec,
     Exporter,
@@ -40,8 +41,7 @@ from tfport.estimator._engine.train_and_evaluate import (
     LatestExporter,
     TrainSpec,
 )
-from tfport.estimator._engine.training_executor import train_and_evaluate
-from tfport.estimator._engine.warm_start import WarmStartSettings
+from tfport.estimator._engine.running.training_executor import train_and_evaluate
 from tfport.estimator._heads.base import Head
 from tfport.estimator._heads.head_api import (
     BinaryClassHead,
@@ -131,13 +131,13 @@ __all__ = [
 
 def __getattr__(name: str) -> _typing.Any:
     if name in _TF_NAMES:
-        from tfport.estimator._engine import hooks
+        from tfport.estimator._engine.api import hooks
 
         return hooks.tf_hook(name)
     if name in _SUBMODULES:
         return _importlib.import_module(f"tfport.estimator.{name}")
     if name in _OLD_TFPORT_PATHS:  # tfport's earlier paths; not listed names (see dir())
-        from tfport.estimator._engine import hooks
+        from tfport.estimator._engine.api import hooks
 
         return getattr(hooks, name)
     raise AttributeError(f"module 'tfport.estimator' has no attribute {name!r}")

@@ -8,19 +8,19 @@ Example:
 
 from tfport.estimator._canned.rnn_v2 import RNNClassifier, RNNEstimator  # issue 15
 from tfport.estimator._canned.sdca import LinearSDCA  # issue 15
-from tfport.estimator._engine.evaluator_hook import (
+from tfport.estimator._engine.api.evaluator_hook import (
     InMemoryEvaluatorHook,
     make_stop_at_checkpoint_step_hook,
 )
-from tfport.estimator._engine.extenders import call_logit_fn
-from tfport.estimator._engine.hooks import (
+from tfport.estimator._engine.api.extenders import call_logit_fn
+from tfport.estimator._engine.api.hooks import (
     make_early_stopping_hook,
     stop_if_higher_hook,
     stop_if_lower_hook,
     stop_if_no_decrease_hook,
     stop_if_no_increase_hook,
 )
-from tfport.estimator._engine.receivers import build_raw_supervised_input_receiver_fn
+from tfport.estimator._engine.api.receivers import build_raw_supervised_input_receiver_fn
 
 __all__ = [
     "InMemoryEvaluatorHook",

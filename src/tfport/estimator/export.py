@@ -2,7 +2,7 @@
 
 import typing as _typing
 
-from tfport.estimator._engine.receivers import (
+from tfport.estimator._engine.api.receivers import (
     ServingInputReceiver,
     TensorServingInputReceiver,
     build_parsing_serving_input_receiver_fn,

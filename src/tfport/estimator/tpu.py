@@ -8,7 +8,7 @@ Example:
 
 import types as _types
 
-from tfport.estimator._engine.tpu_spec import TPUEstimatorSpec
+from tfport.estimator._engine.api.tpu_spec import TPUEstimatorSpec
 from tfport.estimator._tpu import embedding as _embedding
 from tfport.estimator._tpu.tpu_estimator import (
     RunConfig,

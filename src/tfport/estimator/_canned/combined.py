@@ -9,7 +9,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, dnn, linear, optimizers
 from tfport.estimator._canned.model_fns import _iterations, _trainable, _values
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 
 def _check_columns(linear_columns: Any, dnn_columns: Any, hidden_units: Any) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import shared_embeddings
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 
 def check_hidden_units(hidden_units: Any) -> tuple:

@@ -21,8 +21,8 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.api.spec import EstimatorSpec
 from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.spec import EstimatorSpec
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook

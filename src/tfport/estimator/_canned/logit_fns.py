@@ -22,7 +22,7 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 __all__ = ["dnn_logit_fn_builder", "linear_logit_fn_builder"]
 

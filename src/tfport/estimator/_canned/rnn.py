@@ -20,7 +20,7 @@ from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 tf = import_tf()
 _Model: Any = tf.keras.models.Model

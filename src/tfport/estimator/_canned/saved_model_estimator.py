@@ -17,8 +17,8 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
 
 log = logging.getLogger("tfport")
 

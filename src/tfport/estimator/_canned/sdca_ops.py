@@ -20,7 +20,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, linear
 from tfport.estimator._canned.dense_tables import _ShardedMutableDenseHashTable
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 
 class _SparseFeatureColumn:

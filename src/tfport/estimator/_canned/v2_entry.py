@@ -25,8 +25,8 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear, optimizers
 from tfport.estimator._canned.logit_fns import _check_units
 from tfport.estimator._canned.model_fns import _iterations, _trainable
-from tfport.estimator._engine.spec import ModeKeys
-from tfport.estimator._engine.tpu_spec import TPUEstimatorSpec
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.api.tpu_spec import TPUEstimatorSpec
 
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 

@@ -12,20 +12,13 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
-from tfport.estimator._engine import (
-    calls,
-    console,
-    evaluation,
-    exporting,
-    graphs,
-    internals,
-    prediction,
-    training,
-)
-from tfport.estimator._engine.context import ModeContext, strategy_for
-from tfport.estimator._engine.run_config import RunConfig
-from tfport.estimator._engine.spec import ModeKeys
-from tfport.estimator._engine.warm_start import to_settings
+from tfport.estimator._engine import internals
+from tfport.estimator._engine.api.run_config import RunConfig
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.api.warm_start import to_settings
+from tfport.estimator._engine.building import calls, graphs
+from tfport.estimator._engine.building.context import ModeContext, strategy_for
+from tfport.estimator._engine.running import console, evaluation, exporting, prediction, training
 
 log = logging.getLogger("tfport")
 

@@ -18,9 +18,9 @@ import functools
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import evaluation
-from tfport.estimator._engine.calls import _verify_model_fn_args
+from tfport.estimator._engine.building.calls import _verify_model_fn_args
 from tfport.estimator._engine.internals import _assert_members_are_not_overridden
+from tfport.estimator._engine.running import evaluation
 
 __all__ = [
     "_assert_members_are_not_overridden",

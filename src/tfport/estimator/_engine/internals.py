@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import calls, inputs
+from tfport.estimator._engine.building import calls, inputs
 
 log = logging.getLogger("tfport")
 # legacy's `Estimator._tf_docs_inheritable_header` (its docs' notice), a class attribute

@@ -10,7 +10,7 @@ from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import calls
+from tfport.estimator._engine.building import calls
 
 _REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
 

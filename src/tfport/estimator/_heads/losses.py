@@ -33,7 +33,7 @@ def unreduced_loss(head: Any, labels: Any, logits: Any, features: Any) -> Any:
 
 
 def _user_loss(tf: Any, loss_fn: Any, labels: Any, logits: Any, features: Any) -> Any:
-    from tfport.estimator._engine.calls import fn_args
+    from tfport.estimator._engine.building.calls import fn_args
 
     args = fn_args(loss_fn)
     if "labels" not in args or "logits" not in args:

@@ -7,7 +7,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._heads import base, head_outputs
 from tfport.estimator._heads.base_head import keras_optimizer_train_op
 

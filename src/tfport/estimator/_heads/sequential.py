@@ -27,7 +27,7 @@ from typing import Any
 from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._heads import base
 
 

@@ -111,7 +111,7 @@ def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: 
         >>> call_logit_fn(lambda features: features["x"], {"x": x}, "train", None, None)
         ... # doctest: +SKIP
     """
-    from tfport.estimator._engine import calls
+    from tfport.estimator._engine.building import calls
 
     args = calls.fn_args(logit_fn)
     given = {"mode": mode, "params": params, "config": config}
@@ -134,7 +134,7 @@ def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) ->
         ... # doctest: +SKIP
         '/m'
     """
-    from tfport.estimator._engine.run_config import RunConfig
+    from tfport.estimator._engine.api.run_config import RunConfig
 
     if config is None:
         config = RunConfig()
@@ -197,7 +197,7 @@ def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_a
         >>> fn = build_supervised_input_receiver_fn_from_input_fn(train_input_fn)
         ... # doctest: +SKIP
     """
-    from tfport.estimator._engine import receivers
+    from tfport.estimator._engine.api import receivers
 
     tf = import_tf()
     with tf.Graph().as_default():

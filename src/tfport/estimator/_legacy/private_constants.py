@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from tfport.estimator._engine.run_config import LEGACY_REPLACEABLE
+from tfport.estimator._engine.api.run_config import LEGACY_REPLACEABLE
 
 _USE_DEFAULT = object()
 _VALID_DEVICE_FN_ARGS = {"op"}

@@ -20,8 +20,8 @@ import logging
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.calls import fn_args
-from tfport.estimator._engine.spec import EstimatorSpec
+from tfport.estimator._engine.api.spec import EstimatorSpec
+from tfport.estimator._engine.building.calls import fn_args
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params
 from tfport.estimator._tpu.outfeed import _OutfeedHostCall
 from tfport.estimator._tpu.tpu_context import TPUContext

@@ -21,7 +21,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.calls import fn_args
+from tfport.estimator._engine.building.calls import fn_args
 
 tf = import_tf()
 v1 = tf.compat.v1

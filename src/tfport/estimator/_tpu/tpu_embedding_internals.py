@@ -21,7 +21,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 tf = import_tf()
 log = logging.getLogger("tfport")

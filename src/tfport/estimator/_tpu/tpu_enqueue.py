@@ -23,7 +23,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._tpu.tpu_context import TPUContext
 from tfport.estimator._tpu.tpu_embedding_internals import split_inputs
 from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _Inputs

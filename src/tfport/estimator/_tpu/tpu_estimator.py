@@ -19,11 +19,11 @@ from typing import Any
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
-from tfport.estimator._engine.context import strategy_for
+from tfport.estimator._engine.api.hooks import ExamplesPerSecondHook
+from tfport.estimator._engine.api.run_config import RunConfig as _BaseRunConfig
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.building.context import strategy_for
 from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.hooks import ExamplesPerSecondHook
-from tfport.estimator._engine.run_config import RunConfig as _BaseRunConfig
-from tfport.estimator._engine.spec import ModeKeys
 from tfport.estimator._tpu import embedding
 from tfport.estimator._tpu.cross_shard import cross_shard_optimizer  # noqa: F401 - its home
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext

@@ -264,7 +264,7 @@ def model_fn_inference_on_tpu(
     Example:
         >>> spec = model_fn_inference_on_tpu(model_fn, features, params={})  # doctest: +SKIP
     """
-    from tfport.estimator._engine import calls
+    from tfport.estimator._engine.building import calls
 
     captured: list = []
 

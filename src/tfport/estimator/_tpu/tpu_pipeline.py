@@ -19,7 +19,7 @@ import contextlib
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._tpu import tpu_enqueue
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
 from tfport.estimator._tpu.tpu_inputs import InputsStructureRecorder, _StopSignals

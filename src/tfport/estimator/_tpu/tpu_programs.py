@@ -25,8 +25,8 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import num_replicas
-from tfport.estimator._engine import calls
-from tfport.estimator._engine.context import strategy_for
+from tfport.estimator._engine.building import calls
+from tfport.estimator._engine.building.context import strategy_for
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params, _export_output_to_tensors
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
 from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _StopSignals

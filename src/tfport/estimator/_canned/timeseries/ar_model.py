@@ -16,7 +16,7 @@ from typing import Any
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned.timeseries import model, model_utils
 from tfport.estimator._canned.timeseries.feature_keys import PredictionFeatures, TrainEvalFeatures
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
 
 tf = import_tf()  # LSTMPredictionModel subclasses a Keras model: this module loads lazily
 _Model: Any = tf.keras.models.Model

@@ -9,8 +9,8 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
 from tfport.estimator._canned.timeseries import ar_model, feature_keys, math_utils, state_management
 from tfport.estimator._canned.timeseries import head as ts_head_lib
+from tfport.estimator._engine.api.receivers import ServingInputReceiver
 from tfport.estimator._engine.estimator import Estimator
-from tfport.estimator._engine.receivers import ServingInputReceiver
 
 _KEYS = feature_keys.TrainEvalFeatures
 

@@ -16,7 +16,7 @@ from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
 from tfport.estimator import export as _export
 from tfport.estimator._canned.timeseries import feature_keys, math_utils
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 
 _LOSS, _LOSS_MEAN = "loss", "average_loss"
 _STATE_RE = re.compile("^" + feature_keys.State.STATE_PREFIX + r"_(\d+)$")

@@ -9,7 +9,7 @@ from typing import Any
 
 from tfport import distribute
 from tfport._common.errors import TfportInputError, message
-from tfport.estimator._engine import tf_config
+from tfport.estimator._engine.api import tf_config
 
 
 class TaskType:

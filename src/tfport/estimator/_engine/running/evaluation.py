@@ -9,11 +9,12 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, console, graphs, sessions
-from tfport.estimator._engine.aligned_names import aligned_var_list
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.metrics import LOSS_KEY, metric_pairs
-from tfport.estimator._engine.spec import ModeKeys, check_hooks
+from tfport.estimator._engine.api.spec import ModeKeys, check_hooks
+from tfport.estimator._engine.building import builder, graphs
+from tfport.estimator._engine.building.aligned_names import aligned_var_list
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.building.metrics import LOSS_KEY, metric_pairs
+from tfport.estimator._engine.running import console, sessions
 
 GLOBAL_STEP_KEY = "global_step"
 # False while `Estimator._evaluate_in_memory` runs: summaries name no checkpoint

@@ -20,10 +20,10 @@ from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.distribute import task_server
-from tfport.estimator._engine.checkpointing import safe_checkpoint_saver_hook
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.graphs import global_step_in_dir
-from tfport.estimator._engine.inputs import is_multi_worker, is_parameter_server
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.building.graphs import global_step_in_dir
+from tfport.estimator._engine.building.inputs import is_multi_worker, is_parameter_server
+from tfport.estimator._engine.running.checkpointing import safe_checkpoint_saver_hook
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook

@@ -16,8 +16,8 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, graphs
-from tfport.estimator._engine.context import ModeContext
+from tfport.estimator._engine.building import builder, graphs
+from tfport.estimator._engine.building.context import ModeContext
 
 tf = import_tf()
 _SaveableObject: Any = tf_internals.saveable_object_class()

@@ -22,9 +22,9 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.inputs import Batches
-from tfport.estimator._engine.steps import StepResult
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.building.inputs import Batches
+from tfport.estimator._engine.building.steps import StepResult
 
 tf = import_tf()
 _LoggingTensorHook: Any = tf.compat.v1.train.LoggingTensorHook
@@ -57,7 +57,7 @@ def looped(
         results.append(result)
         writes: list = []
         if result.host_values is not None:  # host_call: this step's values kept for the host
-            from tfport.estimator._engine import host_calls
+            from tfport.estimator._engine.building import host_calls
 
             buffers = buffers or host_calls.StepBuffers(ctx.iterations)
             writes = buffers.write(i, result.host_values)

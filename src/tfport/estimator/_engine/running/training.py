@@ -10,10 +10,11 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, console, graphs, lock, loops, sessions
-from tfport.estimator._engine.aligned_names import aligned_var_list
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.spec import ModeKeys, check_hooks
+from tfport.estimator._engine.api.spec import ModeKeys, check_hooks
+from tfport.estimator._engine.building import builder, graphs, loops
+from tfport.estimator._engine.building.aligned_names import aligned_var_list
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.running import console, lock, sessions
 
 # the graph `train_model_default` built, while its spec trains: (ctx, Built, input_fn)
 _CURRENT: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("training", default=None)

@@ -9,9 +9,9 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.evaluation import resolve_checkpoint
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.running.evaluation import resolve_checkpoint
 
 _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"]}
 

@@ -16,7 +16,7 @@ import collections
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
-from tfport.estimator._engine.spec import EstimatorSpec
+from tfport.estimator._engine.api.spec import EstimatorSpec
 
 
 class TPUEstimatorSpec(
@@ -92,12 +92,12 @@ class TPUEstimatorSpec(
 
         The host_call's function is not called here (inside the model step): the
         engine runs it on the host once per step with that step's values
-        (`tfport.estimator._engine.host_calls`).
+        (`tfport.estimator._engine.building.host_calls`).
         """
         metric_ops = _call(self.eval_metrics) if self.eval_metrics is not None else None
         hooks: tuple = ()
         if self.host_call is not None:
-            from tfport.estimator._engine import host_calls
+            from tfport.estimator._engine.building import host_calls
 
             hooks = (host_calls.HostCallHook(*self.host_call),)
         return EstimatorSpec(

@@ -33,7 +33,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.graphs import MODEL_SUMMARY_INITS_KEY, STEP_AFTER_TRAIN_KEY
+from tfport.estimator._engine.building.graphs import MODEL_SUMMARY_INITS_KEY, STEP_AFTER_TRAIN_KEY
 
 tf = import_tf()
 v1 = tf.compat.v1

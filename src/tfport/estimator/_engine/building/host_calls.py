@@ -27,7 +27,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import graphs
+from tfport.estimator._engine.building import graphs
 
 tf = import_tf()
 v1 = tf.compat.v1

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tfport.distribute import num_replicas
-from tfport.estimator._engine import calls
-from tfport.estimator._engine.run_config import RunConfig
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._engine.warm_start import WarmStartSettings
+from tfport.estimator._engine.api.run_config import RunConfig
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.api.warm_start import WarmStartSettings
+from tfport.estimator._engine.building import calls
 
 
 @dataclasses.dataclass(frozen=True)

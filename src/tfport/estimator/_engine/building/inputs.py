@@ -16,9 +16,9 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf, quiet_tf_warnings
-from tfport.estimator._engine.calls import fn_args
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.building.calls import fn_args
+from tfport.estimator._engine.building.context import ModeContext
 
 _SessionRunHook: Any = import_tf().compat.v1.train.SessionRunHook
 

@@ -9,8 +9,8 @@ import logging
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
-from tfport.estimator._engine import console
-from tfport.estimator._engine.spec import EstimatorSpec
+from tfport.estimator._engine.api.spec import EstimatorSpec
+from tfport.estimator._engine.running import console
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 

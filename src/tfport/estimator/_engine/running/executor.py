@@ -20,8 +20,8 @@ import time
 from typing import Any
 
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import console
-from tfport.estimator._engine.train_and_evaluate import EvalSpec
+from tfport.estimator._engine.running import console
+from tfport.estimator._engine.running.train_and_evaluate import EvalSpec
 
 tf = import_tf()
 _CheckpointSaverListener: Any = tf.compat.v1.train.CheckpointSaverListener
@@ -296,7 +296,7 @@ def _validate_exporters(exporters: Any) -> tuple:
         >>> _validate_exporters(None)
         ()
     """
-    from tfport.estimator._engine.train_and_evaluate import Exporter
+    from tfport.estimator._engine.running.train_and_evaluate import Exporter
 
     if not exporters:
         return ()

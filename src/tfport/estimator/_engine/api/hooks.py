@@ -11,8 +11,8 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import console
-from tfport.estimator._engine.graphs import STEP_AFTER_TRAIN_KEY
+from tfport.estimator._engine.building.graphs import STEP_AFTER_TRAIN_KEY
+from tfport.estimator._engine.running import console
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook

@@ -291,7 +291,7 @@ class BestExporter(_SavedModelExporter):
     def _get_best_eval_result(self, event_files: str) -> dict | None:
         """The best eval result (by `compare_fn`) among the event files matching the glob
         `event_files`, or None (legacy's name)."""
-        from tfport.estimator._engine.hooks import read_eval_metrics
+        from tfport.estimator._engine.api.hooks import read_eval_metrics
 
         best = None
         folders = {os.path.dirname(p) for p in glob.glob(event_files)}
@@ -362,7 +362,7 @@ def train_and_evaluate_tasks(estimator: Any, train_spec: TrainSpec, eval_spec: E
         saving_listeners=list(train_spec.saving_listeners) + [listener],
     )
 
-    from tfport.estimator._engine.graphs import global_step_in_dir
+    from tfport.estimator._engine.building.graphs import global_step_in_dir
 
     step = global_step_in_dir(estimator.model_dir)
     if config.is_chief and state["last_step"] != step:

@@ -27,7 +27,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import calls
+from tfport.estimator._engine.building import calls
 from tfport.estimator._engine.estimator_helpers import _verify_model_fn_args
 
 _tf = import_tf()
@@ -193,7 +193,7 @@ def _filter_estimator_spec_outputs(spec: Any) -> dict:
 
 
 def _spec_outputs(ret: Any) -> Any:
-    from tfport.estimator._engine.spec import EstimatorSpec
+    from tfport.estimator._engine.api.spec import EstimatorSpec
 
     # the train op is stateful: the function's automatic control dependencies run it
     return _filter_estimator_spec_outputs(ret) if isinstance(ret, EstimatorSpec) else ret

@@ -20,7 +20,7 @@ from typing import Any
 
 from tfport._common.errors import TfportError, TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.hooks import _metric_hook, _SessionRunHook, _stop_var, log
+from tfport.estimator._engine.api.hooks import _metric_hook, _SessionRunHook, _stop_var, log
 
 
 def _stop_if_threshold_crossed_hook(

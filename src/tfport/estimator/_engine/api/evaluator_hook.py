@@ -11,7 +11,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.graphs import global_step_in_dir
+from tfport.estimator._engine.building.graphs import global_step_in_dir
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook

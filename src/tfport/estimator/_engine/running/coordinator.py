@@ -22,7 +22,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import console
+from tfport.estimator._engine.running import console
 
 CHIEF = "chief"
 EVALUATOR = "evaluator"

@@ -19,10 +19,10 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.keras_internals import keras_seeded
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import graphs, inputs, loops, steps
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.metrics import LOSS_KEY
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.building import graphs, inputs, loops, steps
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.building.metrics import LOSS_KEY
 
 
 @dataclasses.dataclass
@@ -124,7 +124,7 @@ def _summaries_recorded(graph: Any, ctx: ModeContext) -> Iterator[Any]:
     if ctx.mode != ModeKeys.TRAIN or not config.save_summary_steps or not config.is_chief:
         yield None
         return
-    from tfport.estimator._engine import model_summaries
+    from tfport.estimator._engine.building import model_summaries
 
     recorder = model_summaries.Recorder(graph)
     with recorder.recording():
@@ -134,7 +134,7 @@ def _summaries_recorded(graph: Any, ctx: ModeContext) -> Iterator[Any]:
 def _summary_hook(ctx: ModeContext, recorder: Any) -> Any:
     if recorder is None:
         return None
-    from tfport.estimator._engine import model_summaries
+    from tfport.estimator._engine.building import model_summaries
 
     return model_summaries.summary_hook(recorder, ctx.model_dir, ctx.config.save_summary_steps)
 

@@ -17,8 +17,9 @@ import time
 from typing import Any
 
 from tfport.distribute import task_server
-from tfport.estimator._engine import console
-from tfport.estimator._engine.executor import (
+from tfport.estimator._engine.api.spec import check_hooks
+from tfport.estimator._engine.running import console
+from tfport.estimator._engine.running.executor import (
     _DELAY_SECS_PER_WORKER,
     _MAX_DELAY_SECS,
     _TRAINER_JOBS,
@@ -31,8 +32,7 @@ from tfport.estimator._engine.executor import (
     _is_google_env,
     _NewCheckpointListenerForEvaluate,
 )
-from tfport.estimator._engine.spec import check_hooks
-from tfport.estimator._engine.train_and_evaluate import (
+from tfport.estimator._engine.running.train_and_evaluate import (
     EvalSpec,
     TrainSpec,
     check_specs,

@@ -101,7 +101,7 @@ def _get_model_dir(tf_config: dict, model_dir: Any) -> Any:
 def _validate_properties(run_config: Any) -> None:
     """Legacy's checks of a RunConfig's properties (ValueError naming the property)."""
     from tfport._common.tfenv import import_tf
-    from tfport.estimator._engine.calls import fn_args
+    from tfport.estimator._engine.building.calls import fn_args
 
     config_proto = import_tf().compat.v1.ConfigProto
     checks = (

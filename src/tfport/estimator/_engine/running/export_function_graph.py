@@ -18,7 +18,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine.export_function import (
+from tfport.estimator._engine.running.export_function import (
     _filter_estimator_spec_outputs,
     _VariableHolder,
 )

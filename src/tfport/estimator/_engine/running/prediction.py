@@ -7,10 +7,11 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import builder, graphs, sessions
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.evaluation import resolve_checkpoint
-from tfport.estimator._engine.spec import check_hooks
+from tfport.estimator._engine.api.spec import check_hooks
+from tfport.estimator._engine.building import builder, graphs
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.running import sessions
+from tfport.estimator._engine.running.evaluation import resolve_checkpoint
 
 
 def predict(

@@ -6,8 +6,8 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import calls
-from tfport.estimator._engine.spec import ModeKeys
+from tfport.estimator._engine.api.spec import ModeKeys
+from tfport.estimator._engine.building import calls
 
 _METRIC_FN_ARGS = ("labels", "predictions", "features", "config")
 

@@ -21,10 +21,10 @@ from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import lifted_variables, replicas, sync_batch_norm
-from tfport.estimator._engine.context import ModeContext
-from tfport.estimator._engine.metrics import metric_pairs
-from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
+from tfport.estimator._engine.building import lifted_variables, replicas, sync_batch_norm
+from tfport.estimator._engine.building.context import ModeContext
+from tfport.estimator._engine.building.metrics import metric_pairs
 
 
 @dataclasses.dataclass
@@ -80,7 +80,7 @@ def _host_call(ctx: ModeContext, spec: EstimatorSpec) -> Any:
     """The spec's host_call hook (TPUEstimatorSpec.host_call) of this mode, or None."""
     if not any(type(h).__name__ == "HostCallHook" for h in _mode_hooks(ctx, spec)):
         return None
-    from tfport.estimator._engine import host_calls
+    from tfport.estimator._engine.building import host_calls
 
     return host_calls.find(_mode_hooks(ctx, spec))
 
@@ -104,7 +104,7 @@ def _replicas_host_values(ctx: ModeContext, specs: list) -> Any:
     hooks = [_host_call(ctx, spec) for spec in specs]
     if hooks[0] is None:
         return None
-    from tfport.estimator._engine import host_calls
+    from tfport.estimator._engine.building import host_calls
 
     return host_calls.concat_replicas(hooks)
 
