@@ -167,3 +167,35 @@ OptimizerArg = str | Callable[[], object] | object
 FeatureColumn = object
 #: Feature columns as the canned estimators take them.
 FeatureColumns = Sequence[object]
+
+
+# --- h38-tyh ---
+
+
+class KeyedColumn(Protocol):
+    """A feature column naming the feature it reads: `numeric_column("w").key == "w"`."""
+
+    @property
+    def key(self) -> str:
+        """The feature's key in the features dict."""
+        ...
+
+
+class Coordinator(Protocol):
+    """A `tf.train.Coordinator`: the threads of a queue runner stop on its request."""
+
+    def register_thread(self, thread: object) -> None:
+        """Makes `join` wait for `thread` too."""
+        ...
+
+    def should_stop(self) -> bool:
+        """Whether a stop was requested."""
+        ...
+
+    def request_stop(self, ex: BaseException | None = None) -> None:
+        """Asks every thread to stop (reporting `ex` when given)."""
+        ...
+
+    def wait_for_stop(self, timeout: float | None = None) -> bool:
+        """Blocks until a stop is requested (or `timeout` seconds pass)."""
+        ...

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import Features, Labels, Mode, OptimizerArg, Tensor
 
 
 class Head(abc.ABC):
@@ -51,45 +52,45 @@ class Head(abc.ABC):
     @abc.abstractmethod
     def loss(
         self,
-        labels: Any,
-        logits: Any,
-        features: Any = None,
-        mode: Any = None,
-        regularization_losses: Any = None,
+        labels: Labels,
+        logits: Tensor,
+        features: Features | None = None,
+        mode: Mode | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The scalar training loss."""
 
     @abc.abstractmethod
-    def predictions(self, logits: Any, keys: Any = None) -> dict:
+    def predictions(self, logits: Tensor, keys: str | Sequence[str] | None = None) -> dict:
         """The predictions dict (only `keys` when given)."""
 
     @abc.abstractmethod
-    def metrics(self, regularization_losses: Any = None) -> dict:
+    def metrics(self, regularization_losses: Sequence[Tensor] | None = None) -> dict:
         """Fresh metric objects keyed like the eval results."""
 
     @abc.abstractmethod
     def update_metrics(
         self,
         eval_metrics: dict,
-        features: Any,
-        logits: Any,
-        labels: Any,
-        mode: Any = None,
-        regularization_losses: Any = None,
+        features: Features,
+        logits: Tensor,
+        labels: Labels,
+        mode: Mode | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> dict:
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them."""
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        trainable_variables: Any = None,
-        train_op_fn: Any = None,
-        update_ops: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        trainable_variables: Sequence[object] | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        update_ops: Sequence[object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The EstimatorSpec of `mode`; a subclass defines it (or `_create_tpu_estimator_spec`).
 

@@ -12,16 +12,18 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KeyedColumn, Tensor
 from tfport.estimator._heads import heads, interface
 
 SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
 
 
-def _check_thresholds(thresholds: Any) -> tuple:
+def _check_thresholds(thresholds: Iterable[object] | None) -> tuple:
     values = tuple(thresholds or ())
     for t in values:
         if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t < 1:
@@ -35,7 +37,7 @@ def _check_thresholds(thresholds: Any) -> tuple:
     return values
 
 
-def _check_label_dimension(label_dimension: Any) -> None:
+def _check_label_dimension(label_dimension: object) -> None:
     if isinstance(label_dimension, bool) or not isinstance(label_dimension, int):
         label_dimension = -1 if label_dimension is None else label_dimension
     if not isinstance(label_dimension, int) or label_dimension < 1:
@@ -48,7 +50,7 @@ def _check_label_dimension(label_dimension: Any) -> None:
         )
 
 
-def _check_columns(weight_column: Any, label_vocabulary: Any = None) -> None:
+def _check_columns(weight_column: object, label_vocabulary: object = None) -> None:
     """weight_column: None, a key or a numeric column; label_vocabulary: a list/tuple."""
     if weight_column is not None and not (
         isinstance(weight_column, str) or hasattr(weight_column, "key")
@@ -83,11 +85,11 @@ class MultiClassHead(heads.CannedHead):
     def __init__(
         self,
         n_classes: int,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-        loss_fn: Any = None,
-        name: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
+        loss_fn: Callable[..., object] | None = None,
+        name: str | None = None,
     ) -> None:
         if isinstance(n_classes, int) and n_classes == 2:
             raise TfportInputError(
@@ -109,7 +111,9 @@ class MultiClassHead(heads.CannedHead):
             name=name,
         )
 
-    def _unweighted_loss_and_weights(self, logits: Any, label_ids: Any, features: Any) -> tuple:
+    def _unweighted_loss_and_weights(
+        self, logits: Tensor, label_ids: Tensor, features: Features
+    ) -> tuple:
         """`(per-example loss, weights)` for class ids (legacy's parameter names)."""
         return super()._unweighted_loss_and_weights(logits, label_ids, features)
 
@@ -126,12 +130,12 @@ class BinaryClassHead(heads.CannedHead):
 
     def __init__(
         self,
-        weight_column: Any = None,
-        thresholds: Any = None,
-        label_vocabulary: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-        loss_fn: Any = None,
-        name: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        thresholds: Sequence[float] | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
+        loss_fn: Callable[..., object] | None = None,
+        name: str | None = None,
     ) -> None:
         _check_columns(weight_column, label_vocabulary)
         super().__init__(
@@ -165,7 +169,11 @@ class BinaryClassHead(heads.CannedHead):
         baseline.count = label_mean.count
 
     def _update_auc(
-        self, auc_metric: Any, labels: Any, predictions: Any, weights: Any = None
+        self,
+        auc_metric: Any,
+        labels: Tensor,
+        predictions: Tensor,
+        weights: Tensor | float | None = None,
     ) -> None:
         """Updates an AUC metric with float32 `predictions`, `weights` broadcast to them."""
         tf = import_tf()
@@ -190,13 +198,13 @@ class MultiLabelHead(heads.CannedHead):
     def __init__(
         self,
         n_classes: int,
-        weight_column: Any = None,
-        thresholds: Any = None,
-        label_vocabulary: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-        loss_fn: Any = None,
-        classes_for_class_based_metrics: Any = None,
-        name: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        thresholds: Sequence[float] | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
+        loss_fn: Callable[..., object] | None = None,
+        classes_for_class_based_metrics: Sequence[int | str] | None = None,
+        name: str | None = None,
     ) -> None:
         _check_columns(weight_column, label_vocabulary)
         if label_vocabulary is not None and len(label_vocabulary) != n_classes:
@@ -222,13 +230,15 @@ class MultiLabelHead(heads.CannedHead):
         self.class_metrics = (class_ids, self.vocabulary)
 
     def _unweighted_loss_and_weights(
-        self, logits: Any, processed_labels: Any, features: Any
+        self, logits: Tensor, processed_labels: Tensor, features: Features
     ) -> tuple:
         """`(per-example loss, weights)` for 0/1 labels (legacy's parameter names)."""
         return super()._unweighted_loss_and_weights(logits, processed_labels, features)
 
 
-def _class_ids(classes: Any, n_classes: int, vocabulary: Any) -> tuple:
+def _class_ids(
+    classes: Sequence[int | str] | None, n_classes: int, vocabulary: Sequence[str] | None
+) -> tuple:
     """classes_for_class_based_metrics as class ids (names looked up in the vocabulary)."""
     ids = []
     for c in tuple(classes or ()):
@@ -262,11 +272,11 @@ class RegressionHead(heads.CannedHead):
     def __init__(
         self,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-        loss_fn: Any = None,
-        inverse_link_fn: Any = None,
-        name: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
+        loss_fn: Callable[..., object] | None = None,
+        inverse_link_fn: Callable[[Tensor], object] | None = None,
+        name: str | None = None,
     ) -> None:
         _check_label_dimension(label_dimension)
         if inverse_link_fn is not None and not callable(inverse_link_fn):
@@ -305,10 +315,10 @@ class PoissonRegressionHead(heads.CannedHead):
     def __init__(
         self,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
+        weight_column: str | KeyedColumn | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
         compute_full_loss: bool = True,
-        name: Any = None,
+        name: str | None = None,
     ) -> None:
         _check_label_dimension(label_dimension)
         _check_columns(weight_column)
@@ -324,7 +334,7 @@ class PoissonRegressionHead(heads.CannedHead):
             compute_full_loss=compute_full_loss,
         )
 
-    def _poisson_loss(self, labels: Any, logits: Any) -> Any:
+    def _poisson_loss(self, labels: Tensor, logits: Tensor) -> Any:
         """`log_poisson_loss` of log-rate `logits` (full loss when `compute_full_loss`)."""
         return import_tf().nn.log_poisson_loss(
             targets=labels, log_input=logits, compute_full_loss=self.compute_full_loss
@@ -343,14 +353,14 @@ class LogisticRegressionHead(heads.CannedHead):
 
     def __init__(
         self,
-        weight_column: Any = None,
-        loss_reduction: Any = SUM_OVER_BATCH_SIZE,
-        name: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        loss_reduction: str = SUM_OVER_BATCH_SIZE,
+        name: str | None = None,
     ) -> None:
         _check_columns(weight_column)
         super().__init__("logistic", 2, weight_column, None, loss_reduction, True, name=name)
 
-    def _logistic_loss(self, labels: Any, logits: Any) -> Any:
+    def _logistic_loss(self, labels: Any, logits: Tensor) -> Any:
         """Sigmoid cross-entropy of labels checked to lie within 0 and 1."""
         tf = import_tf()
         labels = tf.cast(labels, tf.float32)

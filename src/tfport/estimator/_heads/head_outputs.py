@@ -5,11 +5,13 @@ Keys are the legacy `PredictionKeys` / `MetricKeys` strings.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Tensor, TFModule
 
 LOGITS, LOGISTIC, PROBABILITIES = "logits", "logistic", "probabilities"
 CLASS_IDS, CLASSES = "class_ids", "classes"
@@ -22,18 +24,18 @@ SERVING_DEFAULT, CLASSIFY, REGRESS, PREDICT = (
 )
 
 
-def _tile_rows(tf: Any, row: Any, logits: Any) -> Any:
+def _tile_rows(tf: TFModule, row: Tensor, logits: Tensor) -> Any:
     batch_size = tf.compat.v1.shape(logits)[0]
     return tf.tile(tf.expand_dims(row, 0), [batch_size, 1])
 
 
-def _class_strings(tf: Any, n_classes: int, vocabulary: Any) -> Any:
+def _class_strings(tf: TFModule, n_classes: int, vocabulary: Sequence[str] | None) -> Any:
     if vocabulary:
         return tf.constant(list(vocabulary))
     return tf.strings.as_string(tf.range(n_classes))
 
 
-def _ids_to_classes(tf: Any, class_ids: Any, vocabulary: Any) -> Any:
+def _ids_to_classes(tf: TFModule, class_ids: Tensor, vocabulary: Sequence[str] | None) -> Any:
     if not vocabulary:
         return tf.strings.as_string(class_ids, name="str_classes")
     init = tf.lookup.KeyValueTensorInitializer(
@@ -43,7 +45,9 @@ def _ids_to_classes(tf: Any, class_ids: Any, vocabulary: Any) -> Any:
     return table.lookup(class_ids)
 
 
-def classifier_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict:
+def classifier_predictions(
+    logits: Tensor, n_classes: int, vocabulary: Sequence[str] | None
+) -> dict:
     """Predictions of a softmax (n_classes > 2) or logistic (n_classes == 2) head.
 
     Example:
@@ -68,7 +72,9 @@ def classifier_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict
     return out
 
 
-def classifier_export_outputs(predictions: dict, n_classes: int, vocabulary: Any) -> dict:
+def classifier_export_outputs(
+    predictions: dict, n_classes: int, vocabulary: Sequence[str] | None
+) -> dict:
     """serving_default / classification (scores + class strings), predict (all keys).
 
     Example:
@@ -104,14 +110,16 @@ def regression_export_outputs(predictions: dict) -> dict:
     return {SERVING_DEFAULT: regress, REGRESS: regress, PREDICT: predict}
 
 
-def _mean(tf: Any, values: Any, weights: Any, name: str) -> tuple:
+def _mean(tf: TFModule, values: Tensor, weights: Tensor | float | None, name: str) -> tuple:
     values = tf.cast(values, tf.float32)
     if weights is not None:
         weights = tf.compat.v1.broadcast_to(weights, tf.shape(values))
     return tf.compat.v1.metrics.mean(values, weights=weights, name=name)
 
 
-def _keras_pr_auc(tf: Any, labels: Any, scores: Any, weights: Any) -> tuple:
+def _keras_pr_auc(
+    tf: TFModule, labels: Tensor, scores: Tensor, weights: Tensor | float | None
+) -> tuple:
     """v2 heads' PR AUC: a Keras `AUC(curve="PR")` (interpolated), as (value, update_op).
 
     Its variables join LOCAL_VARIABLES / METRIC_VARIABLES, as the legacy EstimatorSpec did.
@@ -129,10 +137,10 @@ def _keras_pr_auc(tf: Any, labels: Any, scores: Any, weights: Any) -> tuple:
 
 def classifier_metrics(
     n_classes: int,
-    label_ids: Any,
+    label_ids: Tensor,
     predictions: dict,
-    weights: Any,
-    unreduced_loss: Any,
+    weights: Tensor | float | None,
+    unreduced_loss: Tensor,
     v2: bool = False,
 ) -> dict:
     """The legacy eval metrics of a classification head.
@@ -175,7 +183,9 @@ def classifier_metrics(
     return out
 
 
-def regression_metrics(labels: Any, predictions: dict, weights: Any, unreduced_loss: Any) -> dict:
+def regression_metrics(
+    labels: Tensor, predictions: dict, weights: Tensor | float | None, unreduced_loss: Tensor
+) -> dict:
     """average_loss, prediction/mean, label/mean.
 
     Example:
@@ -190,7 +200,12 @@ def regression_metrics(labels: Any, predictions: dict, weights: Any, unreduced_l
         }
 
 
-def threshold_metrics(label_ids: Any, predictions: dict, weights: Any, thresholds: Any) -> dict:
+def threshold_metrics(
+    label_ids: Tensor,
+    predictions: dict,
+    weights: Tensor | float | None,
+    thresholds: Sequence[float],
+) -> dict:
     """Binary heads' `accuracy|precision|recall/positive_threshold_<t>` metrics.
 
     Example:
@@ -213,7 +228,9 @@ def threshold_metrics(label_ids: Any, predictions: dict, weights: Any, threshold
     return out
 
 
-def multi_label_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dict:
+def multi_label_predictions(
+    logits: Tensor, n_classes: int, vocabulary: Sequence[str] | None
+) -> dict:
     """logits, probabilities (sigmoid), classes (every class's string, as legacy's).
 
     Example:
@@ -228,7 +245,9 @@ def multi_label_predictions(logits: Any, n_classes: int, vocabulary: Any) -> dic
         }
 
 
-def multi_label_export_outputs(predictions: dict, n_classes: int, vocabulary: Any) -> dict:
+def multi_label_export_outputs(
+    predictions: dict, n_classes: int, vocabulary: Sequence[str] | None
+) -> dict:
     """serving_default / classification (per-class sigmoid scores), predict.
 
     Example:
@@ -247,7 +266,7 @@ def multi_label_export_outputs(predictions: dict, n_classes: int, vocabulary: An
     }
 
 
-def multi_label_ids(labels: Any, n_classes: int, vocabulary: Any) -> Any:
+def multi_label_ids(labels: Any, n_classes: int, vocabulary: Sequence[str] | None) -> Any:
     """A SparseTensor of class ids (or, with `vocabulary`, of class names) as multi-hot int64.
 
     Example:
@@ -274,11 +293,11 @@ def multi_label_ids(labels: Any, n_classes: int, vocabulary: Any) -> Any:
 def multi_label_metrics(
     labels: Any,
     predictions: dict,
-    weights: Any,
-    unreduced_loss: Any,
-    thresholds: Any,
-    class_ids: Any = (),
-    vocabulary: Any = None,
+    weights: Tensor | float | None,
+    unreduced_loss: Tensor,
+    thresholds: Sequence[float],
+    class_ids: Sequence[int] = (),
+    vocabulary: Sequence[str] | None = None,
 ) -> dict:
     """average_loss, auc, auc_precision_recall (+ per-threshold accuracy/precision/recall,
     + per-class probability_mean, auc, auc_precision_recall for `class_ids`).

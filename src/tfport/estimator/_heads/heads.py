@@ -9,10 +9,12 @@ SUM_OVER_BATCH_SIZE reduction, a `loss` summary).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KeyedColumn, Labels, OptimizerArg, Tensor, TFModule
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._heads import base, head_outputs, interface, label_checks, losses
 from tfport.estimator._heads.base_head import keras_optimizer_train_op
@@ -54,15 +56,15 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         self,
         kind: str,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        loss_reduction: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        loss_reduction: str | None = None,
         v2: bool = False,
         label_dimension: int = 1,
-        loss_fn: Any = None,
-        name: Any = None,
-        thresholds: Any = None,
-        inverse_link_fn: Any = None,
+        loss_fn: Callable[..., object] | None = None,
+        name: str | None = None,
+        thresholds: Sequence[float] | None = None,
+        inverse_link_fn: Callable[[Tensor], object] | None = None,
         compute_full_loss: bool = True,
     ) -> None:
         self.kind, self.v2 = kind, v2
@@ -94,15 +96,15 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        trainable_variables: Any = None,
-        train_op_fn: Any = None,
-        update_ops: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        trainable_variables: Sequence[object] | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        update_ops: Sequence[object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> EstimatorSpec:
         """The EstimatorSpec of `mode` for `logits` (train_op from optimizer or train_op_fn).
 
@@ -145,7 +147,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         return EstimatorSpec(mode, predictions=predictions, loss=training_loss, train_op=train_op)
 
     # -- predictions / outputs / metrics ------------------------------------------------
-    def _predictions(self, logits: Any) -> dict:
+    def _predictions(self, logits: Tensor) -> dict:
         link = {"poisson": "exp", "logistic": "sigmoid"}.get(self.kind)
         if self.is_regression and (link or self.inverse_link_fn):
             tf = import_tf()
@@ -167,7 +169,13 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             )
         return head_outputs.classifier_export_outputs(predictions, self.n_classes, self.vocabulary)
 
-    def _metrics(self, processed: Any, predictions: dict, weights: Any, unreduced: Any) -> dict:
+    def _metrics(
+        self,
+        processed: Tensor,
+        predictions: dict,
+        weights: Tensor | float | None,
+        unreduced: Tensor,
+    ) -> dict:
         weights = None if self.weight_column is None else weights
         if self.is_regression:
             return head_outputs.regression_metrics(processed, predictions, weights, unreduced)
@@ -182,7 +190,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         return out
 
     # -- loss ------------------------------------------------------------------------------
-    def create_loss(self, features: Any, logits: Any, labels: Any) -> tuple:
+    def create_loss(self, features: Features, logits: Tensor, labels: Labels) -> tuple:
         """(training_loss, unreduced_loss [batch, 1], weights, processed_labels)."""
         tf = import_tf()
         labels = self._labels(tf, labels, logits)
@@ -190,7 +198,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         weights = self._weights(tf, features, logits)
         return self._reduce(tf, unreduced, weights), unreduced, weights, labels
 
-    def _labels(self, tf: Any, labels: Any, logits: Any) -> Any:
+    def _labels(self, tf: TFModule, labels: Any, logits: Any) -> Any:
         if labels is None:
             raise TfportInputError(
                 message(
@@ -240,7 +248,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         )
         return self._label_ids(tf, labels)
 
-    def _label_ids(self, tf: Any, labels: Any) -> Any:
+    def _label_ids(self, tf: TFModule, labels: Any) -> Any:
         n = self.n_classes
         if self.vocabulary is not None:
             init = tf.lookup.KeyValueTensorInitializer(
@@ -261,7 +269,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             ids = tf.identity(ids)
         return tf.cast(ids, tf.float32) if n == 2 else ids
 
-    def _weights(self, tf: Any, features: Any, logits: Any) -> Any:
+    def _weights(self, tf: TFModule, features: Any, logits: Any) -> Any:
         if self.weight_column is None:
             return 1.0
         column = self.weight_column
@@ -283,7 +291,7 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             weights = tf.expand_dims(weights, -1)
         return weights
 
-    def _reduce(self, tf: Any, unreduced: Any, weights: Any) -> Any:
+    def _reduce(self, tf: TFModule, unreduced: Tensor, weights: Tensor | float | None) -> Any:
         if not self.v2:
             return tf.compat.v1.losses.compute_weighted_loss(
                 unreduced, weights=weights, reduction=self.loss_reduction
@@ -297,7 +305,13 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             return tf.math.divide_no_nan(total, count, name="value")
 
     # -- training ----------------------------------------------------------------------------
-    def _train_op_v1(self, loss: Any, optimizer: Any, train_op_fn: Any, extra: Any) -> Any:
+    def _train_op_v1(
+        self,
+        loss: Tensor,
+        optimizer: Any,
+        train_op_fn: Any,
+        extra: Sequence[object] | None,
+    ) -> Any:
         tf = import_tf()
         v1 = tf.compat.v1
         if (optimizer is None) == (train_op_fn is None):
@@ -315,13 +329,20 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
         update_ops = v1.get_collection(v1.GraphKeys.UPDATE_OPS) + list(extra or [])
         return tf.group(train_op, *update_ops) if update_ops else train_op
 
-    def _mean_loss_v1(self, tf: Any, loss: Any, unreduced: Any, weights: Any) -> Any:
+    def _mean_loss_v1(
+        self, tf: TFModule, loss: Tensor, unreduced: Tensor, weights: Tensor | float | None
+    ) -> Any:
         if self.loss_reduction != "weighted_sum":
             return None
         return loss / tf.reduce_sum(weights * tf.ones_like(unreduced))
 
     def _train_op_v2(
-        self, loss: Any, optimizer: Any, train_op_fn: Any, variables: Any, extra: Any
+        self,
+        loss: Tensor,
+        optimizer: Any,
+        train_op_fn: Any,
+        variables: Sequence[object] | None,
+        extra: Sequence[object] | None,
     ) -> Any:
         tf = import_tf()
         v1 = tf.compat.v1
@@ -351,7 +372,13 @@ class CannedHead(interface.Interface, LegacyMembers, base.Head):  # type: ignore
             return tf.group(train_op, *update_ops) if update_ops else train_op
 
 
-def _summaries(tf: Any, loss: Any, mean_loss: Any, key: Any, reg: Any = None) -> None:
+def _summaries(
+    tf: TFModule,
+    loss: Tensor,
+    mean_loss: Tensor | None,
+    key: Callable[[str], str],
+    reg: Tensor | None = None,
+) -> None:
     v1 = tf.compat.v1
     with v1.get_default_graph().name_scope(None):
         v1.summary.scalar(key("loss"), loss)
@@ -361,13 +388,13 @@ def _summaries(tf: Any, loss: Any, mean_loss: Any, key: Any, reg: Any = None) ->
             v1.summary.scalar(key("regularization_loss"), reg)
 
 
-def _regularization(tf: Any, regularization_losses: Any) -> Any:
+def _regularization(tf: TFModule, regularization_losses: Sequence[Tensor] | None) -> Any:
     if not regularization_losses:
         return None
     return tf.math.add_n(list(regularization_losses), name="regularization_loss")
 
 
-def v1_mean(tf: Any, value: Any, name: str) -> tuple:
+def v1_mean(tf: TFModule, value: Tensor, name: str) -> tuple:
     """A `tf.compat.v1.metrics.mean` of `value` (value_op, update_op)."""
     return tf.compat.v1.metrics.mean(value, name=name)
 

@@ -6,10 +6,12 @@ metrics as Keras metric objects as the legacy v2 heads did.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Mode, Tensor, TFModule
 
 tf = import_tf()
 _Mean: Any = tf.keras.metrics.Mean
@@ -28,17 +30,17 @@ class Interface:
         class_metrics: tuple
         is_regression: bool
 
-        def create_loss(self, features: Any, logits: Any, labels: Any) -> tuple: ...
-        def _predictions(self, logits: Any) -> dict: ...
+        def create_loss(self, features: Features, logits: Tensor, labels: Labels) -> tuple: ...
+        def _predictions(self, logits: Tensor) -> dict: ...
         def _key(self, key: str) -> str: ...
 
     def loss(
         self,
-        labels: Any,
-        logits: Any,
-        features: Any = None,
-        mode: Any = None,
-        regularization_losses: Any = None,
+        labels: Labels,
+        logits: Tensor,
+        features: Features | None = None,
+        mode: Mode | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The scalar training loss of `logits` against `labels` (plus regularization).
 
@@ -55,7 +57,7 @@ class Interface:
                 training_loss = training_loss + tf.math.add_n(list(regularization_losses))
         return training_loss
 
-    def predictions(self, logits: Any, keys: Any = None) -> dict:
+    def predictions(self, logits: Tensor, keys: str | Sequence[str] | None = None) -> dict:
         """The predictions dict for `logits` (only `keys`, when given).
 
         Example:
@@ -79,7 +81,7 @@ class Interface:
             )
         return {k: out[k] for k in keys}
 
-    def metrics(self, regularization_losses: Any = None) -> dict:
+    def metrics(self, regularization_losses: Sequence[Tensor] | None = None) -> dict:
         """Fresh Keras metric objects keyed like this head's eval results.
 
         The same keys and metric classes as the legacy v2 heads: a binary head also has
@@ -131,10 +133,10 @@ class Interface:
     def update_metrics(
         self,
         eval_metrics: dict,
-        features: Any,
-        logits: Any,
-        labels: Any,
-        regularization_losses: Any = None,
+        features: Features,
+        logits: Tensor,
+        labels: Labels,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> dict:
         """Updates `eval_metrics` (from `metrics()`) with one batch; returns them.
 
@@ -216,7 +218,7 @@ _CLASS_METRICS = (
 )
 
 
-def _update(tf: Any, metric: Any, args: tuple, weights: Any) -> None:
+def _update(tf: TFModule, metric: Any, args: tuple, weights: Tensor | float | None) -> None:
     """`metric.update_state(*args)`, the weights broadcast to the values' shape (as legacy)."""
     if weights is not None:
         weights = tf.broadcast_to(tf.cast(weights, tf.float32), tf.shape(args[-1]))
@@ -233,11 +235,11 @@ class AccuracyBaseline(_Mean):
     context, over every replica's sums).
     """
 
-    def __init__(self, label_mean: Any, name: str = "accuracy_baseline") -> None:
+    def __init__(self, label_mean: object, name: str = "accuracy_baseline") -> None:
         super().__init__(name=name)
         object.__setattr__(self, "_label_mean", label_mean)  # read, not tracked
 
-    def follow(self, label_mean: Any) -> None:
+    def follow(self, label_mean: object) -> None:
         """Reads its result from `label_mean` (a label/mean metric) from now on."""
         object.__setattr__(self, "_label_mean", label_mean)
 

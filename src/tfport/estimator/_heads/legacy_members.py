@@ -13,9 +13,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Tensor, TFModule
 from tfport.estimator._heads import losses
 
 
@@ -26,19 +28,25 @@ class LegacyMembers:
     _cached_class_id_table: Any = None
     _cached_class_string_table: Any = None
     vocabulary: tuple | None
+    kind: str  # these four: `losses.LossHead`, set by CannedHead
+    n_classes: int
+    loss_fn: Callable[..., object] | None
+    compute_full_loss: bool
 
-    def _labels(self, tf: Any, labels: Any, logits: Any) -> Any:
+    def _labels(self, tf: TFModule, labels: Labels, logits: Tensor) -> Any:
         raise NotImplementedError  # CannedHead's
 
-    def _weights(self, tf: Any, features: Any, logits: Any) -> Any:
+    def _weights(self, tf: TFModule, features: Features, logits: Tensor) -> Any:
         raise NotImplementedError  # CannedHead's
 
-    def _processed_labels(self, logits: Any, labels: Any) -> Any:
+    def _processed_labels(self, logits: Tensor, labels: Labels) -> Any:
         """Labels checked and converted as the head's loss uses them (class ids for a
         classifier, floats for a regression)."""
         return self._labels(import_tf(), labels, logits)
 
-    def _unweighted_loss_and_weights(self, logits: Any, labels: Any, features: Any) -> tuple:
+    def _unweighted_loss_and_weights(
+        self, logits: Tensor, labels: Tensor, features: Features
+    ) -> tuple:
         """`(per-example loss, weights)` for processed labels."""
         tf = import_tf()
         return losses.unreduced_loss(self, labels, logits, features), self._weights(

@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Tensor, TFModule
 
 
-def unreduced_loss(head: Any, labels: Any, logits: Any, features: Any) -> Any:
+class LossHead(Protocol):
+    """What `unreduced_loss` reads of a head: its kind, its classes, its loss function."""
+
+    @property
+    def kind(self) -> str:
+        """The head's kind: classifier, multi_label, regression, poisson or logistic."""
+        ...
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes (classifier heads)."""
+        ...
+
+    @property
+    def loss_fn(self) -> Callable[..., object] | None:
+        """The user's `loss_fn(labels, logits[, features])`, or None."""
+        ...
+
+    @property
+    def compute_full_loss(self) -> bool:
+        """Whether a Poisson loss adds the Stirling term."""
+        ...
+
+
+def unreduced_loss(head: LossHead, labels: Labels, logits: Tensor, features: Features) -> Any:
     """`[batch, 1]` (or `[batch, label_dimension]`) losses of `head`'s kind or loss_fn."""
     tf = import_tf()
     losses = tf.compat.v1.losses
@@ -32,7 +58,9 @@ def unreduced_loss(head: Any, labels: Any, logits: Any, features: Any) -> Any:
     return tf.expand_dims(losses.sparse_softmax_cross_entropy(labels, logits, reduction=none), -1)
 
 
-def _user_loss(tf: Any, loss_fn: Any, labels: Any, logits: Any, features: Any) -> Any:
+def _user_loss(
+    tf: TFModule, loss_fn: Callable[..., object], labels: Labels, logits: Any, features: Features
+) -> Any:
     from tfport.estimator._engine.building.calls import fn_args
 
     args = fn_args(loss_fn)

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Mode, OptimizerArg, Tensor, TFModule
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._heads import base, head_outputs
 from tfport.estimator._heads.base_head import keras_optimizer_train_op
+
+
+class _TrainOpFn(TypedDict, total=False):
+    """The keyword a head's TRAIN spec gets from `MultiHead` (its train_op_fn)."""
+
+    train_op_fn: Callable[[Tensor], object]
 
 
 class MultiHead(base.Head):
@@ -27,7 +35,9 @@ class MultiHead(base.Head):
     _estimator_api_names = ("estimator.MultiHead",)  # legacy's estimator_export names
     _estimator_api_names_v1 = ("estimator.MultiHead",)
 
-    def __init__(self, heads: Any, head_weights: Any = None) -> None:
+    def __init__(
+        self, heads: Sequence[base.Head], head_weights: Sequence[float] | None = None
+    ) -> None:
         heads = list(heads or [])
         if not heads:
             raise TfportInputError(
@@ -68,7 +78,7 @@ class MultiHead(base.Head):
     loss_reduction = property(lambda self: self._heads[0].loss_reduction)
     heads = property(lambda self: self._heads)
 
-    def _split_logits(self, logits: Any) -> dict:
+    def _split_logits(self, logits: Tensor | Mapping[str, Tensor]) -> dict:
         tf = import_tf()
         if isinstance(logits, dict):
             missing = [h.name for h in self._heads if h.name not in logits]
@@ -81,7 +91,7 @@ class MultiHead(base.Head):
         sizes = [h.logits_dimension for h in self._heads]
         return dict(zip([h.name for h in self._heads], tf.split(logits, sizes, axis=-1)))
 
-    def _labels(self, labels: Any) -> dict:
+    def _labels(self, labels: Labels) -> dict:
         if not isinstance(labels, dict):
             raise TfportInputError(
                 message(
@@ -97,7 +107,9 @@ class MultiHead(base.Head):
             )
         return labels
 
-    def _check_logits_and_labels(self, logits: Any, labels: Any = None) -> dict:
+    def _check_logits_and_labels(
+        self, logits: Tensor | Mapping[str, Tensor], labels: Labels = None
+    ) -> dict:
         """`{head name: logits}` (a dict as given, else split); checks that `logits` and
         `labels` (when given) hold every head's name."""
         if isinstance(logits, dict):
@@ -142,11 +154,11 @@ class MultiHead(base.Head):
 
     def loss(
         self,
-        labels: Any,
-        logits: Any,
-        features: Any = None,
-        mode: Any = None,
-        regularization_losses: Any = None,
+        labels: Labels,
+        logits: Tensor | Mapping[str, Tensor],
+        features: Features | None = None,
+        mode: Mode | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The weighted sum of the heads' training losses (plus regularization)."""
         tf = import_tf()
@@ -162,7 +174,9 @@ class MultiHead(base.Head):
             total = total + tf.math.add_n(list(regularization_losses))
         return total
 
-    def predictions(self, logits: Any, keys: Any = None) -> dict:
+    def predictions(
+        self, logits: Tensor | Mapping[str, Tensor], keys: str | Sequence[str] | None = None
+    ) -> dict:
         """`{(head name, key): tensor}` over all heads."""
         logits = self._check_logits_and_labels(logits)
         out = {}
@@ -172,7 +186,7 @@ class MultiHead(base.Head):
                     out[(h.name, key)] = value
         return out
 
-    def metrics(self, regularization_losses: Any = None) -> dict:
+    def metrics(self, regularization_losses: Sequence[Tensor] | None = None) -> dict:
         """Every head's metric objects (keys carry the head names)."""
         out: dict = {}
         for h in self._heads:
@@ -182,10 +196,10 @@ class MultiHead(base.Head):
     def update_metrics(  # type: ignore[override]  # legacy: no `mode` here
         self,
         eval_metrics: dict,
-        features: Any,
-        logits: Any,
-        labels: Any,
-        regularization_losses: Any = None,
+        features: Features,
+        logits: Tensor | Mapping[str, Tensor],
+        labels: Labels,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> dict:
         """Updates every head's metrics with one batch."""
         labels = self._labels(labels)
@@ -196,15 +210,15 @@ class MultiHead(base.Head):
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        trainable_variables: Any = None,
-        train_op_fn: Any = None,
-        update_ops: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor | Mapping[str, Tensor],
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        trainable_variables: Sequence[object] | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        update_ops: Sequence[object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> EstimatorSpec:
         """One spec over all heads: summed loss, merged predictions and metrics."""
         tf = import_tf()
@@ -215,7 +229,7 @@ class MultiHead(base.Head):
             # As legacy: each head builds its TRAIN spec with a no-op train_op_fn (its loss
             # summary, and its `training` name scope: the real train op's optimizer then
             # lives under `training_<number of heads>/`, as in legacy checkpoints).
-            kwargs = {"train_op_fn": _no_op_train_fn} if mode == ModeKeys.TRAIN else {}
+            kwargs: _TrainOpFn = {"train_op_fn": _no_op_train_fn} if mode == ModeKeys.TRAIN else {}
             specs.append(
                 h.create_estimator_spec(features, mode, logits[h.name], head_labels, **kwargs)
             )
@@ -247,12 +261,12 @@ class MultiHead(base.Head):
 
 
 def _train_op(
-    tf: Any,
-    loss: Any,
+    tf: TFModule,
+    loss: Tensor,
     optimizer: Any,
-    variables: Any,
+    variables: Sequence[object] | None,
     train_op_fn: Any,
-    update_ops: Any,
+    update_ops: Sequence[object] | None,
     reduction: str,
 ) -> Any:
     v1 = tf.compat.v1
@@ -276,7 +290,7 @@ def _train_op(
 
 
 # -- legacy `multi_head`'s private helpers -------------------------------------------------
-def _default_export_output(export_outputs: dict, head_name: Any) -> Any:
+def _default_export_output(export_outputs: dict, head_name: str | None) -> Any:
     """A head's only export output, else its `serving_default` one (ValueError without)."""
     if len(export_outputs) == 1:
         return next(iter(export_outputs.values()))
@@ -289,7 +303,7 @@ def _default_export_output(export_outputs: dict, head_name: Any) -> Any:
     )
 
 
-def _no_op_train_fn(loss: Any) -> Any:
+def _no_op_train_fn(loss: Tensor) -> Any:
     """A train_op_fn that trains nothing (`tf.no_op()`)."""
     del loss
     return import_tf().no_op()

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import abc
 import contextlib
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Mode, OptimizerArg, Tensor, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._heads import base
 
@@ -70,9 +72,9 @@ class SequentialHeadWrapper(SequentialHead):
 
     def __init__(
         self,
-        static_head: Any,
+        static_head: base.Head,
         sequence_length_mask: str = "sequence_length_mask",
-        feature_columns: Any = None,
+        feature_columns: str | Sequence[str] | None = None,
     ) -> None:
         if not isinstance(sequence_length_mask, str):
             raise SequentialHeadTypeError(
@@ -121,11 +123,11 @@ class SequentialHeadWrapper(SequentialHead):
 
     def loss(  # type: ignore[override]  # the legacy wrapper's order: logits first
         self,
-        logits: Any,
-        labels: Any,
-        features: Any = None,
-        mode: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels,
+        features: Features | None = None,
+        mode: Mode | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The static head's loss over the valid steps.
 
@@ -141,7 +143,7 @@ class SequentialHeadWrapper(SequentialHead):
             regularization_losses=regularization_losses,
         )
 
-    def predictions(self, logits: Any, keys: Any = None) -> dict:
+    def predictions(self, logits: Tensor, keys: str | Sequence[str] | None = None) -> dict:
         """The static head's predictions of `logits` (one per step).
 
         Example:
@@ -149,7 +151,7 @@ class SequentialHeadWrapper(SequentialHead):
         """
         return self._static_head.predictions(logits, keys=keys)
 
-    def metrics(self, regularization_losses: Any = None) -> dict:
+    def metrics(self, regularization_losses: Sequence[Tensor] | None = None) -> dict:
         """The static head's metric objects.
 
         Example:
@@ -160,10 +162,10 @@ class SequentialHeadWrapper(SequentialHead):
     def update_metrics(  # type: ignore[override]  # legacy: no `mode` here
         self,
         eval_metrics: dict,
-        features: Any,
-        logits: Any,
-        labels: Any,
-        regularization_losses: Any = None,
+        features: Features,
+        logits: Tensor,
+        labels: Labels,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> dict:
         """Updates `eval_metrics` with the valid steps of one batch.
 
@@ -181,15 +183,15 @@ class SequentialHeadWrapper(SequentialHead):
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        trainable_variables: Any = None,
-        train_op_fn: Any = None,
-        update_ops: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        trainable_variables: Sequence[object] | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        update_ops: Sequence[object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """PREDICT: the static head's spec plus the mask; else its spec on the valid steps.
 
@@ -248,7 +250,7 @@ class SequentialHeadWrapper(SequentialHead):
             )
         return mask
 
-    def _flatten(self, labels: Any, logits: Any, features: Any) -> tuple:
+    def _flatten(self, labels: Labels, logits: Tensor, features: Any) -> tuple:
         """(labels, logits, {column: values}) over the valid steps, each `[steps, ...]`."""
         tf = import_tf()
         mask = self._mask(features)
@@ -270,7 +272,7 @@ class SequentialHeadWrapper(SequentialHead):
         return flat_labels, flat_logits, flat
 
 
-def _flatten(tf: Any, value: Any, mask: Any, steps: Any, what: str) -> Any:
+def _flatten(tf: TFModule, value: Any, mask: Tensor, steps: Tensor | int, what: str) -> Any:
     """`[batch, time, d...]` -> `[steps, d...]` (`[batch, time]` -> `[steps, 1]`)."""
     if value is None:
         return None
@@ -301,7 +303,7 @@ def _flatten(tf: Any, value: Any, mask: Any, steps: Any, what: str) -> Any:
         return tf.identity(flat)
 
 
-def _steps_share(mask: Any, loss_reduction: Any) -> Any:
+def _steps_share(mask: Tensor, loss_reduction: str) -> Any:
     """Under N replicas with a mean loss: this replica's valid steps over the global ones."""
     tf = import_tf()
     context = tf.distribute.get_replica_context()
@@ -312,13 +314,13 @@ def _steps_share(mask: Any, loss_reduction: Any) -> Any:
     return tf.math.divide_no_nan(steps, total)
 
 
-def _describe(value: Any) -> Any:
+def _describe(value: object) -> Any:
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):  # not a column
         return [v if isinstance(v, str) else type(v).__name__ for v in value]
     return type(value).__name__
 
 
-def _flatten_tensor(tensor: Any, sequence_mask: Any, expected_length: Any) -> Any:
+def _flatten_tensor(tensor: Tensor, sequence_mask: Tensor, expected_length: Tensor | int) -> Any:
     """Legacy `sequential_head._flatten_tensor`: the masked steps of a `[batch, time, ...]`
     tensor as `[expected_length, ...]` (`[expected_length, 1]` for `[batch, time]`)."""
     return _flatten(import_tf(), tensor, sequence_mask, expected_length, "tensor")

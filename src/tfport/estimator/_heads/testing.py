@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport.estimator._engine.api.spec import EstimatorSpec
 
 
-def _assert_no_hooks(test_case: Any, spec: Any) -> None:
+def _assert_no_hooks(test_case: Any, spec: EstimatorSpec) -> None:
     """Asserts the spec has no training (chief) hooks."""
     test_case.assertAllEqual([], spec.training_chief_hooks)
     test_case.assertAllEqual([], spec.training_hooks)

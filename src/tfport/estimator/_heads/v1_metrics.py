@@ -15,27 +15,34 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Tensor, TFModule
 
 Metric = tuple[Any, Any]  # (value tensor, update op)
 
 
-def _broadcast(tf: Any, weights: Any, values: Any) -> Any:
+def _broadcast(tf: TFModule, weights: Tensor | None, values: Tensor) -> Any:
     return None if weights is None else tf.cast(weights, values.dtype) * tf.ones_like(values)
 
 
-def _weighted_mean(values: Any, weights: Any, name: Any, scope: str, cast_name: str) -> Metric:
+def _weighted_mean(
+    values: Tensor, weights: Tensor | None, name: str | None, scope: str, cast_name: str
+) -> Metric:
     tf = import_tf()
     with tf.compat.v1.name_scope(name, scope, (values, weights)) as made:
         values = tf.cast(values, tf.float32, name=cast_name)
         return tf.compat.v1.metrics.mean(values, weights=_broadcast(tf, weights, values), name=made)
 
 
-def _indicator_labels_mean(labels: Any, weights: Any = None, name: Any = None) -> Metric:
+def _indicator_labels_mean(
+    labels: Tensor, weights: Tensor | None = None, name: str | None = None
+) -> Metric:
     """The weighted mean of 0/1 labels, in scope `labels_mean`."""
     return _weighted_mean(labels, weights, name, "labels_mean", "labels")
 
 
-def _predictions_mean(predictions: Any, weights: Any = None, name: Any = None) -> Metric:
+def _predictions_mean(
+    predictions: Tensor, weights: Tensor | None = None, name: str | None = None
+) -> Metric:
     """The weighted mean of the predictions, in scope `predictions_mean`."""
     return _weighted_mean(predictions, weights, name, "predictions_mean", "predictions")
 
@@ -52,7 +59,11 @@ def _accuracy_baseline(labels_mean: Metric) -> Metric:
 
 
 def _auc(
-    labels: Any, predictions: Any, weights: Any = None, curve: str = "ROC", name: Any = None
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None = None,
+    curve: str = "ROC",
+    name: str | None = None,
 ) -> Metric:
     """`tf.compat.v1.metrics.auc` over float predictions, in scope `auc`."""
     tf = import_tf()
@@ -65,7 +76,11 @@ def _auc(
 
 
 def _accuracy_at_threshold(
-    labels: Any, predictions: Any, weights: Any, threshold: float, name: Any = None
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None,
+    threshold: float,
+    name: str | None = None,
 ) -> Metric:
     """Accuracy of `predictions >= threshold`, in scope `accuracy_at_<threshold>`."""
     tf = import_tf()
@@ -78,7 +93,12 @@ def _accuracy_at_threshold(
 
 
 def _at_threshold(
-    kind: str, labels: Any, predictions: Any, weights: Any, threshold: float, name: Any
+    kind: str,
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None,
+    threshold: float,
+    name: str | None,
 ) -> Metric:
     tf = import_tf()
     metric = getattr(tf.compat.v1.metrics, f"{kind}_at_thresholds")
@@ -95,20 +115,28 @@ def _at_threshold(
 
 
 def _precision_at_threshold(
-    labels: Any, predictions: Any, weights: Any, threshold: float, name: Any = None
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None,
+    threshold: float,
+    name: str | None = None,
 ) -> Metric:
     """Precision of `predictions >= threshold`, in scope `precision_at_<threshold>`."""
     return _at_threshold("precision", labels, predictions, weights, threshold, name)
 
 
 def _recall_at_threshold(
-    labels: Any, predictions: Any, weights: Any, threshold: float, name: Any = None
+    labels: Tensor,
+    predictions: Tensor,
+    weights: Tensor | None,
+    threshold: float,
+    name: str | None = None,
 ) -> Metric:
     """Recall of `predictions >= threshold`, in scope `recall_at_<threshold>`."""
     return _at_threshold("recall", labels, predictions, weights, threshold, name)
 
 
-def _append_update_ops(train_op: Any) -> Any:
+def _append_update_ops(train_op: object) -> Any:
     """`train_op` grouped with the graph's `UPDATE_OPS` (batch norm), when there are any."""
     tf = import_tf()
     updates = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)

@@ -20,9 +20,15 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 
 def _epochs_done(epochs: int) -> Exception:
@@ -30,7 +36,7 @@ def _epochs_done(epochs: int) -> Exception:
     return tf.errors.OutOfRangeError(None, None, f"Already emitted {epochs} epochs.")
 
 
-def _fill_array(arr: Any, seq: Any, fillvalue: Any = 0) -> None:
+def _fill_array(arr: Any, seq: Any, fillvalue: ArrayLike = 0) -> None:
     """Copies the ragged `seq` into the padded array `arr` in place, `fillvalue` elsewhere.
 
     `arr` has one more level of nesting than each innermost sequence of `seq` needs; along
@@ -56,7 +62,7 @@ def _fill_array(arr: Any, seq: Any, fillvalue: Any = 0) -> None:
         _fill_array(row, part, fillvalue)
 
 
-def _pad_if_needed(batch_key_item: Any, fillvalue: Any = 0) -> Any:
+def _pad_if_needed(batch_key_item: Sequence[np.ndarray], fillvalue: ArrayLike = 0) -> Any:
     """The samples of one key as one array, their last axis padded to the longest.
 
     Samples must agree on every axis but the last (`ValueError` otherwise). When their
@@ -118,7 +124,9 @@ def _get_integer_indices_for_next_batch(
 class _RowCursor:
     """The row-reading state shared by the array, OrderedDict and DataFrame feed fns."""
 
-    def _start(self, rows: int, batch_size: int, random_start: bool, seed: Any, epochs: Any):
+    def _start(
+        self, rows: int, batch_size: int, random_start: bool, seed: int | None, epochs: int | None
+    ) -> None:
         self._rows = rows
         self._batch_size = batch_size
         self._num_epochs = epochs
@@ -152,11 +160,11 @@ class _ArrayFeedFn(_RowCursor):
 
     def __init__(
         self,
-        placeholders: Any,
-        array: Any,
+        placeholders: Sequence[object],
+        array: np.ndarray,
         batch_size: int,
         random_start: bool = False,
-        seed: Any = None,
+        seed: int | None = None,
         num_epochs: int | None = None,
     ) -> None:
         if len(placeholders) != 2:
@@ -183,11 +191,11 @@ class _OrderedDictNumpyFeedFn(_RowCursor):
 
     def __init__(
         self,
-        placeholders: Any,
-        ordered_dict_of_arrays: Any,
+        placeholders: Sequence[object],
+        ordered_dict_of_arrays: Mapping[str, np.ndarray],
         batch_size: int,
         random_start: bool = False,
-        seed: Any = None,
+        seed: int | None = None,
         num_epochs: int | None = None,
     ) -> None:
         if len(placeholders) != len(ordered_dict_of_arrays) + 1:
@@ -226,11 +234,11 @@ class _PandasFeedFn(_RowCursor):
 
     def __init__(
         self,
-        placeholders: Any,
-        dataframe: Any,
+        placeholders: Sequence[object],
+        dataframe: pd.DataFrame,
         batch_size: int,
         random_start: bool = False,
-        seed: Any = None,
+        seed: int | None = None,
         num_epochs: int | None = None,
     ) -> None:
         if len(placeholders) != len(dataframe.columns) + 1:
@@ -272,13 +280,13 @@ class _GeneratorFeedFn:
 
     def __init__(
         self,
-        placeholders: Any,
-        generator: Any,
+        placeholders: Sequence[object],
+        generator: Callable[[], Iterator[Mapping[str, object]]],
         batch_size: int,
         random_start: bool = False,
-        seed: Any = None,
+        seed: int | None = None,
         num_epochs: int | None = None,
-        pad_value: Any = None,
+        pad_value: ArrayLike | None = None,
     ) -> None:
         # a generator has no row to start from at random (`_enqueue_data` shuffles its rows
         # in the queue): `random_start` changes nothing; `seed` seeds Python's `random`

@@ -25,10 +25,15 @@ import collections
 import threading
 import types
 import weakref
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Coordinator, Session
 from tfport.estimator._inputs import feeding
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 tf = import_tf()
 _QueueRunner: Any = tf.compat.v1.train.queue_runner.QueueRunner
@@ -56,12 +61,12 @@ class _FeedingQueueRunner(_QueueRunner):
 
     def __init__(
         self,
-        queue: Any = None,
+        queue: object = None,
         enqueue_ops: Any = None,
-        close_op: Any = None,
-        cancel_op: Any = None,
-        feed_fns: Any = None,
-        queue_closed_exception_types: Any = None,
+        close_op: object = None,
+        cancel_op: object = None,
+        feed_fns: Sequence[Callable[[], Mapping[object, object]] | None] | None = None,
+        queue_closed_exception_types: tuple[type[BaseException], ...] | None = None,
     ) -> None:
         if queue_closed_exception_types is None:
             queue_closed_exception_types = (tf.errors.OutOfRangeError, tf.errors.CancelledError)
@@ -88,13 +93,19 @@ class _FeedingQueueRunner(_QueueRunner):
         """The errors its threads raised without a coordinator (since the last start)."""
         return self._feed_errors
 
-    def _thread_ended(self, sess: Any) -> bool:
+    def _thread_ended(self, sess: Session) -> bool:
         """Counts one thread of `sess` out; True for the last one."""
         with self._feed_lock:
             self._feed_threads_alive[sess] -= 1
             return self._feed_threads_alive[sess] == 0
 
-    def _run(self, sess: Any, enqueue_op: Any, feed_fn: Any, coord: Any = None) -> None:
+    def _run(
+        self,
+        sess: Session,
+        enqueue_op: object,
+        feed_fn: Callable[[], Mapping[object, object]] | None,
+        coord: Coordinator | None = None,
+    ) -> None:
         """One thread's loop: feed, enqueue, until the input ends or `coord` stops."""
         if coord:
             coord.register_thread(threading.current_thread())
@@ -122,7 +133,7 @@ class _FeedingQueueRunner(_QueueRunner):
             if not counted:
                 self._thread_ended(sess)
 
-    def _cancel_on_stop(self, sess: Any, coord: Any) -> None:
+    def _cancel_on_stop(self, sess: Session, coord: Coordinator) -> None:
         """Closes the queue, cancelling pending enqueues, once `coord` stops."""
         coord.wait_for_stop()
         try:
@@ -131,7 +142,11 @@ class _FeedingQueueRunner(_QueueRunner):
             tf.compat.v1.logging.vlog(1, "Ignored exception: %s", str(e))
 
     def create_threads(
-        self, sess: Any, coord: Any = None, daemon: bool = False, start: bool = False
+        self,
+        sess: Session,
+        coord: Coordinator | None = None,
+        daemon: bool = False,
+        start: bool = False,
     ) -> list:
         """The threads feeding `sess` (none while earlier ones for `sess` still run).
 
@@ -156,7 +171,7 @@ class _FeedingQueueRunner(_QueueRunner):
                 thread.start()
         return threads
 
-    def _init_from_proto(self, queue_runner_def: Any) -> None:
+    def _init_from_proto(self, queue_runner_def: object) -> None:
         """Refused, as legacy: feed functions cannot be restored from a QueueRunnerDef."""
         del queue_runner_def
         raise NotImplementedError(
@@ -168,7 +183,7 @@ class _FeedingQueueRunner(_QueueRunner):
         raise NotImplementedError(f"{type(self).__name__} does not support serialization to proto.")
 
 
-def _queue_kind(data: Any) -> tuple[list, list, Any]:
+def _queue_kind(data: object) -> tuple[list, list, Any]:
     """`(dtypes, shapes, feed function class)` of the queue `data` is read into."""
     import numpy as np
 
@@ -202,7 +217,7 @@ def _queue_kind(data: Any) -> tuple[list, list, Any]:
     )
 
 
-def _warn_about_threads(shuffle: bool, num_threads: int, num_epochs: Any) -> None:
+def _warn_about_threads(shuffle: bool, num_threads: int, num_epochs: int | None) -> None:
     warn = tf.compat.v1.logging.warn
     if num_threads > 1 and num_epochs is not None:
         warn(
@@ -225,16 +240,16 @@ def _warn_about_threads(shuffle: bool, num_threads: int, num_epochs: Any) -> Non
 
 
 def _enqueue_data(
-    data: Any,
+    data: object,
     capacity: int,
     shuffle: bool = False,
-    min_after_dequeue: Any = None,
+    min_after_dequeue: int | None = None,
     num_threads: int = 1,
-    seed: Any = None,
+    seed: int | None = None,
     name: str = "enqueue_input",
     enqueue_size: int = 1,
     num_epochs: int | None = None,
-    pad_value: Any = None,
+    pad_value: ArrayLike | None = None,
 ) -> Any:
     """A queue of `data`'s rows, fed by `num_threads` threads of a registered queue runner.
 

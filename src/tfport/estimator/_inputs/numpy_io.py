@@ -15,10 +15,15 @@ it can split batches across replicas and restart the input for every evaluation.
 from __future__ import annotations
 
 import collections
-from typing import Any
+from collections.abc import Callable, Container, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import ArrayLike
 
 # The attribute of a numpy/pandas input_fn holding the function that returns its Dataset
 # (read by the engine's `call_input_fn`).
@@ -26,7 +31,11 @@ DATASET_FN_ATTR = "_tfport_dataset_fn"
 
 
 def check_common(
-    shuffle: Any, batch_size: Any, num_epochs: Any, queue_capacity: Any, num_threads: Any
+    shuffle: object,
+    batch_size: object,
+    num_epochs: int | None,
+    queue_capacity: object,
+    num_threads: object,
 ) -> None:
     """Raises on arguments both input functions take (one line each)."""
     if not isinstance(shuffle, bool):
@@ -51,7 +60,7 @@ def check_common(
             )
 
 
-def unique_key(keys: Any, base: str = "__target_key__") -> str:
+def unique_key(keys: Container[str], base: str = "__target_key__") -> str:
     """A key not among `keys` (to carry the labels beside the features)."""
     key = base
     while key in keys:
@@ -59,13 +68,13 @@ def unique_key(keys: Any, base: str = "__target_key__") -> str:
     return key
 
 
-def _hint(value: Any) -> str:
+def _hint(value: object) -> str:
     if type(value).__module__.startswith("pandas"):
         return "Use tf.compat.v1.estimator.inputs.pandas_input_fn for pandas objects"
     return "Pass numpy arrays"
 
 
-def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
+def as_arrays(x: object, y: object) -> tuple[dict, Any, Any]:
     """`(columns, feature_keys, target_keys)`; columns sorted by key like legacy."""
     import numpy as np
 
@@ -121,9 +130,9 @@ def as_arrays(x: Any, y: Any) -> tuple[dict, Any, Any]:
 def dataset(
     columns: dict,
     batch_size: int,
-    num_epochs: Any,
+    num_epochs: int | None,
     shuffle: bool,
-    queue_capacity: Any,
+    queue_capacity: int | None,
     num_threads: int,
 ) -> Any:
     """The batched stream of `columns` (a dict of equal-length arrays)."""
@@ -135,7 +144,7 @@ def dataset(
     return ds.prefetch(num_threads)
 
 
-def as_input_fn(dataset_fn: Any) -> Any:
+def as_input_fn(dataset_fn: Callable[[], object]) -> Any:
     """The legacy-style input_fn over `dataset_fn` (a function returning the Dataset).
 
     In a graph it returns the next batch's tensors (`(features, labels)` or `features`),
@@ -154,8 +163,8 @@ def as_input_fn(dataset_fn: Any) -> Any:
 
 
 def numpy_input_fn(
-    x: Any,
-    y: Any = None,
+    x: Mapping[str, ArrayLike] | np.ndarray,
+    y: Mapping[str, ArrayLike] | np.ndarray | None = None,
     batch_size: int = 128,
     num_epochs: int | None = 1,
     shuffle: bool | None = None,
@@ -202,13 +211,13 @@ def numpy_input_fn(
     return as_input_fn(dataset_fn)
 
 
-def _get_unique_target_key(features: Any) -> str:
+def _get_unique_target_key(features: Container[str]) -> str:
     """Legacy `numpy_io._get_unique_target_key`: `__target_key__` (plus `_n`s) not in
     `features`."""
     return unique_key(features)
 
 
-def _validate_and_convert_features(x: Any) -> collections.OrderedDict:
+def _validate_and_convert_features(x: object) -> collections.OrderedDict:
     """Legacy `numpy_io._validate_and_convert_features`: a non-empty dict (sorted by key) or
     array (under `__direct_np_input__`) as an OrderedDict."""
     import numpy as np

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import collections
-from typing import Any
+from collections.abc import Container
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport.estimator._inputs import numpy_io
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _pandas() -> Any:
@@ -26,8 +30,8 @@ def _pandas() -> Any:
 
 
 def pandas_input_fn(
-    x: Any,
-    y: Any = None,
+    x: pd.DataFrame,
+    y: pd.Series | pd.DataFrame | None = None,
     batch_size: int = 128,
     num_epochs: int | None = 1,
     shuffle: bool | None = None,
@@ -115,7 +119,7 @@ def pandas_input_fn(
     return numpy_io.as_input_fn(dataset_fn)
 
 
-def _get_unique_target_key(features: Any, target_column_name: str) -> str:
+def _get_unique_target_key(features: Container[str], target_column_name: str) -> str:
     """Legacy `pandas_io._get_unique_target_key`: `target_column_name`, or when `features`
     has that column, the name with `_<uuid4>` appended."""
     import uuid
