@@ -167,3 +167,18 @@ OptimizerArg = str | Callable[[], object] | object
 FeatureColumn = object
 #: Feature columns as the canned estimators take them.
 FeatureColumns = Sequence[object]
+
+# --- h38-tye ---
+
+
+class RunContext(Protocol):
+    """A `tf.compat.v1.train.SessionRunContext`: what a hook's `before_run`/`after_run` get."""
+
+    @property
+    def session(self) -> Session:
+        """The session the run goes through."""
+        ...
+
+    def request_stop(self) -> None:
+        """Asks the monitored session to stop after this run."""
+        ...

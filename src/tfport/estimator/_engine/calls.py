@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, InputFn, Labels, ModelFn, Session, TFModule
 from tfport.estimator._engine import console
 from tfport.estimator._engine.spec import EstimatorSpec
 
@@ -16,7 +18,7 @@ _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
 
-def fn_args(fn: Any) -> tuple[str, ...]:
+def fn_args(fn: Callable[..., object]) -> tuple[str, ...]:
     """Returns the argument names `fn` accepts (unwrapping partials and methods).
 
     Example:
@@ -31,7 +33,7 @@ def fn_args(fn: Any) -> tuple[str, ...]:
     )
 
 
-def check_model_fn(model_fn: Any) -> tuple[str, ...]:
+def check_model_fn(model_fn: ModelFn) -> tuple[str, ...]:
     """Validates a model_fn's signature; returns its argument names.
 
     Example:
@@ -67,11 +69,11 @@ def check_model_fn(model_fn: Any) -> tuple[str, ...]:
 
 def call_model_fn(
     model_fn: Any,
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
     params: dict,
-    config: Any,
+    config: object,
     deferred: list | None = None,
 ) -> EstimatorSpec:
     """Calls model_fn with the subset of arguments it takes; checks what it returns.
@@ -131,7 +133,7 @@ def call_model_fn(
 
 
 def call_input_fn(
-    input_fn: Any, mode: str, params: dict, config: Any, device: str | None = "/cpu:0"
+    input_fn: InputFn, mode: str, params: dict, config: object, device: str | None = "/cpu:0"
 ) -> Any:
     """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
 
@@ -162,7 +164,7 @@ def call_input_fn(
         return input_fn(**kwargs)
 
 
-def dataset_initializer_hook(iterator: Any) -> Any:
+def dataset_initializer_hook(iterator: object) -> Any:
     """A SessionRunHook that initializes `iterator` once the session exists.
 
     Example:
@@ -180,12 +182,12 @@ class _DatasetInitializerHook(_SessionRunHook):
     def begin(self) -> None:
         self._initializer = self._iterator.initializer  # built before the graph is finalized
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         del coord
         session.run(self._initializer)
 
 
-def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
+def parse_input_result(result: object, mode: str) -> tuple[Any, Any, list]:
     """Turns input_fn's result into `(features, labels, hooks)`.
 
     Example:
@@ -221,7 +223,7 @@ def parse_input_result(result: Any, mode: str) -> tuple[Any, Any, list]:
     return features, labels, hooks
 
 
-def describe(value: Any, limit: int = 160) -> str:
+def describe(value: object, limit: int = 160) -> str:
     """A short description of what an input_fn returned: its type and a cut repr.
 
     Example:
@@ -234,12 +236,12 @@ def describe(value: Any, limit: int = 160) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _is_nested(tf: Any, value: Any) -> bool:
+def _is_nested(tf: TFModule, value: object) -> bool:
     """A tuple/list of features inside a features dict (a time-series `start_tuple`)."""
     return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
 
 
-def _is_features(tf: Any, features: Any, in_dict: bool = False) -> bool:
+def _is_features(tf: TFModule, features: object, in_dict: bool = False) -> bool:
     """Tensors, numpy arrays, Python lists (converted by the model_fn's ops, as legacy passed
     them through), or a dict of them (whose values may also be Python scalars)."""
     if isinstance(features, dict):

@@ -15,6 +15,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf, quiet_tf_warnings
+from tfport._common.types import InputFn, TFModule
 from tfport.estimator._engine import calls
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.spec import ModeKeys
@@ -33,7 +34,7 @@ class Batches:
     hooks: list
 
 
-def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
+def open_batches(ctx: ModeContext, input_fn: InputFn) -> Batches:
     """Calls `input_fn` for `ctx.mode` and returns its batches.
 
     Example:
@@ -57,7 +58,7 @@ def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
     return Batches(lambda: (features, labels), hooks)  # the same tensors every step
 
 
-def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
+def _distributed(ctx: ModeContext, input_fn: InputFn) -> Batches:
     tf = import_tf()
     strategy = ctx.strategy
     dataset = calls.call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
@@ -77,7 +78,7 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
     return Batches(next_batch, hooks)
 
 
-def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
+def _split_tensors(tf: TFModule, result: object, strategy: Any, mode: str) -> Batches:
     """Features/labels that are not a Dataset (tensors, iterator outputs, numpy, lists):
     each step's global batch is cut into one consecutive minibatch per replica."""
     features, labels, hooks = calls.parse_input_result(result, mode)
@@ -106,7 +107,7 @@ def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
     return Batches(next_batch, hooks)
 
 
-def _to_tensors(value: Any) -> Any:
+def _to_tensors(value: object) -> Any:
     """Tensors from tensors, numpy arrays or Python lists (a list is one value), or a dict."""
     tf = import_tf()
     if value is None or isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
@@ -118,7 +119,7 @@ def _to_tensors(value: Any) -> Any:
     return tf.convert_to_tensor(value)
 
 
-def _slice(tf: Any, t: Any, i: Any, n: int) -> Any:
+def _slice(tf: TFModule, t: Any, i: object, n: int) -> Any:
     """Replica `i`'s consecutive rows of the batch `t`, split as evenly as it can be.
 
     The first `b % n` replicas take one row more (7 rows on 2 replicas: 4 + 3), so no row
@@ -138,17 +139,17 @@ def _slice(tf: Any, t: Any, i: Any, n: int) -> Any:
     return rows
 
 
-def is_multi_worker(strategy: Any) -> bool:
+def is_multi_worker(strategy: object) -> bool:
     """True for a strategy spanning several worker processes (collectives over gRPC)."""
     return tf_internals.in_multi_worker_mode(strategy) and not is_parameter_server(strategy)
 
 
-def is_parameter_server(strategy: Any) -> bool:
+def is_parameter_server(strategy: object) -> bool:
     """True for a (v1, graph-mode) ParameterServerStrategy."""
     return "ParameterServer" in type(strategy).__name__
 
 
-def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
+def _replica_slices(tf: TFModule, dataset: Any, strategy: Any) -> Any:
     """An input_fn for `make_input_fn_iterator`: this worker's replicas' slices, in order.
 
     Each global batch becomes one element per local replica (replica r's consecutive rows,
@@ -172,15 +173,15 @@ def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
                 )
             )
 
-    def slices(*batch: Any) -> Any:
+    def slices(*batch: object) -> Any:
         element = batch if len(batch) > 1 else batch[0]
 
-        def replica(i: Any) -> Any:
+        def replica(i: object) -> Any:
             return tf.nest.map_structure(lambda t: _slice(tf, t, i, total), element)
 
         return tf.data.Dataset.range(first, first + local).map(replica)
 
-    def input_fn(input_context: Any) -> Any:
+    def input_fn(input_context: object) -> Any:
         del input_context
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
@@ -189,7 +190,7 @@ def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
     return input_fn
 
 
-def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
+def _check_dataset(tf: TFModule, dataset: object, strategy: Any, mode: str) -> None:
     if not isinstance(dataset, tf.data.Dataset):
         raise TfportInputError(
             message(
