@@ -199,3 +199,19 @@ class Coordinator(Protocol):
     def wait_for_stop(self, timeout: float | None = None) -> bool:
         """Blocks until a stop is requested (or `timeout` seconds pass)."""
         ...
+
+
+# --- h38-tye ---
+
+
+class RunContext(Protocol):
+    """A `tf.compat.v1.train.SessionRunContext`: what a hook's `before_run`/`after_run` get."""
+
+    @property
+    def session(self) -> Session:
+        """The session the run goes through."""
+        ...
+
+    def request_stop(self) -> None:
+        """Asks the monitored session to stop after this run."""
+        ...

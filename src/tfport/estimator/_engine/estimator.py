@@ -6,11 +6,12 @@ import copy
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn
 from tfport.distribute import num_replicas
 from tfport.estimator._engine import internals
 from tfport.estimator._engine.api.run_config import RunConfig
@@ -19,6 +20,9 @@ from tfport.estimator._engine.api.warm_start import to_settings
 from tfport.estimator._engine.building import calls, graphs
 from tfport.estimator._engine.building.context import ModeContext, strategy_for
 from tfport.estimator._engine.running import console, evaluation, exporting, prediction, training
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.warm_start import WarmStartSettings
 
 log = logging.getLogger("tfport")
 
@@ -44,9 +48,9 @@ class Estimator:
         self,
         model_fn: Any,
         model_dir: str | None = None,
-        config: Any = None,
+        config: RunConfig | None = None,
         params: dict | None = None,
-        warm_start_from: Any = None,
+        warm_start_from: str | os.PathLike[str] | WarmStartSettings | None = None,
     ) -> None:
         calls.check_model_fn(model_fn)
         if config is None:
@@ -127,7 +131,7 @@ class Estimator:
     _add_meta_graph_for_mode = exporting.add_meta_graph_for_mode
     _tf_docs_inheritable_header = internals.DOCS_HEADER
 
-    def _maybe_warm_start(self, checkpoint_path: Any) -> None:
+    def _maybe_warm_start(self, checkpoint_path: str | None) -> None:
         """Warm-starts the current graph from `warm_start_from` unless resuming a checkpoint."""
         if not checkpoint_path and self._warm_start_settings:
             console.warm_starting(self._warm_start_settings)
@@ -177,11 +181,11 @@ class Estimator:
 
     def train(
         self,
-        input_fn: Any,
-        hooks: Any = None,
+        input_fn: InputFn,
+        hooks: Iterable[Hook] | None = None,
         steps: int | None = None,
         max_steps: int | None = None,
-        saving_listeners: Any = None,
+        saving_listeners: Iterable[object] | None = None,
     ) -> Estimator:
         """Trains for `steps` more steps or up to global step `max_steps`; returns self."""
         training.train(self, input_fn, hooks, steps, max_steps, saving_listeners)
@@ -189,9 +193,9 @@ class Estimator:
 
     def evaluate(
         self,
-        input_fn: Any,
+        input_fn: InputFn,
         steps: int | None = None,
-        hooks: Any = None,
+        hooks: Iterable[Hook] | None = None,
         checkpoint_path: str | None = None,
         name: str | None = None,
     ) -> dict:
@@ -199,7 +203,12 @@ class Estimator:
         return evaluation.evaluate(self, input_fn, steps, hooks, checkpoint_path, name)
 
     def _evaluate_in_memory(
-        self, input_fn: Any, steps: Any, hooks: Any, checkpoint_path: str, name: Any
+        self,
+        input_fn: InputFn,
+        steps: int | None,
+        hooks: Iterable[Hook] | None,
+        checkpoint_path: str,
+        name: str | None,
     ) -> dict:
         """`InMemoryEvaluatorHook`'s evaluation of the training session's variables.
 
@@ -212,9 +221,9 @@ class Estimator:
 
     def predict(
         self,
-        input_fn: Any,
-        predict_keys: Any = None,
-        hooks: Any = None,
+        input_fn: InputFn,
+        predict_keys: str | Sequence[str] | None = None,
+        hooks: Iterable[Hook] | None = None,
         checkpoint_path: str | None = None,
         yield_single_examples: bool = True,
     ) -> Iterator[Any]:
@@ -227,7 +236,7 @@ class Estimator:
     def export_saved_model(
         self,
         export_dir_base: str,
-        serving_input_receiver_fn: Any,
+        serving_input_receiver_fn: Callable[[], object],
         assets_extra: dict | None = None,
         as_text: bool = False,
         checkpoint_path: str | None = None,
@@ -246,7 +255,7 @@ class Estimator:
     def export_savedmodel(
         self,
         export_dir_base: str,
-        serving_input_receiver_fn: Any,
+        serving_input_receiver_fn: Callable[[], object],
         assets_extra: dict | None = None,
         as_text: bool = False,
         checkpoint_path: str | None = None,

@@ -15,12 +15,17 @@ Example:
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook
 from tfport.estimator._engine.building.calls import _verify_model_fn_args
 from tfport.estimator._engine.internals import _assert_members_are_not_overridden
 from tfport.estimator._engine.running import evaluation
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 __all__ = [
     "_assert_members_are_not_overridden",
@@ -47,7 +52,7 @@ def _dict_to_str(dictionary: dict) -> str:
     )
 
 
-def _check_hooks_type(hooks: Any) -> list:
+def _check_hooks_type(hooks: Iterable[Hook] | None) -> list:
     """`hooks` as a list; TypeError for one that is not a `SessionRunHook`."""
     hooks = list(hooks or [])
     for hook in hooks:
@@ -56,7 +61,7 @@ def _check_hooks_type(hooks: Any) -> list:
     return hooks
 
 
-def _check_listeners_type(saving_listeners: Any) -> list:
+def _check_listeners_type(saving_listeners: Iterable[object] | None) -> list:
     """`saving_listeners` as a list; TypeError for one that is not a listener."""
     listeners = list(saving_listeners or [])
     for listener in listeners:
@@ -115,7 +120,7 @@ def _extract_metric_update_ops(eval_dict: dict, distribution: Any = None) -> tup
 
 
 def _verify_and_create_loss_metric(
-    eval_metric_ops: dict, loss: Any, distribution: Any = None
+    eval_metric_ops: dict, loss: object, distribution: Any = None
 ) -> dict:
     """Adds the mean of `loss` as metric `loss` (ValueError if the model_fn defined one)."""
     tf = import_tf()
@@ -133,7 +138,7 @@ def _verify_and_create_loss_metric(
     return eval_metric_ops
 
 
-def _has_dataset_or_queue_runner(maybe_tensor: Any) -> bool:
+def _has_dataset_or_queue_runner(maybe_tensor: object) -> bool:
     """Whether input_fn's result reads a Dataset iterator or the graph has queue runners."""
     tf = import_tf()
     tensors = [x for x in tf.nest.flatten(maybe_tensor) if isinstance(x, tf.Tensor)]
@@ -149,7 +154,7 @@ def _get_loss_reduce_op_for_reporting() -> Any:
     return import_tf().distribute.ReduceOp.SUM
 
 
-def _get_replica_device_setter(config: Any) -> Any:
+def _get_replica_device_setter(config: RunConfig) -> Any:
     """A `replica_device_setter` over the config's parameter servers, or None without."""
     tf = import_tf()
     if not config.num_ps_replicas:
@@ -208,7 +213,7 @@ def _combine_distributed_scaffold(grouped_scaffold: Any, distribution: Any) -> A
     def first(field: str) -> Any:
         return next((getattr(s, field) for s in scaffolds if getattr(s, field) is not None), None)
 
-    def concatenated(value: Any) -> Any:
+    def concatenated(value: object) -> Any:
         parts = tf.nest.flatten(distribution.experimental_local_results(value))
         return parts[0] if len(parts) == 1 else tf.concat(parts, 0)
 

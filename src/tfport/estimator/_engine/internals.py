@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import copy
 import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Graph, InputFn, Labels, Mode, Tensor
 from tfport.estimator._engine.building import calls, inputs
 
 log = logging.getLogger("tfport")
@@ -74,7 +76,7 @@ def set_legacy_attributes(est: Any) -> None:
     est._eval_distribution = config.eval_distribute
 
 
-def _assert_members_are_not_overridden(cls: type, obj: Any) -> None:
+def _assert_members_are_not_overridden(cls: type, obj: object) -> None:
     """Raises ValueError when `obj`'s class overrides members of `cls` (legacy's rule).
 
     tfport's own subclasses (canned estimators, TPUEstimator, ...) are exempt, as legacy's
@@ -106,14 +108,14 @@ def assert_members_are_not_overridden(self: Any) -> None:
 def public_model_fn(est: Any) -> Any:
     """Legacy `Estimator.model_fn`: `fn(features, labels, mode, config)` -> EstimatorSpec."""
 
-    def public_model_fn(features: Any, labels: Any, mode: Any, config: Any) -> Any:
+    def public_model_fn(features: Features, labels: Labels, mode: Mode, config: object) -> Any:
         return est._call_model_fn(features, labels, mode, config)
 
     public_model_fn._tfport_estimator = est  # type: ignore[attr-defined]
     return public_model_fn
 
 
-def call_model_fn(self: Any, features: Any, labels: Any, mode: Any, config: Any) -> Any:
+def call_model_fn(self: Any, features: Features, labels: Labels, mode: Mode, config: object) -> Any:
     """Calls the model_fn with the arguments it takes (params from the Estimator)."""
     log.info("Calling model_fn.")
     # a copy, as legacy's `self.params`; a TPUEstimator adds `batch_size`, `use_tpu`, `context`
@@ -123,7 +125,7 @@ def call_model_fn(self: Any, features: Any, labels: Any, mode: Any, config: Any)
     return spec
 
 
-def call_input_fn(self: Any, input_fn: Any, mode: Any, input_context: Any = None) -> Any:
+def call_input_fn(self: Any, input_fn: InputFn, mode: Mode, input_context: object = None) -> Any:
     """Calls input_fn on the CPU with the arguments it takes; returns what it returns."""
     args = calls.fn_args(input_fn)
     kwargs: dict[str, Any] = {}
@@ -140,13 +142,13 @@ def call_input_fn(self: Any, input_fn: Any, mode: Any, input_context: Any = None
         return input_fn(**kwargs)
 
 
-def create_global_step(self: Any, graph: Any) -> Any:
+def create_global_step(self: Any, graph: Graph | None) -> Any:
     """Creates the global step in `graph` (`tf.compat.v1.train.create_global_step`)."""
     del self
     return import_tf().compat.v1.train.create_global_step(graph)
 
 
-def create_and_assert_global_step(self: Any, graph: Any) -> Any:
+def create_and_assert_global_step(self: Any, graph: Graph | None) -> Any:
     """Creates the global step (via `_create_global_step`) and checks it is int64."""
     tf = import_tf()
     step = self._create_global_step(graph)
@@ -156,14 +158,14 @@ def create_and_assert_global_step(self: Any, graph: Any) -> Any:
     return step
 
 
-def get_features_and_labels_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:
+def get_features_and_labels_from_input_fn(self: Any, input_fn: InputFn, mode: Mode) -> tuple:
     """`(features, labels, input_hooks)` from input_fn (a Dataset gets an iterator hook)."""
 
     return inputs.parse_input_fn_result(self._call_input_fn(input_fn, mode))
 
 
 def get_iterator_from_input_fn(
-    self: Any, input_fn: Any, mode: Any, distribution: Any = None
+    self: Any, input_fn: InputFn, mode: Mode, distribution: Any = None
 ) -> tuple[Any, list]:
     """`(iterator, input_hooks)` of input_fn's Dataset: one per replica of `distribution`
     (`make_input_fn_iterator`), else an initializable iterator; the hook initializes it."""
@@ -178,7 +180,7 @@ def get_iterator_from_input_fn(
     return iterator, [inputs.dataset_initializer_hook(iterator)]
 
 
-def get_features_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:
+def get_features_from_input_fn(self: Any, input_fn: InputFn, mode: Mode) -> tuple:
     """`(features, input_hooks)` from a predict input_fn."""
 
     result = self._call_input_fn(input_fn, mode)
@@ -187,7 +189,7 @@ def get_features_from_input_fn(self: Any, input_fn: Any, mode: Any) -> tuple:
     return features, hooks
 
 
-def validate_features_in_predict_input(self: Any, result: Any) -> None:
+def validate_features_in_predict_input(self: Any, result: object) -> None:
     """Warns when predict's input has no Dataset (it would yield forever), as legacy did."""
     del self
     tf = import_tf()
@@ -200,7 +202,7 @@ def validate_features_in_predict_input(self: Any, result: Any) -> None:
             )
 
 
-def extract_keys(self: Any, predictions: Any, predict_keys: Any) -> Any:
+def extract_keys(self: Any, predictions: object, predict_keys: str | Sequence[str] | None) -> Any:
     """The `predict_keys` entries of a predictions dict (all when `predict_keys` is None)."""
     del self
     if not predict_keys:
@@ -216,7 +218,7 @@ def extract_keys(self: Any, predictions: Any, predict_keys: Any) -> Any:
     return kept
 
 
-def extract_batch_length(self: Any, preds_evaluated: Any) -> Any:
+def extract_batch_length(self: Any, preds_evaluated: Mapping[str, Tensor]) -> Any:
     """The batch length shared by every evaluated prediction (ValueError if they differ)."""
     del self
     length = None

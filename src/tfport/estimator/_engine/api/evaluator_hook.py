@@ -7,11 +7,16 @@ import os
 import shutil
 import tempfile
 import time
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn, RunContext, Session
 from tfport.estimator._engine.building.graphs import global_step_in_dir
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -19,7 +24,7 @@ _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 log = logging.getLogger("tfport")
 
 
-def _check_estimator(estimator: Any, what: str, method: str = "evaluate") -> None:
+def _check_estimator(estimator: object, what: str, method: str = "evaluate") -> None:
     if not (hasattr(estimator, method) and hasattr(estimator, "model_dir")):
         raise TfportInputError(
             message(
@@ -51,10 +56,10 @@ class InMemoryEvaluatorHook(_SessionRunHook):
 
     def __init__(
         self,
-        estimator: Any,
-        input_fn: Any,
+        estimator: Estimator,
+        input_fn: InputFn,
         steps: int | None = None,
-        hooks: Any = None,
+        hooks: Iterable[Hook] | None = None,
         name: str | None = None,
         every_n_iter: int = 100,
     ) -> None:
@@ -91,24 +96,24 @@ class InMemoryEvaluatorHook(_SessionRunHook):
         self._saver = v1.train.Saver(sharded=True, max_to_keep=1)
         self._folder = tempfile.mkdtemp(prefix="tfport_in_memory_eval_")
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         del coord
         self._evaluate(session)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: object) -> None:
         del run_values
         self._iter_count += 1
         if self._timer.should_trigger_for_step(self._iter_count):
             self._evaluate(run_context.session)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         try:
             self._evaluate(session)
         finally:
             if self._folder:
                 shutil.rmtree(self._folder, ignore_errors=True)
 
-    def _evaluate(self, train_session: Any) -> None:
+    def _evaluate(self, train_session: Session) -> None:
         path = self._saver.save(
             train_session, os.path.join(self._folder or "", "model.ckpt"), write_meta_graph=False
         )
@@ -119,7 +124,7 @@ class InMemoryEvaluatorHook(_SessionRunHook):
 
 
 def make_stop_at_checkpoint_step_hook(
-    estimator: Any, last_step: int, wait_after_file_check_secs: float = 30
+    estimator: Estimator, last_step: int, wait_after_file_check_secs: float = 30
 ) -> Any:
     """A hook that stops a worker once the chief has checkpointed step `last_step`.
 
@@ -150,7 +155,7 @@ class _StopAtCheckpointStepHook(_SessionRunHook):
     """
 
     def __init__(
-        self, model_dir: Any, last_step: Any, wait_after_file_check_secs: float = 30
+        self, model_dir: str | None, last_step: int | None, wait_after_file_check_secs: float = 30
     ) -> None:
         if last_step is None:
             raise ValueError("last_step must be specified.")
@@ -169,11 +174,11 @@ class _StopAtCheckpointStepHook(_SessionRunHook):
         if self._global_step_tensor is None:
             raise RuntimeError("Global step should be created to use StopAtCheckpointStepHook.")
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         del run_context
         return tf.compat.v1.train.SessionRunArgs(self._global_step_tensor)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         if run_values.results + 1 < self._last_step:
             return
         if global_step_in_dir(self._model_dir) >= self._last_step:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import FeatureColumns, Features, Labels, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._engine.building import calls
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 _METRIC_FN_ARGS = ("labels", "predictions", "features", "config")
 
@@ -28,7 +33,7 @@ class _LazyDType:
 _INT64, _FLOAT32 = _LazyDType("int64"), _LazyDType("float32")
 
 
-def add_metrics(estimator: Any, metric_fn: Any) -> Any:
+def add_metrics(estimator: Estimator, metric_fn: Callable[..., object]) -> Any:
     """A new Estimator whose evaluation also reports `metric_fn`'s metrics.
 
     `metric_fn` takes `predictions` and any of `labels`, `features`, `config`, and returns
@@ -54,7 +59,7 @@ def add_metrics(estimator: Any, metric_fn: Any) -> Any:
     model_fn, params = estimator._model_fn, estimator.params
     old_config = estimator.config
 
-    def new_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+    def new_model_fn(features: Features, labels: Labels, mode: str, config: object) -> Any:
         spec = calls.call_model_fn(model_fn, features, labels, mode, params, config)
         if mode != ModeKeys.EVAL:
             return spec
@@ -83,7 +88,7 @@ def add_metrics(estimator: Any, metric_fn: Any) -> Any:
     )
 
 
-def _check_metric_fn(metric_fn: Any) -> tuple[str, ...]:
+def _check_metric_fn(metric_fn: object) -> tuple[str, ...]:
     if not callable(metric_fn):
         raise TfportInputError(
             message("metric_fn must be callable", "Pass a function", metric_fn=metric_fn)
@@ -109,7 +114,9 @@ def _check_metric_fn(metric_fn: Any) -> tuple[str, ...]:
     return args
 
 
-def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: Any) -> Any:
+def call_logit_fn(
+    logit_fn: object, features: Features, mode: str, params: object, config: object
+) -> Any:
     """Calls `logit_fn(features, [mode], [params], [config])`; checks it returns logits.
 
     Example:
@@ -138,11 +145,11 @@ def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: 
 
 
 def classifier_parse_example_spec(
-    feature_columns: Any,
+    feature_columns: FeatureColumns,
     label_key: str,
-    label_dtype: Any = _INT64,
-    label_default: Any = None,
-    weight_column: Any = None,
+    label_dtype: object = _INT64,
+    label_default: object = None,
+    weight_column: object = None,
 ) -> dict:
     """The `tf.io.parse_example` spec of a classifier's features, label and weight.
 
@@ -157,12 +164,12 @@ def classifier_parse_example_spec(
 
 
 def regressor_parse_example_spec(
-    feature_columns: Any,
+    feature_columns: FeatureColumns,
     label_key: str,
-    label_dtype: Any = _FLOAT32,
-    label_default: Any = None,
+    label_dtype: object = _FLOAT32,
+    label_default: object = None,
     label_dimension: int = 1,
-    weight_column: Any = None,
+    weight_column: object = None,
 ) -> dict:
     """The `tf.io.parse_example` spec of a regressor's features, label and weight.
 
@@ -177,7 +184,13 @@ def regressor_parse_example_spec(
 
 
 def _parse_spec(
-    tf: Any, columns: Any, label_key: Any, dtype: Any, default: Any, dim: Any, weight: Any
+    tf: TFModule,
+    columns: FeatureColumns,
+    label_key: object,
+    dtype: object,
+    default: object,
+    dim: object,
+    weight: object,
 ) -> dict:
     if not isinstance(label_key, str):
         raise TfportInputError(
@@ -232,7 +245,7 @@ def _parse_spec(
 
 
 # -- legacy `extenders`, `exporter` and `parsing_utils` private helpers --------------------
-def _verify_metric_fn_args(metric_fn: Any) -> None:
+def _verify_metric_fn_args(metric_fn: Callable[..., object]) -> None:
     """ValueError when metric_fn takes arguments other than features/labels/predictions/
     config."""
     unexpected = sorted(set(calls.fn_args(metric_fn)) - set(_METRIC_FN_ARGS))
@@ -241,7 +254,11 @@ def _verify_metric_fn_args(metric_fn: Any) -> None:
 
 
 def _call_metric_fn(
-    metric_fn: Any, features: Any, labels: Any, predictions: Any, config: Any
+    metric_fn: Callable[..., object],
+    features: Features,
+    labels: Labels,
+    predictions: object,
+    config: object,
 ) -> Any:
     """Calls metric_fn with the subset of the four arguments it takes."""
     given = {"features": features, "labels": labels, "predictions": predictions, "config": config}
@@ -249,7 +266,7 @@ def _call_metric_fn(
     return metric_fn(**{k: v for k, v in given.items() if k in taken})
 
 
-def _verify_compare_fn_args(compare_fn: Any) -> None:
+def _verify_compare_fn_args(compare_fn: Callable[..., object]) -> None:
     """ValueError unless compare_fn takes exactly best_eval_result and current_eval_result."""
     args = set(calls.fn_args(compare_fn))
     for needed in ("best_eval_result", "current_eval_result"):
@@ -261,7 +278,7 @@ def _verify_compare_fn_args(compare_fn: Any) -> None:
 
 
 def _add_label_and_weight_to_parsing_spec(
-    parsing_spec: dict, label_key: str, label_spec: Any, weight_column: Any = None
+    parsing_spec: dict, label_key: str, label_spec: object, weight_column: Any = None
 ) -> dict:
     """Adds the label's (and a numeric weight column's) parsing spec to `parsing_spec`."""
     tf = import_tf()

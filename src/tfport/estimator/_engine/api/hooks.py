@@ -6,13 +6,18 @@ import logging
 import numbers
 import operator
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext, TFModule
 from tfport.estimator._engine.building.graphs import STEP_AFTER_TRAIN_KEY
 from tfport.estimator._engine.running import console
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -72,7 +77,7 @@ def read_eval_metrics(eval_dir: str) -> dict[int, dict[str, float]]:
 STOP_NAME = "signal_early_stopping/STOP"
 
 
-def _stop_var(tf: Any, model_dir: Any = None) -> Any:
+def _stop_var(tf: TFModule, model_dir: str | None = None) -> Any:
     """The `signal_early_stopping/STOP` flag of the legacy hooks.
 
     A global variable, saved in checkpoints as legacy saved it. Legacy failed to resume
@@ -97,8 +102,8 @@ def _stop_var(tf: Any, model_dir: Any = None) -> Any:
 
 
 def make_early_stopping_hook(
-    estimator: Any,
-    should_stop_fn: Any,
+    estimator: Estimator,
+    should_stop_fn: Callable[[], object],
     run_every_secs: float | None = 60,
     run_every_steps: int | None = None,
 ) -> Any:
@@ -149,7 +154,7 @@ class _StopOnPredicateHook(_SessionRunHook):
 
     def __init__(
         self,
-        should_stop_fn: Any,
+        should_stop_fn: Callable[[], object],
         run_every_secs: float | None = 60,
         run_every_steps: int | None = None,
         *,
@@ -171,10 +176,10 @@ class _StopOnPredicateHook(_SessionRunHook):
         self._global_step = v1.train.get_global_step()
         self._stop_op = v1.assign(_stop_var(tf, self._model_dir), True)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         return None if self._after is None else tf.compat.v1.train.SessionRunArgs(self._after)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         if self._after is None:  # a graph not built by tfport: one more read
             step = run_context.session.run(self._global_step)
         else:
@@ -194,24 +199,24 @@ class _CheckForStoppingHook(_SessionRunHook):
     def begin(self) -> None:
         self._stop = _stop_var(tf, self._model_dir)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         return tf.compat.v1.train.SessionRunArgs(self._stop)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         if run_values.results:
             log.info("Early stopping requested, suspending run.")
             run_context.request_stop()
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def _metric_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
-    threshold: Any,
-    compare: Any,
+    threshold: float | None,
+    compare: Callable[[float, float], object],
     steps_without: int | None,
     eval_dir: str | None,
     min_steps: int,
@@ -264,7 +269,7 @@ def _metric_hook(
 
 
 def stop_if_higher_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     threshold: float,
     eval_dir: str | None = None,
@@ -287,7 +292,7 @@ def stop_if_higher_hook(
 
 
 def stop_if_lower_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     threshold: float,
     eval_dir: str | None = None,
@@ -310,7 +315,7 @@ def stop_if_lower_hook(
 
 
 def stop_if_no_increase_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     max_steps_without_increase: int,
     eval_dir: str | None = None,
@@ -333,7 +338,7 @@ def stop_if_no_increase_hook(
 
 
 def stop_if_no_decrease_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     max_steps_without_decrease: int,
     eval_dir: str | None = None,
@@ -372,8 +377,8 @@ class ExamplesPerSecondHook(_StepCounterHook):
         batch_size: int,
         every_n_steps: int | None = 100,
         every_n_secs: float | None = None,
-        output_dir: Any = None,
-        summary_writer: Any = None,
+        output_dir: str | None = None,
+        summary_writer: object = None,
     ) -> None:
         self._batch_size = batch_size
         super().__init__(

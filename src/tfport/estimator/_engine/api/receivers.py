@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import collections
+from collections.abc import Mapping
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Tensor
 
 SINGLE_FEATURE_KEY = "feature"
 SINGLE_RECEIVER_KEY = "input"
 DEFAULT_EXAMPLES_KEY = "examples"
 
 
-def _wrap(value: Any, key: str, what: str) -> dict:
+def _wrap(value: object, key: str, what: str) -> dict:
     tf = import_tf()
     if value is None:
         raise TfportInputError(message(f"{what} must not be None", "Pass tensors", **{what: None}))
@@ -53,7 +55,10 @@ class ServingInputReceiver(
     _estimator_api_names_v1 = ("estimator.export.ServingInputReceiver",)
 
     def __new__(
-        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+        cls,
+        features: Features,
+        receiver_tensors: Features,
+        receiver_tensors_alternatives: Mapping[str, object] | None = None,
     ) -> ServingInputReceiver:
         features = _wrap(features, SINGLE_FEATURE_KEY, "features")
         receiver_tensors = _wrap(receiver_tensors, SINGLE_RECEIVER_KEY, "receiver_tensors")
@@ -83,7 +88,10 @@ class TensorServingInputReceiver(
     _estimator_api_names_v1 = ("estimator.export.TensorServingInputReceiver",)
 
     def __new__(
-        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+        cls,
+        features: Tensor,
+        receiver_tensors: Features,
+        receiver_tensors_alternatives: Mapping[str, object] | None = None,
     ) -> TensorServingInputReceiver:
         tf = import_tf()
         if not isinstance(features, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
@@ -102,7 +110,9 @@ class TensorServingInputReceiver(
         )
 
 
-def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_size: Any = None):
+def build_parsing_serving_input_receiver_fn(
+    feature_spec: dict, default_batch_size: int | None = None
+):
     """Returns a receiver_fn that parses serialized `tf.Example`s with `feature_spec`.
 
     Example:
@@ -121,7 +131,7 @@ def build_parsing_serving_input_receiver_fn(feature_spec: dict, default_batch_si
     return serving_input_receiver_fn
 
 
-def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: Any = None):
+def build_raw_serving_input_receiver_fn(features: dict, default_batch_size: int | None = None):
     """Returns a receiver_fn that feeds placeholders shaped like `features` to model_fn.
 
     Example:
@@ -148,7 +158,12 @@ class SupervisedInputReceiver(
         >>> SupervisedInputReceiver({"x": x}, y, {"x": x, "y": y})  # doctest: +SKIP
     """
 
-    def __new__(cls, features: Any, labels: Any, receiver_tensors: Any) -> Any:
+    def __new__(
+        cls,
+        features: Tensor | Mapping[str, object],
+        labels: Tensor | Mapping[str, object],
+        receiver_tensors: Features,
+    ) -> Any:
         _wrap(features, SINGLE_FEATURE_KEY, "features")
         _wrap(labels, "labels", "labels")
         receiver_tensors = _wrap(receiver_tensors, SINGLE_RECEIVER_KEY, "receiver_tensors")
@@ -156,7 +171,9 @@ class SupervisedInputReceiver(
 
 
 def build_raw_supervised_input_receiver_fn(
-    features: Any, labels: Any, default_batch_size: Any = None
+    features: Tensor | Mapping[str, object],
+    labels: Tensor | Mapping[str, object],
+    default_batch_size: int | None = None,
 ) -> Any:
     """A receiver_fn taking raw features and labels (placeholders shaped like the given).
 
@@ -209,7 +226,7 @@ def build_raw_supervised_input_receiver_fn(
 
 
 # -- legacy `export.export`'s private helpers (receiver_fns written against them) ----------
-def _check_tensor(tensor: Any, name: Any, error_label: str = "feature") -> None:
+def _check_tensor(tensor: object, name: object, error_label: str = "feature") -> None:
     """ValueError unless `tensor` is a Tensor, SparseTensor or RaggedTensor (or converts)."""
     tf = import_tf()
     if isinstance(tensor, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
@@ -226,7 +243,7 @@ def _check_tensor(tensor: Any, name: Any, error_label: str = "feature") -> None:
         raise problem from None
 
 
-def _check_tensor_key(name: Any, error_label: str = "feature", allow_ints: bool = False) -> None:
+def _check_tensor_key(name: object, error_label: str = "feature", allow_ints: bool = False) -> None:
     """ValueError unless a receiver dict key is a string (or an int with `allow_ints`)."""
     if isinstance(name, str):
         return
@@ -236,7 +253,7 @@ def _check_tensor_key(name: Any, error_label: str = "feature", allow_ints: bool 
         raise ValueError(f"{error_label} keys must be strings or ints: {name}.")
 
 
-def _placeholder_from_tensor(t: Any, default_batch_size: Any = None) -> Any:
+def _placeholder_from_tensor(t: Any, default_batch_size: int | None = None) -> Any:
     """A placeholder like `t` (its op's name, dtype, shape), batch size `default_batch_size`."""
     tf = import_tf()
     shape = tf.TensorShape([default_batch_size]).concatenate(t.get_shape()[1:])
@@ -245,7 +262,7 @@ def _placeholder_from_tensor(t: Any, default_batch_size: Any = None) -> Any:
 
 
 def _placeholders_from_receiver_tensors_dict(
-    input_vals: dict, default_batch_size: Any = None
+    input_vals: dict, default_batch_size: int | None = None
 ) -> dict:
     """`{name: placeholder like the tensor}` for a dict of tensors."""
     return {k: _placeholder_from_tensor(t, default_batch_size) for k, t in input_vals.items()}

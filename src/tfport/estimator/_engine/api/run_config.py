@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from tfport import distribute
@@ -140,16 +141,16 @@ class RunConfig:
         model_dir: str | None = None,
         tf_random_seed: int | None = None,
         save_summary_steps: int = 100,
-        save_checkpoints_steps: Any = _UNSET,
-        save_checkpoints_secs: Any = _UNSET,
-        session_config: Any = None,
+        save_checkpoints_steps: object = _UNSET,
+        save_checkpoints_secs: object = _UNSET,
+        session_config: object = None,
         keep_checkpoint_max: int = 5,
         keep_checkpoint_every_n_hours: float = 10000,
         log_step_count_steps: int = 100,
-        train_distribute: Any = None,
-        device_fn: Any = None,
+        train_distribute: object = None,
+        device_fn: Callable[..., object] | None = None,
         protocol: str | None = None,
-        eval_distribute: Any = None,
+        eval_distribute: object = None,
         experimental_distribute: Any = None,
         experimental_max_worker_delay_secs: int | None = None,
         session_creation_timeout_secs: int = 7200,
@@ -337,7 +338,7 @@ class RunConfig:
         )
         return merged
 
-    def replace(self, **kwargs: Any) -> RunConfig:
+    def replace(self, **kwargs: object) -> RunConfig:
         """Returns a copy with the given properties replaced.
 
         Example:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, TFModule
 
 
 class ModeKeys:
@@ -53,16 +55,16 @@ class EstimatorSpec(_EstimatorSpecFields):
     def __new__(
         cls,
         mode: str,
-        predictions: Any = None,
-        loss: Any = None,
-        train_op: Any = None,
+        predictions: object = None,
+        loss: object = None,
+        train_op: object = None,
         eval_metric_ops: dict | None = None,
         export_outputs: dict | None = None,
-        training_chief_hooks: Any = None,
-        training_hooks: Any = None,
-        scaffold: Any = None,
-        evaluation_hooks: Any = None,
-        prediction_hooks: Any = None,
+        training_chief_hooks: Iterable[Hook] | None = None,
+        training_hooks: Iterable[Hook] | None = None,
+        scaffold: object = None,
+        evaluation_hooks: Iterable[Hook] | None = None,
+        prediction_hooks: Iterable[Hook] | None = None,
     ) -> EstimatorSpec:
         tf = import_tf()
         _check_mode(mode)
@@ -111,14 +113,14 @@ class EstimatorSpec(_EstimatorSpecFields):
             **hooks,
         )
 
-    def _replace(self, **kwds: Any) -> EstimatorSpec:
+    def _replace(self, **kwds: object) -> EstimatorSpec:
         """A copy with the fields in `kwds` replaced, validated again (legacy's signature)."""
         fields = self._asdict()
         fields.update(kwds)
         return EstimatorSpec(**fields)
 
 
-def _check_mode(mode: Any) -> None:
+def _check_mode(mode: object) -> None:
     if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
         raise TfportInputError(
             message(
@@ -129,11 +131,11 @@ def _check_mode(mode: Any) -> None:
         )
 
 
-def _is_tensorlike(tf: Any, value: Any) -> bool:
+def _is_tensorlike(tf: TFModule, value: object) -> bool:
     return isinstance(value, (tf.Tensor, tf.SparseTensor, tf.Variable)) or hasattr(value, "op")
 
 
-def _check_predictions(tf: Any, mode: str, predictions: Any) -> Any:
+def _check_predictions(tf: TFModule, mode: str, predictions: object) -> Any:
     if predictions is None:
         if mode == ModeKeys.PREDICT:
             raise TfportInputError(
@@ -157,7 +159,7 @@ def _check_predictions(tf: Any, mode: str, predictions: Any) -> Any:
     return predictions
 
 
-def _check_loss(tf: Any, mode: str, loss: Any) -> Any:
+def _check_loss(tf: TFModule, mode: str, loss: Any) -> Any:
     if loss is None:
         if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
             raise TfportInputError(
@@ -186,7 +188,7 @@ def _check_loss(tf: Any, mode: str, loss: Any) -> Any:
     return loss
 
 
-def _check_metric_ops(tf: Any, metric_ops: Any) -> dict:
+def _check_metric_ops(tf: TFModule, metric_ops: object) -> dict:
     if metric_ops is None:
         return {}
     if not isinstance(metric_ops, dict):
@@ -212,7 +214,7 @@ def _check_metric_ops(tf: Any, metric_ops: Any) -> dict:
     return dict(metric_ops)
 
 
-def _check_export_outputs(export_outputs: Any) -> Any:
+def _check_export_outputs(export_outputs: object) -> Any:
     if export_outputs is None:
         return None
     if not isinstance(export_outputs, dict):
@@ -241,7 +243,7 @@ def _check_export_outputs(export_outputs: Any) -> Any:
     return dict(export_outputs)
 
 
-def check_hooks(tf: Any, hooks: Any, where: str) -> tuple:
+def check_hooks(tf: TFModule, hooks: Iterable[object] | None, where: str) -> tuple:
     """Returns `hooks` as a tuple, checking each is a `SessionRunHook`.
 
     Example:
@@ -263,17 +265,17 @@ def check_hooks(tf: Any, hooks: Any, where: str) -> tuple:
 
 # -- legacy `model_fn`'s private validators, with its signatures (libraries building or
 # checking their own specs call them; `tfport._legacy_tree` places them) --------------------
-def _validate_estimator_spec_loss(loss: Any, mode: str) -> Any:
+def _validate_estimator_spec_loss(loss: object, mode: str) -> Any:
     """The spec's scalar loss (None outside TRAIN/EVAL), checked as `EstimatorSpec` does."""
     return _check_loss(import_tf(), mode, loss)
 
 
-def _validate_estimator_spec_predictions(predictions: Any, mode: str) -> Any:
+def _validate_estimator_spec_predictions(predictions: object, mode: str) -> Any:
     """The spec's predictions (a tensor or dict of tensors), checked as `EstimatorSpec` does."""
     return _check_predictions(import_tf(), mode, predictions)
 
 
-def _validate_estimator_spec_train_op(train_op: Any, mode: str) -> Any:
+def _validate_estimator_spec_train_op(train_op: object, mode: str) -> Any:
     """The spec's train_op, a tensor or an operation (None outside TRAIN); legacy's errors."""
     if train_op is None:
         if mode == ModeKeys.TRAIN:
@@ -283,7 +285,7 @@ def _validate_estimator_spec_train_op(train_op: Any, mode: str) -> Any:
     return train_op
 
 
-def _validate_estimator_spec_hooks(hooks: Any) -> tuple:
+def _validate_estimator_spec_hooks(hooks: Iterable[object] | None) -> tuple:
     """`hooks` as a tuple of SessionRunHooks (TypeError otherwise, as legacy)."""
     tf = import_tf()
     hooks = tuple(hooks or ())
@@ -294,7 +296,7 @@ def _validate_estimator_spec_hooks(hooks: Any) -> tuple:
 
 
 def _validate_estimator_spec_export_outputs(
-    export_outputs: Any, predictions: Any, mode: str
+    export_outputs: object, predictions: object, mode: str
 ) -> Any:
     """The export outputs of a PREDICT spec (TensorFlow's `get_export_outputs`: given ones
     checked, a default `PredictOutput` of `predictions` added); other modes' unchanged."""
@@ -305,12 +307,12 @@ def _validate_estimator_spec_export_outputs(
     return tf_internals.export_utils().get_export_outputs(export_outputs, predictions)
 
 
-def _validate_eval_metric_ops(eval_metric_ops: Any) -> dict:
+def _validate_eval_metric_ops(eval_metric_ops: object) -> dict:
     """`eval_metric_ops` as a dict of (value, update) pairs or Keras metrics."""
     return _check_metric_ops(import_tf(), eval_metric_ops)
 
 
-def _validate_scaffold(scaffold: Any) -> Any:
+def _validate_scaffold(scaffold: object) -> Any:
     """`scaffold`, or a default `Scaffold` (TypeError for anything else, as legacy)."""
     tf = import_tf()
     scaffold = scaffold or tf.compat.v1.train.Scaffold()
@@ -319,14 +321,14 @@ def _validate_scaffold(scaffold: Any) -> Any:
     return scaffold
 
 
-def _check_is_tensor_or_operation(x: Any, name: str) -> None:
+def _check_is_tensor_or_operation(x: object, name: str) -> None:
     """TypeError unless `x` is a tf.Operation or a tensor."""
     tf = import_tf()
     if not isinstance(x, (tf.Operation, tf.Tensor, tf.Variable)):
         raise TypeError(f"{name} must be Operation or Tensor, given: {x}")
 
 
-def _check_is_tensor(x: Any, tensor_name: str) -> Any:
+def _check_is_tensor(x: object, tensor_name: str) -> Any:
     """`x` if it is a tensor (TypeError otherwise)."""
     tf = import_tf()
     if not isinstance(x, (tf.Tensor, tf.Variable)):
@@ -334,7 +336,7 @@ def _check_is_tensor(x: Any, tensor_name: str) -> Any:
     return x
 
 
-def _update_variable_collection(collection_name: str, vars_to_add: Any) -> None:
+def _update_variable_collection(collection_name: str, vars_to_add: Iterable[object]) -> None:
     """Adds to graph collection `collection_name` the variables it does not hold yet."""
     v1 = import_tf().compat.v1
     held = set(v1.get_collection(collection_name))

@@ -15,23 +15,27 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportError, TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext
 from tfport.estimator._engine.api.hooks import _metric_hook, _SessionRunHook, _stop_var, log
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 
 def _stop_if_threshold_crossed_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     threshold: float,
     higher_is_better: bool,
-    eval_dir: Any,
+    eval_dir: str | None,
     min_steps: int,
-    run_every_secs: Any,
-    run_every_steps: Any,
+    run_every_secs: float | None,
+    run_every_steps: int | None,
 ) -> Any:
     """A hook stopping once eval `metric_name` is above (`higher_is_better`) or below
     `threshold`."""
@@ -50,14 +54,14 @@ def _stop_if_threshold_crossed_hook(
 
 
 def _stop_if_no_metric_improvement_hook(
-    estimator: Any,
+    estimator: Estimator,
     metric_name: str,
     max_steps_without_improvement: int,
     higher_is_better: bool,
-    eval_dir: Any,
+    eval_dir: str | None,
     min_steps: int,
-    run_every_secs: Any,
-    run_every_steps: Any,
+    run_every_secs: float | None,
+    run_every_steps: int | None,
 ) -> Any:
     """A hook stopping once eval `metric_name` has not improved for
     `max_steps_without_improvement` steps."""
@@ -123,7 +127,9 @@ class _MultiWorkerEarlyStoppingHook(_SessionRunHook):
                 trainable=False,
             )
 
-    def __init__(self, should_stop_fn: Any, run_every_steps: Any = None) -> None:
+    def __init__(
+        self, should_stop_fn: Callable[[], object], run_every_steps: int | None = None
+    ) -> None:
         if not callable(should_stop_fn):
             raise StopFnTypeError(
                 message(
@@ -158,11 +164,11 @@ class _MultiWorkerEarlyStoppingHook(_SessionRunHook):
         self._stop_op = tf.distribute.get_strategy().run(add_vote, args=(self._stop_var,))
         self._stop_placeholder = placeholders[0]
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         fetches = {"global_step": self._global_step_tensor, "stop_var": self._stop_var}
         return import_tf().compat.v1.train.SessionRunArgs(fetches)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         step = run_values.results["global_step"]
         if run_values.results["stop_var"] > 0:
             log.info("Early stopping requested, suspending run.")

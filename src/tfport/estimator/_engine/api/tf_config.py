@@ -14,12 +14,13 @@ Example:
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection, Iterable
 from typing import Any
 
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 
 
-def _validate_service(service: Any) -> Any:
+def _validate_service(service: object) -> Any:
     """TF_CONFIG's `service`: a dict or None (TypeError otherwise)."""
     if service is not None and not isinstance(service, dict):
         raise TypeError(
@@ -80,7 +81,7 @@ def _get_eval_session_master(task_type: str, tf_config: dict) -> str:
     return tf_config.get("eval_session_master", "") if task_type == "evaluator" else ""
 
 
-def _get_model_dir(tf_config: dict, model_dir: Any) -> Any:
+def _get_model_dir(tf_config: dict, model_dir: str | None) -> Any:
     """`model_dir`, or TF_CONFIG's `model_dir` (they must agree when both are set)."""
     if model_dir == "":
         raise ValueError("model_dir should be non-empty.")
@@ -98,7 +99,7 @@ def _get_model_dir(tf_config: dict, model_dir: Any) -> Any:
     return model_dir or from_config
 
 
-def _validate_properties(run_config: Any) -> None:
+def _validate_properties(run_config: object) -> None:
     """Legacy's checks of a RunConfig's properties (ValueError naming the property)."""
     from tfport._common.tfenv import import_tf
     from tfport.estimator._engine.building.calls import fn_args
@@ -149,7 +150,7 @@ def _validate_properties(run_config: Any) -> None:
             raise ValueError(text)
 
 
-def _validate_save_ckpt_with_replaced_keys(new_copy: Any, replaced_keys: Any) -> None:
+def _validate_save_ckpt_with_replaced_keys(new_copy: Any, replaced_keys: Collection[str]) -> None:
     """After `replace`: both save intervals set is an error; setting one clears the other."""
     steps, secs = new_copy.save_checkpoints_steps, new_copy.save_checkpoints_secs
     if "save_checkpoints_steps" in replaced_keys and "save_checkpoints_secs" in replaced_keys:
@@ -162,7 +163,9 @@ def _validate_save_ckpt_with_replaced_keys(new_copy: Any, replaced_keys: Any) ->
 
 
 # -- legacy RunConfig's private members (RunConfig binds them) ------------------------------
-def _replace(config: Any, allowed_properties_list: Any = None, **kwargs: Any) -> Any:
+def _replace(
+    config: object, allowed_properties_list: Iterable[str] | None = None, **kwargs: object
+) -> Any:
     """Legacy `RunConfig._replace`: sets the `allowed_properties_list` properties on
     `config` itself (ValueError for any other), then checks the save intervals and
     properties; returns `config`."""
@@ -217,7 +220,9 @@ def _maybe_overwrite_session_config_for_distributed_training(self: Any) -> None:
         )
 
 
-def _verify_strategy_compatibility(self: Any, train_distribute: Any, eval_distribute: Any) -> None:
+def _verify_strategy_compatibility(
+    self: Any, train_distribute: object, eval_distribute: object
+) -> None:
     """ValueError for TF2's `tf.distribute.experimental.ParameterServerStrategy` (legacy
     took only the v1 parameter server strategy)."""
     from tfport._common.tfenv import import_tf

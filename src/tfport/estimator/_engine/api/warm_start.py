@@ -5,7 +5,7 @@ from __future__ import annotations
 import collections
 import logging
 import os
-from typing import Any
+from collections.abc import Sequence
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
@@ -34,8 +34,8 @@ class WarmStartSettings(
 
     def __new__(
         cls,
-        ckpt_to_initialize_from: Any,
-        vars_to_warm_start: Any = ".*",
+        ckpt_to_initialize_from: str | os.PathLike[str],
+        vars_to_warm_start: str | Sequence[object] | None = ".*",
         var_name_to_vocab_info: dict | None = None,
         var_name_to_prev_var_name: dict | None = None,
     ) -> WarmStartSettings:
@@ -56,7 +56,9 @@ class WarmStartSettings(
         )
 
 
-def to_settings(warm_start_from: Any) -> WarmStartSettings | None:
+def to_settings(
+    warm_start_from: str | bytes | os.PathLike[str] | WarmStartSettings | None,
+) -> WarmStartSettings | None:
     """Normalizes Estimator(warm_start_from=...) to WarmStartSettings or None.
 
     A path to a SavedModel (a folder with `variables/variables.index`) warm-starts from

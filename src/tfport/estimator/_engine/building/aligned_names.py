@@ -12,10 +12,12 @@ one device and many.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import InputFn
 from tfport.estimator._engine.building import builder, graphs
 from tfport.estimator._engine.building.context import ModeContext
 
@@ -23,7 +25,7 @@ tf = import_tf()
 _SaveableObject: Any = tf_internals.saveable_object_class()
 
 
-def aligned_var_list(ctx: ModeContext, input_fn: Any, checkpoint: str) -> dict | None:
+def aligned_var_list(ctx: ModeContext, input_fn: InputFn, checkpoint: str) -> dict | None:
     """A `{single-device name: variable}` Saver var_list, or None when names already match.
 
     Call it inside the distributed graph. Returns None too when the two graphs cannot be
@@ -83,7 +85,7 @@ def _joined_partition_slots(entries: list) -> list:
     ]
 
 
-def _sliced_saveable(var: Any, parts: list) -> Any:
+def _sliced_saveable(var: object, parts: list) -> Any:
     """A SaveableObject reading and writing `var`'s row slices under the partitions' keys."""
     return _JoinedSaveable(var, parts)
 
@@ -107,12 +109,12 @@ class _JoinedSaveable(_SaveableObject):
         super().__init__(var, specs, parts[0][0])
         self._var = var
 
-    def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
+    def restore(self, restored_tensors: Iterable[object], restored_shapes: object) -> Any:
         del restored_shapes
         return self._var.assign(import_tf().concat(list(restored_tensors), axis=0))
 
 
-def _renamed(var: Any, name: str) -> dict:
+def _renamed(var: object, name: str) -> dict:
     """`{name: saveable}` saving `var` under `name` (every replica of a distributed one)."""
     if not tf_internals.is_distributed_values(var):
         return {name: var}

@@ -14,15 +14,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.keras_internals import keras_seeded
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Graph, InputFn, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._engine.building import graphs, inputs, loops, steps
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.metrics import LOSS_KEY
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.building.model_summaries import Recorder
 
 
 @dataclasses.dataclass
@@ -50,7 +54,7 @@ class Built:
     summary_hook: Any = None
 
 
-def build(ctx: ModeContext, input_fn: Any, graph: Any = None) -> Built:
+def build(ctx: ModeContext, input_fn: InputFn, graph: Any = None) -> Built:
     """Builds the graph of `ctx.mode` for `input_fn` (in `graph`, else a new graph).
 
     Example:
@@ -110,7 +114,7 @@ def _placement(graph: Any, ctx: ModeContext) -> Any:
     return contextlib.nullcontext()
 
 
-def _start(tf: Any, graph: Any, ctx: ModeContext) -> None:
+def _start(tf: TFModule, graph: Graph, ctx: ModeContext) -> None:
     if ctx.config.tf_random_seed is not None:
         tf.compat.v1.set_random_seed(ctx.config.tf_random_seed)
     if not ctx.model_creates_global_step:
@@ -118,7 +122,7 @@ def _start(tf: Any, graph: Any, ctx: ModeContext) -> None:
 
 
 @contextlib.contextmanager
-def _summaries_recorded(graph: Any, ctx: ModeContext) -> Iterator[Any]:
+def _summaries_recorded(graph: Graph, ctx: ModeContext) -> Iterator[Any]:
     """Records the model_fn's TF2 summary writes of a chief's training graph (else None)."""
     config = ctx.config
     if ctx.mode != ModeKeys.TRAIN or not config.save_summary_steps or not config.is_chief:
@@ -131,7 +135,7 @@ def _summaries_recorded(graph: Any, ctx: ModeContext) -> Iterator[Any]:
         yield recorder
 
 
-def _summary_hook(ctx: ModeContext, recorder: Any) -> Any:
+def _summary_hook(ctx: ModeContext, recorder: Recorder | None) -> Any:
     if recorder is None:
         return None
     from tfport.estimator._engine.building import model_summaries
@@ -139,20 +143,22 @@ def _summary_hook(ctx: ModeContext, recorder: Any) -> Any:
     return model_summaries.summary_hook(recorder, ctx.model_dir, ctx.config.save_summary_steps)
 
 
-def _register_global_step_read(tf: Any, graph: Any, strategy: Any) -> None:
+def _register_global_step_read(tf: TFModule, graph: Graph, strategy: Any) -> None:
     global_step = tf.compat.v1.train.get_global_step(graph)
     tf.compat.v1.add_to_collection(
         tf_internals.global_step_read_key(), strategy.extended.read_var(global_step)
     )
 
 
-def _register_step_after_train(tf: Any, train_op: Any, global_step: Any, strategy: Any) -> None:
+def _register_step_after_train(
+    tf: TFModule, train_op: object, global_step: Any, strategy: Any
+) -> None:
     with tf.control_dependencies([train_op]):
         after = strategy.extended.read_var(global_step) if strategy else global_step.read_value()
     tf.compat.v1.add_to_collection(graphs.STEP_AFTER_TRAIN_KEY, after)
 
 
-def _finish(tf: Any, ctx: ModeContext, result: steps.StepResult, deferred: list) -> Any:
+def _finish(tf: TFModule, ctx: ModeContext, result: steps.StepResult, deferred: list) -> Any:
     """The spec to run: the step's loss and train_op, the TPU scaffold built here, once."""
     spec = result.spec
     changes: dict = {}

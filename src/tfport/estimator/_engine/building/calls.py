@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import Features, Labels, ModelFn, Params
 from tfport.estimator._engine.api.spec import EstimatorSpec
 from tfport.estimator._engine.running import console
 
 _MODEL_FN_ARGS = ("features", "labels", "mode", "params", "config")
 
 
-def fn_args(fn: Any) -> tuple[str, ...]:
+def fn_args(fn: Callable[..., object]) -> tuple[str, ...]:
     """Returns the argument names `fn` accepts (unwrapping partials and methods).
 
     Example:
@@ -30,7 +32,7 @@ def fn_args(fn: Any) -> tuple[str, ...]:
     )
 
 
-def check_model_fn(model_fn: Any) -> tuple[str, ...]:
+def check_model_fn(model_fn: ModelFn) -> tuple[str, ...]:
     """Validates a model_fn's signature; returns its argument names.
 
     Example:
@@ -66,11 +68,11 @@ def check_model_fn(model_fn: Any) -> tuple[str, ...]:
 
 def call_model_fn(
     model_fn: Any,
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
     params: dict,
-    config: Any,
+    config: object,
     deferred: list | None = None,
 ) -> EstimatorSpec:
     """Calls model_fn with the subset of arguments it takes; checks what it returns.
@@ -129,7 +131,7 @@ def call_model_fn(
     return spec
 
 
-def _verify_model_fn_args(model_fn: Any, params: Any) -> None:
+def _verify_model_fn_args(model_fn: ModelFn, params: Params | None) -> None:
     """Legacy's checks of a model_fn's arguments against `params` (ValueError)."""
     args = set(fn_args(model_fn))
     if "features" not in args:

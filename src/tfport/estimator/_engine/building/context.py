@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
+from tfport._common.types import Features, Labels, ModelFn
 from tfport.distribute import num_replicas
 from tfport.estimator._engine.api.run_config import RunConfig
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
@@ -43,7 +43,7 @@ class ModeContext:
 
     mode: str
     config: RunConfig
-    model_fn: Callable[..., Any]
+    model_fn: ModelFn
     input_params: dict
     model_fn_params: dict
     strategy: Any = None
@@ -56,7 +56,7 @@ class ModeContext:
         cls,
         mode: str,
         config: RunConfig,
-        model_fn: Callable[..., Any],
+        model_fn: ModelFn,
         params: dict,
         *,
         model_fn_params: dict | None = None,
@@ -90,7 +90,7 @@ class ModeContext:
         return dataclasses.replace(self, strategy=None)
 
     def call_model_fn(
-        self, features: Any, labels: Any, deferred: list | None = None
+        self, features: Features, labels: Labels, deferred: list | None = None
     ) -> EstimatorSpec:
         """Calls the model_fn in the current graph; `deferred` collects TPU scaffold_fns."""
         return calls.call_model_fn(

@@ -5,11 +5,15 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import TFModule
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.warm_start import WarmStartSettings
 
 # Graph collection of training graphs: the global step read once the step's train op has
 # run. A hook fetching it in the training run gets the step after that run without racing
@@ -63,7 +67,7 @@ def ensure_writable_dir(model_dir: str) -> None:
         ) from None
 
 
-def maybe_warm_start(settings: Any) -> None:
+def maybe_warm_start(settings: WarmStartSettings | None) -> None:
     """Applies WarmStartSettings (or None: nothing) in the current graph.
 
     Example:
@@ -121,7 +125,7 @@ def _static_shape(var: Any) -> list | None:
     return shape.as_list() if shape is not None and shape.rank is not None else None
 
 
-def saver_names(v1: Any) -> list[tuple[str, Any, list | None]]:
+def saver_names(v1: TFModule) -> list[tuple[str, Any, list | None]]:
     """`(checkpoint name, variable or parts, full shape)` of the current graph, in creation order.
 
     Example:

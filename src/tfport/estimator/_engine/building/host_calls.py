@@ -22,12 +22,17 @@ This module imports TensorFlow when imported: import it lazily (inside functions
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext, Session
 from tfport.estimator._engine.building import graphs
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 tf = import_tf()
 v1 = tf.compat.v1
@@ -44,7 +49,7 @@ class HostCallHook(_SessionRunHook):
         >>> hook = HostCallHook(host_fn, [gs_t, loss_t])  # doctest: +SKIP
     """
 
-    def __init__(self, fn: Any, tensors: Any) -> None:
+    def __init__(self, fn: Callable[..., object], tensors: object) -> None:
         self.fn = fn
         self.tensors = tensors
         self._stacked: Any = None
@@ -53,7 +58,7 @@ class HostCallHook(_SessionRunHook):
         self._checkpoint_every: int | None = None
         self._every = 1
 
-    def bind(self, stacked: Any, config: Any = None) -> None:
+    def bind(self, stacked: object, config: RunConfig | None = None) -> None:
         """Per-step values `[n, ...]` (structured as `tensors`) and the RunConfig."""
         self._stacked = stacked
         if config is not None:
@@ -94,7 +99,7 @@ class HostCallHook(_SessionRunHook):
         self._step_tensor = v1.train.get_global_step()
         self._step: int | None = None
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Any, coord: object) -> None:
         session.run(self._init_ops)
         if self._step_tensor is not None:
             self._step = int(session.run(self._step_tensor))
@@ -108,7 +113,7 @@ class HostCallHook(_SessionRunHook):
             fetches = [*self._ops, self._v1_merged]
             self._run_v1 = session.make_callable(fetches, feed_list=self._feeds)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         if not self._direct:
             return v1.train.SessionRunArgs(self._fetch)
         fetches: list = []
@@ -116,7 +121,7 @@ class HostCallHook(_SessionRunHook):
             fetches = [*self._ops, self._v1_merged] if self._v1_due() else list(self._ops)
         return v1.train.SessionRunArgs(fetches)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         if self._direct:
             self._after_direct_run(run_context, run_values.results)
             return
@@ -130,7 +135,7 @@ class HostCallHook(_SessionRunHook):
         if self._flush_ops and self._checkpoint_due(steps):
             run_context.session.run(self._flush_ops)
 
-    def _after_direct_run(self, run_context: Any, results: list) -> None:
+    def _after_direct_run(self, run_context: RunContext, results: list) -> None:
         if len(results) > len(self._ops):  # the v1 summaries were due
             writer = v1.summary.FileWriterCache.get(self._model_dir or ".")
             writer.add_summary(results[-1], self._step)
@@ -148,7 +153,7 @@ class HostCallHook(_SessionRunHook):
         elif self._run is not None:
             self._run(*args)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         if self._flush_ops:
             session.run(self._flush_ops)
 
@@ -167,7 +172,7 @@ class HostCallHook(_SessionRunHook):
         return (self._step // every) != ((self._step - steps) // every)
 
 
-def find(hooks: Any) -> HostCallHook | None:
+def find(hooks: Iterable[object] | None) -> HostCallHook | None:
     """The HostCallHook among `hooks`, or None.
 
     Example:
@@ -224,7 +229,7 @@ class StepBuffers:
         self._structure: Any = None
         self._variables: list = []
 
-    def write(self, i: Any, values: Any) -> list:
+    def write(self, i: object, values: object) -> list:
         """The ops writing step `i`'s `values` (buffers made on the first call)."""
         flat = tf.nest.flatten(values)
         if self._structure is None:

@@ -16,6 +16,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf, quiet_tf_warnings
+from tfport._common.types import InputFn, Session, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._engine.building.calls import fn_args
 from tfport.estimator._engine.building.context import ModeContext
@@ -36,7 +37,7 @@ class Batches:
     hooks: list
 
 
-def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
+def open_batches(ctx: ModeContext, input_fn: InputFn) -> Batches:
     """Calls `input_fn` for `ctx.mode` and returns its batches.
 
     Example:
@@ -60,7 +61,7 @@ def open_batches(ctx: ModeContext, input_fn: Any) -> Batches:
     return Batches(lambda: (features, labels), hooks)  # the same tensors every step
 
 
-def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
+def _distributed(ctx: ModeContext, input_fn: InputFn) -> Batches:
     tf = import_tf()
     strategy = ctx.strategy
     dataset = call_input_fn(input_fn, ctx.mode, ctx.input_params, ctx.config, device=None)
@@ -80,7 +81,7 @@ def _distributed(ctx: ModeContext, input_fn: Any) -> Batches:
     return Batches(next_batch, hooks)
 
 
-def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
+def _split_tensors(tf: TFModule, result: object, strategy: Any, mode: str) -> Batches:
     """Features/labels that are not a Dataset (tensors, iterator outputs, numpy, lists):
     each step's global batch is cut into one consecutive minibatch per replica."""
     features, labels, hooks = parse_input_fn_result(result)
@@ -109,7 +110,7 @@ def _split_tensors(tf: Any, result: Any, strategy: Any, mode: str) -> Batches:
     return Batches(next_batch, hooks)
 
 
-def _to_tensors(value: Any) -> Any:
+def _to_tensors(value: object) -> Any:
     """Tensors from tensors, numpy arrays or Python lists (a list is one value), or a dict."""
     tf = import_tf()
     if value is None or isinstance(value, (tf.Tensor, tf.SparseTensor, tf.RaggedTensor)):
@@ -121,7 +122,7 @@ def _to_tensors(value: Any) -> Any:
     return tf.convert_to_tensor(value)
 
 
-def _slice(tf: Any, t: Any, i: Any, n: int) -> Any:
+def _slice(tf: TFModule, t: Any, i: object, n: int) -> Any:
     """Replica `i`'s consecutive rows of the batch `t`, split as evenly as it can be.
 
     The first `b % n` replicas take one row more (7 rows on 2 replicas: 4 + 3), so no row
@@ -141,17 +142,17 @@ def _slice(tf: Any, t: Any, i: Any, n: int) -> Any:
     return rows
 
 
-def is_multi_worker(strategy: Any) -> bool:
+def is_multi_worker(strategy: object) -> bool:
     """True for a strategy spanning several worker processes (collectives over gRPC)."""
     return tf_internals.in_multi_worker_mode(strategy) and not is_parameter_server(strategy)
 
 
-def is_parameter_server(strategy: Any) -> bool:
+def is_parameter_server(strategy: object) -> bool:
     """True for a (v1, graph-mode) ParameterServerStrategy."""
     return "ParameterServer" in type(strategy).__name__
 
 
-def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
+def _replica_slices(tf: TFModule, dataset: Any, strategy: Any) -> Any:
     """An input_fn for `make_input_fn_iterator`: this worker's replicas' slices, in order.
 
     Each global batch becomes one element per local replica (replica r's consecutive rows,
@@ -175,15 +176,15 @@ def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
                 )
             )
 
-    def slices(*batch: Any) -> Any:
+    def slices(*batch: object) -> Any:
         element = batch if len(batch) > 1 else batch[0]
 
-        def replica(i: Any) -> Any:
+        def replica(i: object) -> Any:
             return tf.nest.map_structure(lambda t: _slice(tf, t, i, total), element)
 
         return tf.data.Dataset.range(first, first + local).map(replica)
 
-    def input_fn(input_context: Any) -> Any:
+    def input_fn(input_context: object) -> Any:
         del input_context
         options = tf.data.Options()
         options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
@@ -192,7 +193,7 @@ def _replica_slices(tf: Any, dataset: Any, strategy: Any) -> Any:
     return input_fn
 
 
-def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
+def _check_dataset(tf: TFModule, dataset: object, strategy: Any, mode: str) -> None:
     if not isinstance(dataset, tf.data.Dataset):
         raise TfportInputError(
             message(
@@ -216,7 +217,7 @@ def _check_dataset(tf: Any, dataset: Any, strategy: Any, mode: str) -> None:
 
 
 def call_input_fn(
-    input_fn: Any, mode: str, params: dict, config: Any, device: str | None = "/cpu:0"
+    input_fn: InputFn, mode: str, params: dict, config: object, device: str | None = "/cpu:0"
 ) -> Any:
     """Calls input_fn on the CPU with the arguments it takes (`params`, `config`, `mode`).
 
@@ -247,7 +248,7 @@ def call_input_fn(
         return input_fn(**kwargs)
 
 
-def dataset_initializer_hook(iterator: Any) -> Any:
+def dataset_initializer_hook(iterator: object) -> Any:
     """A SessionRunHook that initializes `iterator` once the session exists.
 
     Example:
@@ -265,7 +266,7 @@ class _DatasetInitializerHook(_SessionRunHook):
     def begin(self) -> None:
         self._initializer = self._iterator.initializer  # built before the graph is finalized
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         del coord
         session.run(self._initializer)
 
@@ -274,7 +275,7 @@ class DistributedIteratorInitializerHook(_DatasetInitializerHook):
     """Initializes a distributed iterator (`strategy.make_dataset_iterator`)."""
 
 
-def parse_iterator_result(result: Any) -> tuple:
+def parse_iterator_result(result: object) -> tuple:
     """`(features, labels)` of an iterator element: a pair, or features alone.
 
     Example:
@@ -291,7 +292,7 @@ def parse_iterator_result(result: Any) -> tuple:
     return result, None
 
 
-def parse_input_fn_result(result: Any) -> tuple[Any, Any, list]:
+def parse_input_fn_result(result: object) -> tuple[Any, Any, list]:
     """`(features, labels, hooks)` of what an input_fn returned: a Dataset gets an
     initializable iterator and its hook (legacy `util.parse_input_fn_result`, with tfport's
     checks of the features).
@@ -330,7 +331,7 @@ def parse_input_fn_result(result: Any) -> tuple[Any, Any, list]:
     return features, labels, hooks
 
 
-def describe(value: Any, limit: int = 160) -> str:
+def describe(value: object, limit: int = 160) -> str:
     """A short description of what an input_fn returned: its type and a cut repr.
 
     Example:
@@ -343,12 +344,12 @@ def describe(value: Any, limit: int = 160) -> str:
     return f"{type(value).__name__} {text}"
 
 
-def _is_nested(tf: Any, value: Any) -> bool:
+def _is_nested(tf: TFModule, value: object) -> bool:
     """A tuple/list of features inside a features dict (a time-series `start_tuple`)."""
     return isinstance(value, (tuple, list)) and all(_is_features(tf, v) for v in value)
 
 
-def _is_features(tf: Any, features: Any, in_dict: bool = False) -> bool:
+def _is_features(tf: TFModule, features: object, in_dict: bool = False) -> bool:
     """Tensors, numpy arrays, Python lists (converted by the model_fn's ops, as legacy passed
     them through), or a dict of them (whose values may also be Python scalars)."""
     if isinstance(features, dict):

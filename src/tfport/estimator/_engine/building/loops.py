@@ -22,6 +22,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext, TFModule
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.inputs import Batches
 from tfport.estimator._engine.building.steps import StepResult
@@ -50,7 +51,7 @@ def looped(
     results: list[StepResult] = []
     buffers = None
 
-    def body(i: Any, _: Any) -> tuple:
+    def body(i: Any, _: object) -> tuple:
         nonlocal buffers
         features, labels = batches.next()
         result = step(ctx, features, labels, deferred if not results else [])
@@ -80,14 +81,14 @@ def _initializers_outside_loop() -> contextlib.AbstractContextManager[None]:
     return tf_internals.init_from_checkpoint_in_init_scope()
 
 
-def _drop_loop_summaries(v1: Any) -> None:
+def _drop_loop_summaries(v1: TFModule) -> None:
     summaries = v1.get_collection_ref(v1.GraphKeys.SUMMARIES)
     summaries[:] = [s for s in summaries if tf_internals.control_flow_context(s.op) is None]
     summaries[:] = [s for s in summaries if not s.graph.building_function]
 
 
 def iterations_hook(
-    placeholder: Any, ctx: ModeContext, steps: int | None, max_steps: int | None, hooks: list
+    placeholder: object, ctx: ModeContext, steps: int | None, max_steps: int | None, hooks: list
 ) -> Any:
     """A hook feeding each loop's step count: up to the next boundary or the last step.
 
@@ -115,7 +116,7 @@ class _IterationsHook(_SessionRunHook):
 
     def __init__(
         self,
-        placeholder: Any,
+        placeholder: object,
         iterations: int,
         every: list[int],
         steps: int | None,
@@ -128,13 +129,13 @@ class _IterationsHook(_SessionRunHook):
     def begin(self) -> None:
         self._step_tensor = tf.compat.v1.train.get_global_step()
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Any, coord: object) -> None:
         self._step = int(session.run(self._step_tensor))
         self._last = self._max_steps
         if self._last is None and self._steps is not None:
             self._last = self._step + self._steps
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         self._n = loop_length(self._step, self._iterations, self._every, self._last)
         end = self._step + self._n
         for hook in self._hooks:
@@ -143,7 +144,7 @@ class _IterationsHook(_SessionRunHook):
             return None
         return tf.compat.v1.train.SessionRunArgs(None, feed_dict={self._placeholder: self._n})
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: object) -> None:
         self._step += self._n
         if self._last is not None and self._step >= self._last:
             run_context.request_stop()  # StopAtStepHook assumes one step per run
@@ -166,7 +167,7 @@ def logging_hook(tensors: dict, every_n_steps: int) -> Any:
 class _StepLoggingHook(_LoggingTensorHook):
     _steps_per_run = 1
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: object) -> None:
         super().after_run(run_context, run_values)
         tf_internals.count_more_iterations(self, self._steps_per_run - 1)
 

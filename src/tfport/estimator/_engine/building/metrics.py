@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import TFModule
 
 LOSS_KEY = "loss"
 
 
-def metric_pairs(tf: Any, eval_metric_ops: dict) -> dict:
+def metric_pairs(tf: TFModule, eval_metric_ops: dict) -> dict:
     """`{name: (value_op, update_op)}` from a spec's eval_metric_ops (tuples or Keras Metrics).
 
     Example:
@@ -33,7 +34,7 @@ def metric_pairs(tf: Any, eval_metric_ops: dict) -> dict:
     return pairs
 
 
-def as_local_variables(v1: Any, variables: Any) -> None:
+def as_local_variables(v1: TFModule, variables: Iterable[object]) -> None:
     """Keras metric variables live outside TF1 collections; make local_init_op cover them."""
     local = v1.get_collection_ref(v1.GraphKeys.LOCAL_VARIABLES)
     for var in variables:

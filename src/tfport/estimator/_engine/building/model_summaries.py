@@ -33,6 +33,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Graph, RunContext, Session
 from tfport.estimator._engine.building.graphs import MODEL_SUMMARY_INITS_KEY, STEP_AFTER_TRAIN_KEY
 
 tf = import_tf()
@@ -61,7 +62,7 @@ class Recorder:
         ...     spec = model_fn(features, labels, mode)
     """
 
-    def __init__(self, graph: Any) -> None:
+    def __init__(self, graph: Graph) -> None:
         self.graph = graph
         self.calls: list[SummaryCall] = []
         self._original: Any = None
@@ -74,7 +75,12 @@ class Recorder:
             yield
 
     def _write(
-        self, tag: Any, tensor: Any, step: Any = None, metadata: Any = None, name: Any = None
+        self,
+        tag: object,
+        tensor: Any,
+        step: Any = None,
+        metadata: object = None,
+        name: str | None = None,
     ) -> Any:
         if tf_internals.default_summary_writer() is not None:  # the model_fn's own writer
             return self._original(tag, tensor, step, metadata, name)
@@ -132,27 +138,27 @@ class ModelSummaryHook(_SessionRunHook):
     """Runs the model_fn's TF2 summary writes every `every` steps (see the module)."""
 
     def __init__(
-        self, writes: list, step: Any, init: Any, flush: Any, every: int, after: Any
+        self, writes: list, step: object, init: object, flush: object, every: int, after: object
     ) -> None:
         self._writes, self._step_feed = writes, step
         self._init, self._flush, self._every, self._after = init, flush, every, after
         self._step = 0
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Any, coord: object) -> None:
         session.run(self._init)
         global_step = v1.train.get_global_step()
         self._step = int(session.run(global_step)) if global_step is not None else 0
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         fetches: dict = {"after": self._after} if self._after is not None else {}
         if self._step % self._every == 0:
             fetches["writes"] = self._writes
             return v1.train.SessionRunArgs(fetches, feed_dict={self._step_feed: self._step})
         return v1.train.SessionRunArgs(fetches)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         after = run_values.results.get("after")
         self._step = int(after) if after is not None else self._step + 1
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         session.run(self._flush)

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import contextlib
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, TFModule
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -32,7 +33,7 @@ _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 TOLERANCE = 1e-5
 
 
-def graph_reductions(strategy: Any) -> None:
+def graph_reductions(strategy: object) -> None:
     """Makes a one-worker MirroredStrategy reduce on one device in session graphs.
 
     Example:
@@ -46,7 +47,7 @@ def graph_reductions(strategy: Any) -> None:
     tf_internals.reduce_to_one_device(strategy)
 
 
-def _slices_as_rows(launcher: Any, slices: Any, options: Any = None) -> Any:
+def _slices_as_rows(launcher: Any, slices: Any, options: object = None) -> Any:
     """All-reduces a sparse gradient across workers with the same shapes at every step.
 
     In a TF1 session graph a collective's shape is fixed by its first run, so TF's
@@ -83,7 +84,7 @@ def recording_optimizers(found: list) -> Iterator[None]:
     base = import_tf().compat.v1.train.Optimizer
     original = base.__init__
 
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+    def init(self: Any, *args: object, **kwargs: object) -> None:
         original(self, *args, **kwargs)
         cls = type(self)
         if cls.apply_gradients is not base.apply_gradients and cls.__name__ not in found:
@@ -124,7 +125,7 @@ class ReplicaConsistencyHook(_SessionRunHook):
                     self._names.append(v.name.split(":")[0])
                     self._gaps.append(tf.math.reduce_max(tf.abs(c - v.values[0])))
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: Any, run_values: object) -> None:
         if self._checked or not self._gaps:
             return
         self._checked = True
@@ -186,7 +187,7 @@ def keras_mean_losses() -> Iterator[None]:
         yield
 
 
-def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
+def batch_shares(strategy: object, features: Features, labels: Labels) -> Any:
     """Each local replica's share `b_r / B` of this global batch, as a PerReplica value.
 
     None on several workers (each worker sees only its own replicas; their batches
@@ -203,7 +204,7 @@ def batch_shares(strategy: Any, features: Any, labels: Any) -> Any:
     return tf_internals.per_replica(tuple(size / total for size in sizes))
 
 
-def _replica_sizes(tf: Any, strategy: Any, features: Any, labels: Any) -> list | None:
+def _replica_sizes(tf: TFModule, strategy: Any, features: Features, labels: Labels) -> list | None:
     """The local replicas' example counts of this batch (None: several workers, unknown,
     or one replica)."""
     if not tf_internals.is_single_worker_mirrored(strategy):
@@ -217,7 +218,7 @@ def _replica_sizes(tf: Any, strategy: Any, features: Any, labels: Any) -> list |
     return sizes
 
 
-def batch_rows(strategy: Any, features: Any, labels: Any) -> Any:
+def batch_rows(strategy: object, features: Features, labels: Labels) -> Any:
     """Each local replica's `[offset, rows, total]` of this global batch (PerReplica), or None.
 
     Example:
@@ -242,7 +243,7 @@ def batch_rows(strategy: Any, features: Any, labels: Any) -> Any:
     )
 
 
-def _rows(tf: Any, value: Any) -> Any:
+def _rows(tf: TFModule, value: Any) -> Any:
     if isinstance(value, tf.SparseTensor):
         return tf.cast(value.dense_shape[0], tf.float32)
     if isinstance(value, tf.RaggedTensor):
@@ -268,7 +269,7 @@ def share_scaled_losses() -> Iterator[None]:
     """
     tf = import_tf()
 
-    def scale_loss(loss_value: Any) -> Any:
+    def scale_loss(loss_value: object) -> Any:
         graph = tf.compat.v1.get_default_graph()
         tf_internals.mark_loss_scaled(graph, False)
         if tf_internals.loss_reduction_is_mean():
@@ -308,13 +309,15 @@ def all_reduced_gradients() -> Iterator[None]:
     apply = base.apply_gradients
 
     def wrap(original: Any) -> Any:
-        def gradients(ys: Any, xs: Any, *args: Any, **kwargs: Any) -> Any:
+        def gradients(ys: object, xs: object, *args: object, **kwargs: object) -> Any:
             grads = original(ys, xs, *args, **kwargs)
             return _reduce_to_one_device(tf, xs, grads, reduced)
 
         return gradients
 
-    def apply_shares(self: Any, grads_and_vars: Any, *args: Any, **kwargs: Any) -> Any:
+    def apply_shares(
+        self: Any, grads_and_vars: Iterable[tuple[object, object]], *args: object, **kwargs: object
+    ) -> Any:
         pairs = [
             (_times(tf, g, replica_share.mean_scale()) if id(g) in reduced else g, v)
             for g, v in grads_and_vars
@@ -330,7 +333,7 @@ def all_reduced_gradients() -> Iterator[None]:
         base.apply_gradients = apply
 
 
-def _reduce_to_one_device(tf: Any, xs: Any, grads: list, reduced: set) -> list:
+def _reduce_to_one_device(tf: TFModule, xs: Any, grads: list, reduced: set) -> list:
     """`grads` of distributed trainable `xs` replaced by their all-replica sum of shares."""
     if not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context():
         return grads
@@ -359,7 +362,7 @@ def _sum_to_variables(strategy: Any, pairs: list) -> list:
     return strategy.extended.batch_reduce_to(tf.distribute.ReduceOp.SUM, pairs)
 
 
-def _times(tf: Any, grad: Any, factor: Any) -> Any:
+def _times(tf: TFModule, grad: Any, factor: object) -> Any:
     if isinstance(grad, tf.IndexedSlices):
         values = grad.values * tf.cast(factor, grad.values.dtype)
         return tf.IndexedSlices(values, grad.indices, grad.dense_shape)

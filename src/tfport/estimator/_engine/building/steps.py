@@ -21,6 +21,7 @@ from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Graph, GraphTensor, Labels, Tensor, TFModule
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._engine.building import lifted_variables, replicas, sync_batch_norm
 from tfport.estimator._engine.building.context import ModeContext
@@ -39,7 +40,7 @@ class StepResult:
     host_values: Any = None
 
 
-def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
+def single_step(ctx: ModeContext, features: Features, labels: Labels, deferred: list) -> StepResult:
     """model_fn once, on the current device.
 
     Example:
@@ -52,7 +53,7 @@ def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) ->
     return StepResult(spec, spec.loss, spec.train_op, host_values=host_values)
 
 
-def _replica_rows(rows: Any) -> Any:
+def _replica_rows(rows: object) -> Any:
     if rows is None:
         return contextlib.nullcontext()
     return tf_internals.replica_rows(rows)
@@ -89,7 +90,7 @@ def _mode_hooks(ctx: ModeContext, spec: EstimatorSpec) -> tuple:
     return spec.training_hooks if ctx.mode == ModeKeys.TRAIN else spec.evaluation_hooks
 
 
-def bind_host_call(ctx: ModeContext, spec: EstimatorSpec, stacked: Any) -> None:
+def bind_host_call(ctx: ModeContext, spec: EstimatorSpec, stacked: object) -> None:
     """Gives the spec's host_call hook the per-step values `[n, ...]` of each run.
 
     Example:
@@ -109,7 +110,9 @@ def _replicas_host_values(ctx: ModeContext, specs: list) -> Any:
     return host_calls.concat_replicas(hooks)
 
 
-def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) -> StepResult:
+def replicated_step(
+    ctx: ModeContext, features: Features, labels: Labels, deferred: list
+) -> StepResult:
     """model_fn once per replica of `ctx.strategy`; loss and metrics reduced over replicas.
 
     Example:
@@ -124,7 +127,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
 
     rows = replicas.batch_rows(strategy, features, labels) if ctx.mode == ModeKeys.TRAIN else None
 
-    def replica_fn(features: Any, labels: Any, share: Any, rows: Any) -> dict:
+    def replica_fn(features: Features, labels: Labels, share: object, rows: object) -> dict:
         with (
             replica_share.scope(share),
             lifted_variables.replica_variables_lifted(),
@@ -165,7 +168,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
     return StepResult(specs[0], loss, None, metric_ops, _replicas_host_values(ctx, specs))
 
 
-def drop_replica_components(v1: Any) -> None:
+def drop_replica_components(v1: TFModule) -> None:
     """Keeps only the distributed variable where its per-replica parts were also collected.
 
     tf_keras optimizers under a graph-mode strategy add both a slot's MirroredVariable and
@@ -177,7 +180,9 @@ def drop_replica_components(v1: Any) -> None:
     collection[:] = [v for v in collection if id(v) not in parts]
 
 
-def _reduce_loss(tf: Any, strategy: Any, reduction: Any, losses: Any, shares: Any) -> Any:
+def _reduce_loss(
+    tf: TFModule, strategy: Any, reduction: object, losses: object, shares: object
+) -> Any:
     """The step's loss: summed, or the replicas' means weighted by their batch shares."""
     if shares is None or reduction == tf.distribute.ReduceOp.SUM:
         return strategy.reduce(reduction, losses, axis=None)
@@ -187,7 +192,7 @@ def _reduce_loss(tf: Any, strategy: Any, reduction: Any, losses: Any, shares: An
         return tf.math.add_n([p * tf.cast(w, p.dtype) for p, w in zip(parts, weights)])
 
 
-def _summarize_step_loss(tf: Any, replica_loss: Any, loss: Any) -> None:
+def _summarize_step_loss(tf: TFModule, replica_loss: GraphTensor, loss: Tensor) -> None:
     """Loss summaries made inside model_fn record the step's loss, not replica 0's.
 
     TF records summaries made in a replica on the first replica only, so a head's `loss`
@@ -202,7 +207,7 @@ def _summarize_step_loss(tf: Any, replica_loss: Any, loss: Any) -> None:
                 tf_internals.update_op_input(op, 1, loss)
 
 
-def _loss_reduction(tf: Any, graph: Any) -> Any:
+def _loss_reduction(tf: TFModule, graph: Graph) -> Any:
     """SUM when the user's loss is a sum (v1 losses with Reduction.SUM), else MEAN."""
     # Not dead: TF's losses_impl.compute_weighted_loss sets graph._last_loss_reduction.
     reduction = tf_internals.last_loss_reduction(graph)

@@ -15,11 +15,12 @@ every replica's loss.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tfport._common import keras_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Tensor
 
 
 @contextlib.contextmanager
@@ -36,7 +37,7 @@ def synchronized_batch_norm() -> Iterator[None]:
         yield
 
 
-def _synced_build(build: Any, layer: Any, input_shape: Any) -> None:
+def _synced_build(build: Callable[..., object], layer: Any, input_shape: object) -> None:
     build(layer, input_shape)
     if _replicated() and layer.fused:
         layer.fused = False  # the fused kernel computes its own (local) statistics
@@ -44,7 +45,12 @@ def _synced_build(build: Any, layer: Any, input_shape: Any) -> None:
 
 
 def _synced_calculate(
-    calculate: Any, layer: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None
+    calculate: Callable[..., object],
+    layer: Any,
+    x: Any,
+    axes: object,
+    keep_dims: bool,
+    mask: object = None,
 ) -> Any:
     if layer.synchronized or not _replicated():
         return calculate(layer, x, axes, keep_dims, mask=mask)
@@ -54,7 +60,12 @@ def _synced_calculate(
 
 
 def _synced_assign(
-    assign: Any, layer: Any, variable: Any, value: Any, momentum: Any, size: Any
+    assign: Callable[..., object],
+    layer: Any,
+    variable: object,
+    value: Any,
+    momentum: object,
+    size: object,
 ) -> Any:
     """The moving variance averages the global batch's unbiased variance (n / (n - 1)),
     as the fused kernel's update does on one device."""
@@ -68,7 +79,7 @@ def _synced_assign(
     return assign(layer, variable, value, momentum, size)
 
 
-def _bessel_factor(count: Any, value: Any) -> Any:
+def _bessel_factor(count: object, value: Tensor) -> Any:
     """n / (n - 1) for the global batch's per-channel count n."""
     tf = import_tf()
     n = tf.cast(tf.reshape(count, [-1])[0], value.dtype)
@@ -81,7 +92,7 @@ def _replicated() -> bool:
     return context is not None and context.num_replicas_in_sync > 1
 
 
-def _global_moments(x: Any, axes: Any, keep_dims: bool, mask: Any) -> tuple:
+def _global_moments(x: Tensor, axes: object, keep_dims: bool, mask: object) -> tuple:
     """`tf.nn.moments` (or `weighted_moments`) of the global batch, in two passes.
 
     As one device: the mean first, then the mean squared deviation from it (the mean
@@ -108,14 +119,14 @@ def _global_moments(x: Any, axes: Any, keep_dims: bool, mask: Any) -> tuple:
         return tf.cast(mean, x.dtype), tf.cast(variance, x.dtype), count
 
 
-def _replica_sum(local: Any) -> Any:
+def _replica_sum(local: object) -> Any:
     """The sum of `local` over replicas; its gradient is the replicas' gradients summed."""
     tf = import_tf()
     total = tf.stop_gradient(_merge_sum(local))
 
     @tf.custom_gradient
-    def attach(value: Any, summed: Any) -> Any:
-        def grad(upstream: Any) -> tuple:
+    def attach(value: object, summed: object) -> Any:
+        def grad(upstream: object) -> tuple:
             return _merge_sum(upstream), tf.zeros_like(summed)
 
         return tf.identity(summed), grad
@@ -123,10 +134,10 @@ def _replica_sum(local: Any) -> Any:
     return attach(local, total)
 
 
-def _merge_sum(local: Any) -> Any:
+def _merge_sum(local: object) -> Any:
     tf = import_tf()
 
-    def merge(strategy: Any, value: Any) -> Any:
+    def merge(strategy: Any, value: object) -> Any:
         return strategy.extended.reduce_to(tf.distribute.ReduceOp.SUM, value, value)
 
     return tf.distribute.get_replica_context().merge_call(merge, args=(local,))

@@ -21,6 +21,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportOperationError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Session
 
 tf = import_tf()
 _CheckpointSaverHook: Any = tf.compat.v1.train.CheckpointSaverHook
@@ -29,7 +30,7 @@ STATE_FILE = "checkpoint"
 RESTORE_SUFFIX = ".tfport-restore"
 
 
-def safe_checkpoint_saver_hook(*args: Any, **kwargs: Any) -> Any:
+def safe_checkpoint_saver_hook(*args: object, **kwargs: object) -> Any:
     """A `CheckpointSaverHook` whose failed saves leave the last complete checkpoint named.
 
     Example:
@@ -39,7 +40,7 @@ def safe_checkpoint_saver_hook(*args: Any, **kwargs: Any) -> Any:
 
 
 class _SafeCheckpointSaverHook(_CheckpointSaverHook):
-    def _save(self, session: Any, step: int) -> Any:
+    def _save(self, session: Session, step: int) -> Any:
         directory = tf_internals.saver_hook_directory(self)
         before = _read_state(directory)
         try:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, SupportsFloat, TextIO
 
 from tfport._common.tfenv import import_tf, progress_stream
+from tfport._common.types import RunContext, Session
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
-def info(msg: str, *args: Any) -> None:
+def info(msg: str, *args: object) -> None:
     """Logs `msg % args` at INFO on the `tensorflow` logger, as the legacy Estimator did.
 
     Example:
@@ -32,7 +33,7 @@ def info(msg: str, *args: Any) -> None:
     import_tf().compat.v1.logging.info(msg, *args)
 
 
-def using_config(config: Any) -> None:
+def using_config(config: object) -> None:
     """`Using config: {...}` (logged when an Estimator is made).
 
     Example:
@@ -54,7 +55,7 @@ def calling_model_fn() -> Iterator[None]:
     info("Done calling model_fn.")
 
 
-def final_loss(loss: Any) -> None:
+def final_loss(loss: object) -> None:
     """`Loss for final step: <loss>.` (the last training step's loss).
 
     Example:
@@ -63,7 +64,7 @@ def final_loss(loss: Any) -> None:
     info("Loss for final step: %s.", loss)
 
 
-def warm_starting(settings: Any) -> None:
+def warm_starting(settings: object) -> None:
     """`Warm-starting with WarmStartSettings: ...` before TF's own warm-start lines.
 
     Example:
@@ -106,7 +107,7 @@ def saving_dict(step: int, results: dict) -> None:
     info("Saving dict for global step %d: %s", step, text)
 
 
-def saving_checkpoint_path(step: int, path: Any) -> None:
+def saving_checkpoint_path(step: int, path: object) -> None:
     """`Saving 'checkpoint_path' summary for global step N: <path>`.
 
     Example:
@@ -115,7 +116,7 @@ def saving_checkpoint_path(step: int, path: Any) -> None:
     info("Saving '%s' summary for global step %d: %s", "checkpoint_path", step, path)
 
 
-def progress_hook(loss: Any, steps: int | None, max_steps: int | None) -> Any:
+def progress_hook(loss: object, steps: int | None, max_steps: int | None) -> Any:
     """A hook drawing `tfport run`'s live progress line, or None when it is off.
 
     The line (step, loss, steps/s, ETA to the last step) overwrites itself on the
@@ -132,7 +133,9 @@ def progress_hook(loss: Any, steps: int | None, max_steps: int | None) -> Any:
 
 
 class _ProgressHook(_SessionRunHook):
-    def __init__(self, stream: Any, loss: Any, steps: int | None, max_steps: int | None) -> None:
+    def __init__(
+        self, stream: TextIO, loss: object, steps: int | None, max_steps: int | None
+    ) -> None:
         self._stream, self._loss = stream, loss
         self._steps, self._max_steps = steps, max_steps
 
@@ -141,17 +144,17 @@ class _ProgressHook(_SessionRunHook):
         self._drawn = 0.0
         self._width = 0
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Any, coord: object) -> None:
         self._first = int(session.run(self._step_tensor))
         self._last = self._max_steps
         if self._last is None and self._steps is not None:
             self._last = self._first + self._steps
         self._start = time.monotonic()
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: RunContext) -> Any:
         return tf.compat.v1.train.SessionRunArgs([self._step_tensor, self._loss])
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: Any) -> None:
         step, value = run_values.results
         now = time.monotonic()
         if now - self._drawn >= 0.5:
@@ -159,7 +162,7 @@ class _ProgressHook(_SessionRunHook):
             text = progress_text(step, value, self._first, self._start, now, self._last)
             self._draw(text)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         if self._width:
             self._stream.write("\n")
             self._stream.flush()
@@ -171,7 +174,7 @@ class _ProgressHook(_SessionRunHook):
 
 
 def progress_text(
-    step: int, loss: Any, first: int, start: float, now: float, last: int | None
+    step: int, loss: SupportsFloat, first: int, start: float, now: float, last: int | None
 ) -> str:
     """The progress line's text.
 

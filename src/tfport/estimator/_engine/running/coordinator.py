@@ -18,11 +18,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.running import console
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._engine.estimator import Estimator
+    from tfport.estimator._engine.running.train_and_evaluate import EvalSpec, TrainSpec
 
 CHIEF = "chief"
 EVALUATOR = "evaluator"
@@ -31,7 +36,7 @@ WORKER = "worker"
 STANDALONE_CLIENT = "standalone_client"
 INDEPENDENT_WORKER = "independent_worker"
 
-ClusterLike = Any  # a tf.train.ClusterSpec or its dict
+ClusterLike = object  # a tf.train.ClusterSpec or its dict (handed to tf.train.ClusterSpec)
 _NO_CLIENT = (
     "the distribute coordinator's STANDALONE_CLIENT mode (experimental_distribute."
     "remote_cluster) is not supported by tfport on TensorFlow 2.21: tfport runs each task of "
@@ -84,7 +89,7 @@ def _get_global_id(
     )
 
 
-def _init_run_config_from_worker_context(config: Any, worker_context: Any) -> None:
+def _init_run_config_from_worker_context(config: RunConfig, worker_context: Any) -> None:
     """Sets `config`'s cluster, task, masters and counts from a coordinator worker context."""
     cluster = worker_context.cluster_spec
     config._service = None
@@ -133,7 +138,7 @@ def init_run_config(config: Any, tf_config: dict) -> None:
     console.info("Not using Distribute Coordinator.")
 
 
-def should_run_distribute_coordinator(config: Any) -> bool:
+def should_run_distribute_coordinator(config: RunConfig) -> bool:
     """Whether `config` asks for the distribute coordinator (legacy's checks and logs)."""
     mode = getattr(config, "_distribute_coordinator_mode", None)
     if mode is None:
@@ -151,7 +156,9 @@ def should_run_distribute_coordinator(config: Any) -> bool:
     return True
 
 
-def train_and_evaluate(estimator: Any, train_spec: Any, eval_spec: Any, executor_cls: Any) -> None:
+def train_and_evaluate(
+    estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec, executor_cls: Any
+) -> None:
     """`train_and_evaluate` for a config that set a coordinator mode itself.
 
     INDEPENDENT_WORKER (each task a process with TF_CONFIG): `executor_cls(estimator,
@@ -165,17 +172,19 @@ def train_and_evaluate(estimator: Any, train_spec: Any, eval_spec: Any, executor
     executor_cls(estimator, train_spec, eval_spec).run()
 
 
-def estimator_train(estimator: Any, train_distributed_fn: Any, hooks: Any) -> None:
+def estimator_train(estimator: Estimator, train_distributed_fn: object, hooks: object) -> None:
     """Legacy's STANDALONE_CLIENT `Estimator.train`: refused (one line saying why)."""
     _standalone_only(estimator, "estimator.train")
 
 
-def estimator_evaluate(estimator: Any, evaluate_distributed_fn: Any, hooks: Any) -> None:
+def estimator_evaluate(
+    estimator: Estimator, evaluate_distributed_fn: object, hooks: object
+) -> None:
     """Legacy's STANDALONE_CLIENT `Estimator.evaluate`: refused (one line saying why)."""
     _standalone_only(estimator, "Estimator.evaluate")
 
 
-def _standalone_only(estimator: Any, what: str) -> None:
+def _standalone_only(estimator: Estimator, what: str) -> None:
     config = estimator.config
     mode = getattr(config, "_distribute_coordinator_mode", None)
     if not mode or not config.cluster_spec:

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import contextvars
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys, check_hooks
 from tfport.estimator._engine.building import builder, graphs
 from tfport.estimator._engine.building.aligned_names import aligned_var_list
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.metrics import LOSS_KEY, metric_pairs
 from tfport.estimator._engine.running import console, sessions
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.building.builder import Built
 
 GLOBAL_STEP_KEY = "global_step"
 # False while `Estimator._evaluate_in_memory` runs: summaries name no checkpoint
@@ -23,11 +28,11 @@ _RECORD_PATH: contextvars.ContextVar[bool] = contextvars.ContextVar("record_path
 
 def evaluate(
     self: Any,
-    input_fn: Any,
-    steps: Any,
-    hooks: Any,
-    checkpoint_path: Any,
-    name: Any,
+    input_fn: InputFn,
+    steps: int | None,
+    hooks: Iterable[Hook] | None,
+    checkpoint_path: str | None,
+    name: str | None,
     record_path: bool = True,
 ) -> dict:
     """`Estimator.evaluate`: `self._actual_eval` on the RunConfig's `eval_distribute`.
@@ -53,12 +58,12 @@ def evaluate(
 
 def actual_eval(
     self: Any,
-    input_fn: Any,
-    strategy: Any = None,
-    steps: Any = None,
-    hooks: Any = None,
-    checkpoint_path: Any = None,
-    name: Any = None,
+    input_fn: InputFn,
+    strategy: object = None,
+    steps: int | None = None,
+    hooks: Iterable[Hook] | None = None,
+    checkpoint_path: str | None = None,
+    name: str | None = None,
 ) -> dict:
     """`Estimator._actual_eval`: hooks and checkpoint resolved, then, in a new graph,
     `self._evaluate_build_graph` and `self._evaluate_run` (legacy's order).
@@ -94,7 +99,7 @@ def actual_eval(
         )
 
 
-def convert_eval_steps_to_hooks(self: Any, steps: Any) -> list:
+def convert_eval_steps_to_hooks(self: Any, steps: int | None) -> list:
     """`Estimator._convert_eval_steps_to_hooks`: a hook stopping after `steps` batches."""
     del self
     if steps is None:
@@ -105,7 +110,10 @@ def convert_eval_steps_to_hooks(self: Any, steps: Any) -> list:
 
 
 def evaluate_build_graph(
-    self: Any, input_fn: Any, hooks: Any = None, checkpoint_path: Any = None
+    self: Any,
+    input_fn: InputFn,
+    hooks: Iterable[Hook] | None = None,
+    checkpoint_path: str | None = None,
 ) -> tuple[Any, Any, dict, list]:
     """`Estimator._evaluate_build_graph`: the EVAL graph in the default graph; returns
     `(scaffold, update_op, eval_dict, all_hooks)` (input, given, then model_fn hooks)."""
@@ -119,7 +127,7 @@ def evaluate_build_graph(
     return built.spec.scaffold, update_op, eval_dict, all_hooks
 
 
-def call_model_fn_eval(self: Any, input_fn: Any, config: Any) -> tuple:
+def call_model_fn_eval(self: Any, input_fn: InputFn, config: object) -> tuple:
     """`Estimator._call_model_fn_eval`: the EVAL graph in the default graph; returns
     `(scaffold, evaluation_hooks, input_hooks, update_op, eval_dict)` (no global step in
     `eval_dict`, as legacy's)."""
@@ -136,9 +144,9 @@ def call_model_fn_eval(self: Any, input_fn: Any, config: Any) -> tuple:
 
 def evaluate_run(
     self: Any,
-    checkpoint_path: Any,
-    scaffold: Any,
-    update_op: Any,
+    checkpoint_path: str | None,
+    scaffold: object,
+    update_op: object,
     eval_dict: dict,
     all_hooks: list,
     output_dir: str,
@@ -165,7 +173,7 @@ def evaluate_run(
     return results
 
 
-def _graph_of(tf: Any, update_op: Any, eval_dict: dict) -> Any:
+def _graph_of(tf: TFModule, update_op: Any, eval_dict: dict) -> Any:
     for value in [update_op, *eval_dict.values()]:
         if getattr(value, "graph", None) is not None:
             return value.graph
@@ -173,7 +181,7 @@ def _graph_of(tf: Any, update_op: Any, eval_dict: dict) -> Any:
 
 
 def _check_or_align_names(
-    tf: Any, ctx: ModeContext, input_fn: Any, built: Any, checkpoint_path: str
+    tf: TFModule, ctx: ModeContext, input_fn: InputFn, built: Built, checkpoint_path: str
 ) -> None:
     """Checks the checkpoint covers the graph; under a strategy, reads single-device names."""
     var_list = None
@@ -185,7 +193,7 @@ def _check_or_align_names(
     graphs.check_checkpoint_covers_graph(checkpoint_path, var_list)
 
 
-def resolve_checkpoint(model_dir: str, checkpoint_path: Any, what: str) -> str | None:
+def resolve_checkpoint(model_dir: str, checkpoint_path: str | None, what: str) -> str | None:
     """Returns the checkpoint to use (given or latest), or None to initialize fresh."""
     tf = import_tf()
     if checkpoint_path:
@@ -210,7 +218,7 @@ def resolve_checkpoint(model_dir: str, checkpoint_path: Any, what: str) -> str |
     return latest
 
 
-def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
+def _metric_ops(tf: TFModule, built: Built) -> tuple[Any, dict]:
     ops = built.metric_ops  # set by a distributed build, loss included
     if ops is None:
         ops = metric_pairs(tf, built.spec.eval_metric_ops)
@@ -221,13 +229,13 @@ def _metric_ops(tf: Any, built: Any) -> tuple[Any, dict]:
 
 
 def _evaluate_once(
-    tf: Any,
+    tf: TFModule,
     scaffold: Any,
-    checkpoint_path: Any,
-    update_op: Any,
+    checkpoint_path: str | None,
+    update_op: object,
     eval_dict: dict,
     hooks: list,
-    session_config: Any,
+    session_config: object,
     master: str = "",
 ) -> dict:
     v1 = tf.compat.v1
@@ -261,7 +269,7 @@ def _evaluate_once(
     return dict(final_hook.final_ops_values)
 
 
-def eval_dir(model_dir: str, name: Any) -> str:
+def eval_dir(model_dir: str, name: str | None) -> str:
     """`model_dir/eval` or `model_dir/eval_<name>`, as the legacy Estimator used.
 
     Example:
@@ -271,7 +279,7 @@ def eval_dir(model_dir: str, name: Any) -> str:
     return os.path.join(model_dir, "eval" if not name else "eval_" + name)
 
 
-def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) -> None:
+def _write_summaries(tf: TFModule, folder: str, results: dict, checkpoint_path: str | None) -> None:
     import numpy as np
 
     step = int(results[GLOBAL_STEP_KEY])
@@ -306,7 +314,7 @@ def _write_summaries(tf: Any, folder: str, results: dict, checkpoint_path: Any) 
     writer.flush()
 
 
-def write_checkpoint_path(tf: Any, writer: Any, checkpoint_path: Any, step: int) -> None:
+def write_checkpoint_path(tf: TFModule, writer: Any, checkpoint_path: str, step: int) -> None:
     """Adds the `checkpoint_path` text summary of an evaluation at `step` to `writer`.
 
     Example:
@@ -327,7 +335,7 @@ def write_checkpoint_path(tf: Any, writer: Any, checkpoint_path: Any, step: int)
     writer.add_summary(path_summary, step)
 
 
-def _summary_values(summary_pb2: Any, key: str, value: bytes) -> list:
+def _summary_values(summary_pb2: TFModule, key: str, value: bytes) -> list:
     """A metric holding a serialized `Summary` (e.g. `tf.summary.text`'s): its values,
     tagged `<key>/<index>` as legacy wrote them; other bytes are skipped with legacy's line.
     """

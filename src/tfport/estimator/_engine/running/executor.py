@@ -17,11 +17,17 @@ from __future__ import annotations
 import collections
 import os
 import time
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext
 from tfport.estimator._engine.running import console
 from tfport.estimator._engine.running.train_and_evaluate import EvalSpec
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
+    from tfport.estimator._engine.running.train_and_evaluate import Exporter
 
 tf = import_tf()
 _CheckpointSaverListener: Any = tf.compat.v1.train.CheckpointSaverListener
@@ -36,10 +42,9 @@ _TRAINER_JOBS = ("chief", "master", "worker")
 GLOBAL_STEP = "global_step"
 
 Metrics = dict
-EstimatorLike = Any
 
 
-def _assert_eval_spec(eval_spec: Any) -> None:
+def _assert_eval_spec(eval_spec: object) -> None:
     """Raises legacy's TypeError unless `eval_spec` is an `EvalSpec`.
 
     Example:
@@ -77,7 +82,9 @@ class _EvalResult(collections.namedtuple("EvalResult", ["status", "metrics", "ch
         True
     """
 
-    def __new__(cls, status: str, metrics: Any = None, checkpoint_path: Any = None) -> _EvalResult:
+    def __new__(
+        cls, status: str, metrics: object = None, checkpoint_path: str | None = None
+    ) -> _EvalResult:
         if status != _EvalStatus.EVALUATED:
             if metrics:
                 raise ValueError(
@@ -94,7 +101,7 @@ class _EvalResult(collections.namedtuple("EvalResult", ["status", "metrics", "ch
         return super().__new__(cls, status, metrics, checkpoint_path)
 
 
-def _check_evaluated(metrics: Any, checkpoint_path: Any) -> None:
+def _check_evaluated(metrics: object, checkpoint_path: str | None) -> None:
     if not metrics:
         raise ValueError("Internal error: `Estimator.evaluate` should never return empty metrics.")
     if not isinstance(metrics, dict):
@@ -131,7 +138,7 @@ class _StopAtSecsHook(_SessionRunHook):
     def begin(self) -> None:
         self._start_time = time.time()
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: object) -> None:
         del run_values
         if time.time() - (self._start_time or 0.0) >= self._stop_after_secs:
             run_context.request_stop()
@@ -140,7 +147,9 @@ class _StopAtSecsHook(_SessionRunHook):
 class _Evaluator:
     """Evaluates the newest checkpoint (once per checkpoint) and runs the exporters."""
 
-    def __init__(self, estimator: EstimatorLike, eval_spec: Any, max_training_steps: Any) -> None:
+    def __init__(
+        self, estimator: Estimator, eval_spec: EvalSpec, max_training_steps: int | None
+    ) -> None:
         _assert_eval_spec(eval_spec)
         self._estimator = estimator
         self._eval_spec = eval_spec
@@ -210,7 +219,10 @@ class _NewCheckpointListenerForEvaluate(_CheckpointSaverListener):
     """Evaluates after each checkpoint save but the first (throttled), and at the end."""
 
     def __init__(
-        self, evaluator: _Evaluator, eval_throttle_secs: float, continuous_eval_listener: Any
+        self,
+        evaluator: _Evaluator,
+        eval_throttle_secs: float,
+        continuous_eval_listener: Any,
     ) -> None:
         self._evaluator = evaluator
         self._eval_throttle_secs = eval_throttle_secs
@@ -222,7 +234,7 @@ class _NewCheckpointListenerForEvaluate(_CheckpointSaverListener):
         self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=self._eval_throttle_secs)
         self._is_first_run = True
 
-    def after_save(self, session: Any, global_step_value: int) -> bool | None:
+    def after_save(self, session: object, global_step_value: int) -> bool | None:
         del session
         if self._is_first_run:
             self._is_first_run = False
@@ -245,7 +257,7 @@ class _NewCheckpointListenerForEvaluate(_CheckpointSaverListener):
             return True
         return None
 
-    def end(self, session: Any, global_step_value: int) -> None:
+    def end(self, session: object, global_step_value: int) -> None:
         del session
         if global_step_value != self._timer.last_triggered_step():
             if self._continuous_eval_listener.before_eval():
@@ -262,13 +274,13 @@ class _NewCheckpointListenerForEvaluate(_CheckpointSaverListener):
             )
 
 
-def _validate_input_fn(input_fn: Any) -> None:
+def _validate_input_fn(input_fn: object) -> None:
     """Raises legacy's TypeError unless `input_fn` is callable."""
     if not callable(input_fn):
         raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
 
 
-def _validate_hooks(hooks: Any) -> tuple:
+def _validate_hooks(hooks: Iterable[object] | None) -> tuple:
     """`hooks` as a tuple; legacy's TypeError for one that is not a `SessionRunHook`."""
     hooks = tuple(hooks or [])
     for hook in hooks:
@@ -277,7 +289,7 @@ def _validate_hooks(hooks: Any) -> tuple:
     return hooks
 
 
-def _validate_saving_listeners(saving_listeners: Any) -> tuple:
+def _validate_saving_listeners(saving_listeners: Iterable[object] | None) -> tuple:
     """`saving_listeners` as a tuple; legacy's TypeError for a non-listener."""
     listeners = tuple(saving_listeners or [])
     for listener in listeners:
@@ -289,7 +301,7 @@ def _validate_saving_listeners(saving_listeners: Any) -> tuple:
     return listeners
 
 
-def _validate_exporters(exporters: Any) -> tuple:
+def _validate_exporters(exporters: Exporter | Iterable[Exporter] | None) -> tuple:
     """`exporters` as a tuple of uniquely, non-empty named `Exporter`s (legacy's errors).
 
     Example:
@@ -317,7 +329,7 @@ def _validate_exporters(exporters: Any) -> tuple:
     return tuple(exporters)
 
 
-def _check_exporter_name(exporter: Any, exporters: Any, names: list) -> None:
+def _check_exporter_name(exporter: Exporter, exporters: Iterable[Exporter], names: list) -> None:
     if not exporter.name:
         raise ValueError(
             "An Exporter cannot have a name that is `None` or empty. All exporter names: "

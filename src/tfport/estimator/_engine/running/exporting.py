@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import TFModule
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.running.evaluation import resolve_checkpoint
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.receivers import (
+        ServingInputReceiver,
+        SupervisedInputReceiver,
+        TensorServingInputReceiver,
+    )
 
 _TAGS = {ModeKeys.PREDICT: ["serve"], ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"]}
 
@@ -22,7 +31,7 @@ def export_all(
     receiver_fn_map: dict,
     assets_extra: dict | None = None,
     as_text: bool = False,
-    checkpoint_path: Any = None,
+    checkpoint_path: str | None = None,
     strip_default_attrs: bool = True,
 ) -> bytes:
     """One SavedModel with a meta graph per mode (TRAIN, EVAL, PREDICT order, as legacy).
@@ -100,12 +109,12 @@ def export_all(
 
 def add_meta_graph_for_mode(
     self: Any,
-    builder: Any,
+    builder: object,
     input_receiver_fn_map: dict,
     checkpoint_path: str,
     save_variables: bool = True,
     mode: str = ModeKeys.PREDICT,
-    export_tags: Any = None,
+    export_tags: Sequence[str] | None = None,
     check_variables: bool = True,
     strip_default_attrs: bool = True,
 ) -> None:
@@ -131,14 +140,16 @@ def add_meta_graph_for_mode(
 
 
 def _add_meta_graph(
-    tf: Any,
+    tf: TFModule,
     ctx: ModeContext,
     builder: Any,
-    receiver_fn: Any,
+    receiver_fn: Callable[
+        [], ServingInputReceiver | TensorServingInputReceiver | SupervisedInputReceiver
+    ],
     checkpoint_path: str,
     save_variables: bool = True,
     strip_default_attrs: bool = True,
-    tags: Any = None,
+    tags: Sequence[str] | None = None,
     restore: bool = True,
 ) -> None:
     export_utils = tf_internals.export_utils()
@@ -195,7 +206,7 @@ def _add_meta_graph(
                 builder.add_meta_graph(tags, **kwargs)
 
 
-def _copy_assets_extra(tf: Any, export_dir: bytes, assets_extra: dict | None) -> None:
+def _copy_assets_extra(tf: TFModule, export_dir: bytes, assets_extra: dict | None) -> None:
     if not assets_extra:
         return
     base = os.path.join(os.fsdecode(export_dir), "assets.extra")

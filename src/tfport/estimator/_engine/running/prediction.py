@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn
 from tfport.estimator._engine.api.spec import check_hooks
 from tfport.estimator._engine.building import builder, graphs
 from tfport.estimator._engine.building.context import ModeContext
@@ -16,10 +17,10 @@ from tfport.estimator._engine.running.evaluation import resolve_checkpoint
 
 def predict(
     ctx: ModeContext,
-    input_fn: Any,
-    predict_keys: Any,
-    hooks: Any,
-    checkpoint_path: Any,
+    input_fn: InputFn,
+    predict_keys: str | Sequence[str] | None,
+    hooks: Iterable[Hook] | None,
+    checkpoint_path: str | None,
     yield_single_examples: bool,
 ) -> Iterator[Any]:
     """Yields predictions as the legacy `Estimator.predict` did.
@@ -56,7 +57,7 @@ def predict(
                         yield {key: value[i] for key, value in values.items()}
 
 
-def _extract_keys(predictions: Any, predict_keys: Any) -> Any:
+def _extract_keys(predictions: object, predict_keys: str | Sequence[str] | None) -> Any:
     if not predict_keys:
         return predictions
     if isinstance(predict_keys, str):

@@ -14,22 +14,27 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunContext
 from tfport.distribute import task_server
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.graphs import global_step_in_dir
 from tfport.estimator._engine.building.inputs import is_multi_worker, is_parameter_server
 from tfport.estimator._engine.running.checkpointing import safe_checkpoint_saver_hook
 
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._engine.api.spec import EstimatorSpec
+
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
-def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
+def session_target(strategy: Any, config: RunConfig) -> tuple[str, Any, bool]:
     """The session master, ConfigProto, and whether every worker initializes variables.
 
     Multi-worker collectives run on the in-process server the strategy started (each
@@ -51,7 +56,9 @@ def session_target(strategy: Any, config: Any) -> tuple[str, Any, bool]:
     return "", session_config, False
 
 
-def chief_hooks(ctx: ModeContext, spec: Any, worker_hooks: list, listeners: tuple) -> list:
+def chief_hooks(
+    ctx: ModeContext, spec: EstimatorSpec, worker_hooks: list, listeners: tuple
+) -> list:
     """The chief's hooks: model_fn's chief hooks, step counter, summaries, checkpoints.
 
     Example:
@@ -80,7 +87,7 @@ def chief_hooks(ctx: ModeContext, spec: Any, worker_hooks: list, listeners: tupl
     return hooks
 
 
-def _checkpoint_hook(ctx: ModeContext, spec: Any, hooks: list, listeners: tuple) -> Any:
+def _checkpoint_hook(ctx: ModeContext, spec: EstimatorSpec, hooks: list, listeners: tuple) -> Any:
     tf = import_tf()
     config = ctx.config
     existing = [h for h in hooks if isinstance(h, tf.compat.v1.train.CheckpointSaverHook)]
@@ -164,7 +171,7 @@ class ChiefCheckpointWait:
         )
 
 
-def cache_runs(monitored: Any) -> None:
+def cache_runs(monitored: object) -> None:
     """Lets the training session reuse the fetch plan of runs it has seen before.
 
     Every `session.run` under a MonitoredSession fetches the caller's tensors and every
@@ -199,7 +206,11 @@ class _RunCache:
         self._plans: dict = {}
 
     def run(
-        self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
+        self,
+        fetches: object,
+        feed_dict: object = None,
+        options: Any = None,
+        run_metadata: object = None,
     ) -> Any:
         """`Session.run`, through a cached callable when the fetch structure was seen."""
         session = self._session
@@ -279,7 +290,7 @@ class PreemptionWatcher:
             if self._previous is not None:
                 signal.signal(signal.SIGTERM, self._previous)
 
-    def _handle(self, signum: int, frame: Any) -> None:
+    def _handle(self, signum: int, frame: object) -> None:
         del frame
         self.signalled = signum
 
@@ -319,6 +330,6 @@ class _PreemptionHook(_SessionRunHook):
     def __init__(self, watcher: PreemptionWatcher) -> None:
         self._watcher = watcher
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: RunContext, run_values: object) -> None:
         if self._watcher.signalled is not None:
             run_context.request_stop()

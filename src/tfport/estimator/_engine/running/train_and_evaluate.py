@@ -7,10 +7,15 @@ import glob
 import os
 import shutil
 import time
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 tf = import_tf()
 _CheckpointSaverListener: Any = tf.compat.v1.train.CheckpointSaverListener
@@ -31,10 +36,10 @@ class TrainSpec(
 
     def __new__(
         cls,
-        input_fn: Any,
+        input_fn: InputFn,
         max_steps: int | None = None,
-        hooks: Any = None,
-        saving_listeners: Any = None,
+        hooks: Iterable[Hook] | None = None,
+        saving_listeners: Iterable[object] | None = None,
     ) -> TrainSpec:
         if not callable(input_fn):
             raise TfportInputError(
@@ -71,11 +76,11 @@ class EvalSpec(
 
     def __new__(
         cls,
-        input_fn: Any,
+        input_fn: InputFn,
         steps: int | None = 100,
         name: str | None = None,
-        hooks: Any = None,
-        exporters: Any = None,
+        hooks: Iterable[Hook] | None = None,
+        exporters: Exporter | Iterable[Exporter] | None = None,
         start_delay_secs: int = 120,
         throttle_secs: int = 600,
     ) -> EvalSpec:
@@ -119,7 +124,7 @@ class Exporter:
 
     def export(
         self,
-        estimator: Any,
+        estimator: Estimator,
         export_path: str,
         checkpoint_path: str,
         eval_result: dict,
@@ -139,8 +144,8 @@ class _SavedModelExporter(Exporter):
     def __init__(
         self,
         name: str,
-        serving_input_receiver_fn: Any,
-        assets_extra: Any = None,
+        serving_input_receiver_fn: Callable[[], object] | None,
+        assets_extra: dict | None = None,
         as_text: bool = False,
     ) -> None:
         if not callable(serving_input_receiver_fn):
@@ -159,7 +164,7 @@ class _SavedModelExporter(Exporter):
 
     def export(
         self,
-        estimator: Any,
+        estimator: Estimator,
         export_path: str,
         checkpoint_path: str,
         eval_result: dict,
@@ -169,7 +174,7 @@ class _SavedModelExporter(Exporter):
         del eval_result, is_the_final_export
         return self._do_export(estimator, export_path, checkpoint_path)
 
-    def _do_export(self, estimator: Any, export_path: str, checkpoint_path: str) -> bytes:
+    def _do_export(self, estimator: Estimator, export_path: str, checkpoint_path: str) -> bytes:
         path = estimator.export_saved_model(
             export_path,
             self._receiver_fn,
@@ -199,8 +204,8 @@ class LatestExporter(_SavedModelExporter):
     def __init__(
         self,
         name: str,
-        serving_input_receiver_fn: Any,
-        assets_extra: Any = None,
+        serving_input_receiver_fn: Callable[[], object],
+        assets_extra: dict | None = None,
         as_text: bool = False,
         exports_to_keep: int | None = 5,
     ) -> None:
@@ -209,7 +214,7 @@ class LatestExporter(_SavedModelExporter):
 
     def export(
         self,
-        estimator: Any,
+        estimator: Estimator,
         export_path: str,
         checkpoint_path: str,
         eval_result: dict,
@@ -227,15 +232,15 @@ class FinalExporter(_SavedModelExporter):
     def __init__(
         self,
         name: str,
-        serving_input_receiver_fn: Any,
-        assets_extra: Any = None,
+        serving_input_receiver_fn: Callable[[], object],
+        assets_extra: dict | None = None,
         as_text: bool = False,
     ) -> None:
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
 
     def export(
         self,
-        estimator: Any,
+        estimator: Estimator,
         export_path: str,
         checkpoint_path: str,
         eval_result: dict,
@@ -259,10 +264,10 @@ class BestExporter(_SavedModelExporter):
     def __init__(
         self,
         name: str = "best_exporter",
-        serving_input_receiver_fn: Any = None,
+        serving_input_receiver_fn: Callable[[], object] | None = None,
         event_file_pattern: str = "eval/*.tfevents.*",
-        compare_fn: Any = _loss_smaller,
-        assets_extra: Any = None,
+        compare_fn: Callable[[dict, dict], object] = _loss_smaller,
+        assets_extra: dict | None = None,
         as_text: bool = False,
         exports_to_keep: int | None = 5,
     ) -> None:
@@ -274,7 +279,7 @@ class BestExporter(_SavedModelExporter):
 
     def export(
         self,
-        estimator: Any,
+        estimator: Estimator,
         export_path: str,
         checkpoint_path: str,
         eval_result: dict,
@@ -303,7 +308,7 @@ class BestExporter(_SavedModelExporter):
 
 
 def _run_exporters(
-    estimator: Any, eval_spec: EvalSpec, checkpoint_path: str, result: dict, final: bool
+    estimator: Estimator, eval_spec: EvalSpec, checkpoint_path: str, result: dict, final: bool
 ) -> list:
     results = []
     for exporter in eval_spec.exporters:
@@ -315,7 +320,7 @@ def _run_exporters(
     return results
 
 
-def check_specs(train_spec: Any, eval_spec: Any) -> None:
+def check_specs(train_spec: object, eval_spec: object) -> None:
     """Refuses anything but a `TrainSpec` and an `EvalSpec`, in one line.
 
     Example:
@@ -332,7 +337,9 @@ def check_specs(train_spec: Any, eval_spec: Any) -> None:
         )
 
 
-def train_and_evaluate_tasks(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+def train_and_evaluate_tasks(
+    estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec
+) -> tuple:
     """`train_and_evaluate` on a cluster (TF_CONFIG): every training task trains with
     tfport's strategy, the chief evaluating after new checkpoints (at most every
     `throttle_secs`) and at the end; an `evaluator` task evaluates each new checkpoint.
@@ -373,11 +380,13 @@ def train_and_evaluate_tasks(estimator: Any, train_spec: TrainSpec, eval_spec: E
 class _EvalListener(_CheckpointSaverListener):
     """Evaluates after a checkpoint save once `throttle_secs` passed (on the chief)."""
 
-    def __init__(self, is_chief: bool, state: dict, throttle_secs: float, evaluate: Any) -> None:
+    def __init__(
+        self, is_chief: bool, state: dict, throttle_secs: float, evaluate: Callable[[int], None]
+    ) -> None:
         self._is_chief, self._state = is_chief, state
         self._throttle_secs, self._evaluate = throttle_secs, evaluate
 
-    def after_save(self, session: Any, global_step_value: int) -> None:
+    def after_save(self, session: object, global_step_value: int) -> None:
         if not self._is_chief:
             return
         if time.time() - self._state["last_time"] >= self._throttle_secs and global_step_value > 0:
@@ -385,7 +394,7 @@ class _EvalListener(_CheckpointSaverListener):
 
 
 def _evaluate_and_export(
-    estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec, checkpoint: str
+    estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec, checkpoint: str
 ) -> tuple[dict, list, bool]:
     """Evaluates `checkpoint`, runs the exporters; returns (metrics, exports, is_final)."""
     result = estimator.evaluate(
@@ -399,7 +408,7 @@ def _evaluate_and_export(
     return result, _run_exporters(estimator, eval_spec, checkpoint, result, final), final
 
 
-def _evaluator_loop(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+def _evaluator_loop(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
     tf = import_tf()
     time.sleep(eval_spec.start_delay_secs)
     last, result = None, None

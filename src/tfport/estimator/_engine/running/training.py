@@ -5,16 +5,22 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import weakref
+from collections.abc import Iterable
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Hook, InputFn, TFModule
 from tfport.estimator._engine.api.spec import ModeKeys, check_hooks
 from tfport.estimator._engine.building import builder, graphs, loops
 from tfport.estimator._engine.building.aligned_names import aligned_var_list
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.running import console, lock, sessions
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.spec import EstimatorSpec
+    from tfport.estimator._engine.building.builder import Built
 
 # the graph `train_model_default` built, while its spec trains: (ctx, Built, input_fn)
 _CURRENT: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("training", default=None)
@@ -23,7 +29,12 @@ _BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def train(
-    self: Any, input_fn: Any, hooks: Any, steps: Any, max_steps: Any, saving_listeners: Any
+    self: Any,
+    input_fn: InputFn,
+    hooks: Iterable[Hook] | None,
+    steps: int | None,
+    max_steps: int | None,
+    saving_listeners: Iterable[object] | None,
 ) -> None:
     """`Estimator.train` in legacy's order: checks, stop hooks, then `self._train_model`.
 
@@ -47,7 +58,7 @@ def train(
     console.final_loss(loss)
 
 
-def convert_train_steps_to_hooks(self: Any, steps: Any, max_steps: Any) -> list:
+def convert_train_steps_to_hooks(self: Any, steps: int | None, max_steps: int | None) -> list:
     """`Estimator._convert_train_steps_to_hooks`: a `StopAtStepHook`, or none.
 
     The hook remembers its bounds for the steps-per-loop hook and the progress line.
@@ -64,7 +75,7 @@ def convert_train_steps_to_hooks(self: Any, steps: Any, max_steps: Any) -> list:
     return [hook]
 
 
-def _bounds(hooks: list) -> tuple[Any, Any]:
+def _bounds(hooks: list) -> tuple[int | None, int | None]:
     """`(steps, max_steps)` of the last stop hook `convert_train_steps_to_hooks` made, else
     `(None, None)`."""
     for hook in reversed(hooks):
@@ -73,14 +84,14 @@ def _bounds(hooks: list) -> tuple[Any, Any]:
     return None, None
 
 
-def train_model(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+def train_model(self: Any, input_fn: InputFn, hooks: list, saving_listeners: list) -> Any:
     """`Estimator._train_model`: legacy's dispatch on `train_distribute`; returns the loss."""
     if self._train_distribution is not None:
         return self._train_model_distributed(input_fn, hooks, saving_listeners)
     return self._train_model_default(input_fn, hooks, saving_listeners)
 
 
-def train_model_default(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+def train_model_default(self: Any, input_fn: InputFn, hooks: list, saving_listeners: list) -> Any:
     """`Estimator._train_model_default`: builds the graph (on the context's strategy, if any)
     and hands its spec to `self._train_with_estimator_spec`; returns the last loss."""
     ctx = self._context(ModeKeys.TRAIN)
@@ -97,7 +108,9 @@ def train_model_default(self: Any, input_fn: Any, hooks: list, saving_listeners:
         _CURRENT.reset(token)
 
 
-def train_model_distributed(self: Any, input_fn: Any, hooks: list, saving_listeners: list) -> Any:
+def train_model_distributed(
+    self: Any, input_fn: InputFn, hooks: list, saving_listeners: list
+) -> Any:
     """`Estimator._train_model_distributed`: `self._actual_train_model_distributed` on the
     RunConfig's `train_distribute`, as legacy called it."""
     return self._actual_train_model_distributed(
@@ -106,7 +119,7 @@ def train_model_distributed(self: Any, input_fn: Any, hooks: list, saving_listen
 
 
 def actual_train_model_distributed(
-    self: Any, strategy: Any, input_fn: Any, hooks: list, saving_listeners: list
+    self: Any, strategy: object, input_fn: InputFn, hooks: list, saving_listeners: list
 ) -> Any:
     """`Estimator._actual_train_model_distributed`: the engine's `_train_model_default` (the
     graph is replicated on the Estimator's TRAIN context, whose strategy `strategy` is)."""
@@ -120,7 +133,10 @@ def actual_train_model_distributed(
 
 
 def train_with_estimator_spec_distributed(
-    self: Any, estimator_spec: Any, worker_hooks: list, saving_listener: Any
+    self: Any,
+    estimator_spec: EstimatorSpec,
+    worker_hooks: list,
+    saving_listener: Iterable[object] | None,
 ) -> Any:
     """`Estimator._train_with_estimator_spec_distributed`: `_train_with_estimator_spec`
     with the graph's global step and no further hooks."""
@@ -132,11 +148,11 @@ def train_with_estimator_spec_distributed(
 
 def train_with_estimator_spec(
     self: Any,
-    estimator_spec: Any,
+    estimator_spec: EstimatorSpec,
     worker_hooks: list,
     hooks: list,
-    global_step_tensor: Any,
-    saving_listeners: Any,
+    global_step_tensor: object,
+    saving_listeners: Iterable[object] | None,
 ) -> Any:
     """`Estimator._train_with_estimator_spec`: runs the training session of the default
     graph; returns the last loss.
@@ -166,7 +182,7 @@ def train_with_estimator_spec(
         return _train_with_spec(ctx, built, list(hooks), listeners, None, _bounds(hooks))
 
 
-def _check_steps(steps: Any, max_steps: Any) -> None:
+def _check_steps(steps: object, max_steps: object) -> None:
     if steps is not None and max_steps is not None:
         raise TfportInputError(
             message(
@@ -185,11 +201,11 @@ def _check_steps(steps: Any, max_steps: Any) -> None:
 
 def _train_with_spec(
     ctx: ModeContext,
-    built: Any,
+    built: Built,
     hooks: list,
     listeners: tuple,
-    input_fn: Any,
-    bounds: tuple[Any, Any],
+    input_fn: InputFn | None,
+    bounds: tuple[int | None, int | None],
 ) -> Any:
     tf = import_tf()
     v1 = tf.compat.v1
@@ -253,7 +269,7 @@ def _train_with_spec(
     return loss
 
 
-def _add_saver(tf: Any, ctx: ModeContext, built: Any, input_fn: Any) -> None:
+def _add_saver(tf: TFModule, ctx: ModeContext, built: Built, input_fn: Any) -> None:
     """The Saver of the graph (single-device names under a strategy), unless model_fn set one."""
     v1 = tf.compat.v1
     if built.spec.scaffold.saver or v1.get_collection(v1.GraphKeys.SAVERS):

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from tfport._common.types import Hook
 from tfport.distribute import task_server
 from tfport.estimator._engine.api.spec import check_hooks
 from tfport.estimator._engine.running import console
@@ -39,8 +41,13 @@ from tfport.estimator._engine.running.train_and_evaluate import (
     train_and_evaluate_tasks,
 )
 
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._engine.estimator import Estimator
+    from tfport.estimator._engine.running import executor
 
-def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
+
+def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> tuple:
     """Trains, evaluating after new checkpoints (at most every `throttle_secs`) and at the end.
 
     Without a cluster this is legacy's path: `_TrainingExecutor(...).run()`, so a library
@@ -61,7 +68,7 @@ def train_and_evaluate(estimator: Any, train_spec: TrainSpec, eval_spec: EvalSpe
     return _TrainingExecutor(estimator, train_spec, eval_spec).run()
 
 
-def _is_local(config: Any) -> bool:
+def _is_local(config: RunConfig) -> bool:
     """No cluster and not an evaluator task: legacy's non-distributed train and evaluate."""
     return not config.cluster_spec and config.task_type != "evaluator"
 
@@ -84,11 +91,11 @@ class _TrainingExecutor:
 
     def __init__(
         self,
-        estimator: Any,
-        train_spec: Any,
+        estimator: Estimator,
+        train_spec: TrainSpec,
         eval_spec: Any,
-        train_hooks: Any = None,
-        continuous_eval_listener: Any = None,
+        train_hooks: Iterable[Hook] | None = None,
+        continuous_eval_listener: _ContinuousEvalListener | None = None,
     ) -> None:
         from tfport.estimator._engine.estimator import Estimator
 
@@ -208,7 +215,7 @@ class _TrainingExecutor:
         result = listener.eval_result or _EvalResult(status=_EvalStatus.MISSING_CHECKPOINT)
         return result.metrics, listener.export_results
 
-    def _start_std_server(self, config: Any) -> Any:
+    def _start_std_server(self, config: RunConfig) -> Any:
         """This task's TensorFlow server (the one tfport's engine uses), started once."""
         if not config.cluster_spec or not config.task_type or config.task_id is None:
             raise RuntimeError(
@@ -228,7 +235,7 @@ class _TrainingExecutor:
         console.info("Start Tensorflow server.")
         return task_server(config.cluster_spec, config.task_type, config.task_id)
 
-    def _start_distributed_training(self, saving_listeners: Any = None) -> None:
+    def _start_distributed_training(self, saving_listeners: Iterable[object] | None = None) -> None:
         """Trains on this task (a worker waits `(task_id + 1) * 5` s, at most 60 s, first)."""
         config = self._estimator.config
         if not _is_google_env():
@@ -271,7 +278,10 @@ class _TrainingExecutor:
             )
 
     def _execute_evaluator_once(
-        self, evaluator: Any, continuous_eval_listener: Any, throttle_secs: float
+        self,
+        evaluator: executor._Evaluator,
+        continuous_eval_listener: _ContinuousEvalListener,
+        throttle_secs: float,
     ) -> tuple[_EvalResult | None, bool]:
         """One evaluation pass; returns `(result, whether to stop)`, throttled."""
         _assert_eval_spec(self._eval_spec)
