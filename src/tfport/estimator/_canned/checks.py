@@ -9,15 +9,24 @@ starts with `LABEL_MARKER`, and `translate_run_error` turns the resulting
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumns,
+        Features,
+        Tensor,
+        TFModule,
+    )
+
 LABEL_MARKER = "tfport-canned-label-check"
 
 
-def check_features(features: Any, columns: Any, estimator: str) -> None:
+def check_features(features: Features, columns: FeatureColumns, estimator: str) -> None:
     """Raises `TfportInputError` when `features` lacks a column's key or has a wrong dtype.
 
     Only what the legacy feature columns refused is refused (measured on TF 2.15):
@@ -110,7 +119,9 @@ def _check_present(features: dict, key: str, column: Any, estimator: str) -> Non
         )
 
 
-def _check_one(tf: Any, features: dict, key: str, want: Any, column: Any, estimator: str) -> None:
+def _check_one(
+    tf: TFModule, features: dict, key: str, want: Any, column: Any, estimator: str
+) -> None:
     _check_present(features, key, column, estimator)
     got = getattr(features[key], "dtype", None)
     if got is None:
@@ -136,7 +147,7 @@ def _check_one(tf: Any, features: dict, key: str, want: Any, column: Any, estima
         )
 
 
-def check_label_dtype(labels: Any, vocabulary: Any, kind: str) -> None:
+def check_label_dtype(labels: Tensor, vocabulary: Sequence[str] | None, kind: str) -> None:
     """Raises when labels' dtype cannot be used by the head (before any graph work).
 
     Example:
@@ -170,7 +181,7 @@ def check_label_dtype(labels: Any, vocabulary: Any, kind: str) -> None:
         )
 
 
-def assert_labels(condition: Any, labels: Any, what: str) -> Any:
+def assert_labels(condition: object, labels: Tensor, what: str) -> Any:
     """An assertion op on label values; its failure is translated by `translate_run_error`.
 
     The failing message carries only the offending labels. `what` must not hold brackets.
