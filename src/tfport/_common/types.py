@@ -215,3 +215,25 @@ class RunContext(Protocol):
     def request_stop(self) -> None:
         """Asks the monitored session to stop after this run."""
         ...
+
+
+# --- h38-tyc ---
+
+
+class ModelHead(Protocol):
+    """A head as the canned model_fns drive it: a `tf.estimator.Head` or a legacy v1 `_Head`."""
+
+    @property
+    def v2(self) -> bool:
+        """Whether the model around it is built the v2 way (Keras optimizers)."""
+        ...
+
+    @property
+    def logits_dimension(self) -> int:
+        """Width of the logits the model must produce."""
+        ...
+
+    @property
+    def create_estimator_spec(self) -> Callable[..., object]:
+        """`create_estimator_spec(features, mode, logits, labels, optimizer=..., ...)`."""
+        ...

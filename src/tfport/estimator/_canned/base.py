@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
@@ -10,6 +12,17 @@ from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._heads import label_checks
 from tfport.estimator._heads.base import Head as PublicHead
 from tfport.estimator._heads.heads import CannedHead
+
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        Features,
+        Hook,
+        InputFn,
+        KeyedColumn,
+        Labels,
+        ModelFn,
+    )
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 
 class CannedEstimator(Estimator):
@@ -22,34 +35,34 @@ class CannedEstimator(Estimator):
 
     def train(
         self,
-        input_fn: Any,
-        hooks: Any = None,
-        steps: Any = None,
-        max_steps: Any = None,
-        saving_listeners: Any = None,
+        input_fn: InputFn,
+        hooks: Iterable[Hook] | None = None,
+        steps: int | None = None,
+        max_steps: int | None = None,
+        saving_listeners: Iterable[object] | None = None,
     ) -> Any:
         """Like `Estimator.train`."""
         return self._translated(super().train, input_fn, hooks, steps, max_steps, saving_listeners)
 
     def evaluate(
         self,
-        input_fn: Any,
-        steps: Any = None,
-        hooks: Any = None,
-        checkpoint_path: Any = None,
-        name: Any = None,
+        input_fn: InputFn,
+        steps: int | None = None,
+        hooks: Iterable[Hook] | None = None,
+        checkpoint_path: str | None = None,
+        name: str | None = None,
     ) -> dict:
         """Like `Estimator.evaluate`."""
         return self._translated(super().evaluate, input_fn, steps, hooks, checkpoint_path, name)
 
     def _init_canned(
         self,
-        model_fn: Any,
-        head: CannedHead,
-        model_dir: Any,
-        config: Any,
-        warm_start_from: Any,
-        **model_fn_kwargs: Any,
+        model_fn: ModelFn,
+        head: PublicHead,
+        model_dir: str | os.PathLike[str] | None,
+        config: RunConfig | None,
+        warm_start_from: str | os.PathLike[str] | object | None,
+        **model_fn_kwargs: object,
     ) -> None:
         """`Estimator.__init__` over `model_fn` with `head` and `model_fn_kwargs` bound in."""
         super().__init__(
@@ -57,7 +70,7 @@ class CannedEstimator(Estimator):
         )
 
     @staticmethod
-    def _translated(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    def _translated(fn: Callable[..., object], *args: object, **kwargs: object) -> Any:
         tf = import_tf()
         try:
             return fn(*args, **kwargs)
@@ -68,10 +81,18 @@ class CannedEstimator(Estimator):
             raise translated from err
 
 
-def make(model_fn: Any, model_dir: Any, config: Any, warm_start_from: Any, **kwargs: Any) -> dict:
+def make(
+    model_fn: ModelFn,
+    model_dir: str | os.PathLike[str] | None,
+    config: RunConfig | None,
+    warm_start_from: str | os.PathLike[str] | object | None,
+    **kwargs: object,
+) -> dict:
     """Keyword arguments for `CannedEstimator.__init__` binding `kwargs` into `model_fn`."""
 
-    def canned_model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+    def canned_model_fn(
+        features: Features, labels: Labels, mode: str, config: RunConfig | None
+    ) -> Any:
         return model_fn(features, labels, mode, config, **kwargs)
 
     canned_model_fn.__doc__ = model_fn.__doc__
@@ -90,7 +111,7 @@ _TO_V1_REDUCTION = {
 }
 
 
-def check_head(head: Any, v2: bool) -> Any:
+def check_head(head: object, v2: bool) -> PublicHead:
     """`head` for an estimator of generation `v2`; a v1 estimator takes the public (v2) heads
     as v1 heads (v1 optimizers, same loss reduction), since v1 had no public head factory.
 
@@ -134,7 +155,11 @@ def check_head(head: Any, v2: bool) -> Any:
 
 
 def classifier_head(
-    n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any, v2: bool
+    n_classes: int,
+    weight_column: str | KeyedColumn | None,
+    label_vocabulary: Sequence[str] | None,
+    loss_reduction: str,
+    v2: bool,
 ) -> CannedHead:
     """The binary (n_classes=2) or multi-class head."""
     return CannedHead(
@@ -148,7 +173,7 @@ def classifier_head(
 
 
 def regression_head(
-    label_dimension: int, weight_column: Any, loss_reduction: Any, v2: bool
+    label_dimension: int, weight_column: str | KeyedColumn | None, loss_reduction: str, v2: bool
 ) -> CannedHead:
     """The mean-squared-error regression head."""
     if not isinstance(label_dimension, int) or label_dimension < 1:

@@ -9,10 +9,17 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tfport.estimator._canned import base
 from tfport.estimator._canned.families import BaselineBase
+
+if TYPE_CHECKING:
+    from tfport._common.types import KeyedColumn, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
 __all__ = ["BaselineClassifier", "BaselineRegressor", "BaselineEstimator"]
 
@@ -43,12 +50,12 @@ class BaselineClassifier(BaselineBase):
 
     def __init__(
         self,
-        model_dir: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
         loss_reduction: str = "sum_over_batch_size",
     ) -> None:
         head = base.classifier_head(
@@ -88,11 +95,11 @@ class BaselineRegressor(BaselineBase):
 
     def __init__(
         self,
-        model_dir: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
         loss_reduction: str = "sum_over_batch_size",
     ) -> None:
         head = base.regression_head(label_dimension, weight_column, loss_reduction, v2=True)
@@ -129,10 +136,10 @@ class BaselineEstimator(BaselineBase):
 
     def __init__(
         self,
-        head: Any,
-        model_dir: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
     ) -> None:
         head = base.check_head(head, v2=True)
         self._init_baseline(

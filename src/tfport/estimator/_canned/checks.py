@@ -6,13 +6,16 @@ built; the labels' checks are the heads' (`_heads.label_checks`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Features, TFModule
 
-def check_features(features: Any, columns: Any, estimator: str) -> None:
+
+def check_features(features: Features, columns: FeatureColumns, estimator: str) -> None:
     """Raises `TfportInputError` when `features` lacks a column's key or has a wrong dtype.
 
     Only what the legacy feature columns refused is refused (measured on TF 2.15):
@@ -105,7 +108,9 @@ def _check_present(features: dict, key: str, column: Any, estimator: str) -> Non
         )
 
 
-def _check_one(tf: Any, features: dict, key: str, want: Any, column: Any, estimator: str) -> None:
+def _check_one(
+    tf: TFModule, features: dict, key: str, want: Any, column: Any, estimator: str
+) -> None:
     _check_present(features, key, column, estimator)
     got = getattr(features[key], "dtype", None)
     if got is None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from tfport._common import replica_share
 from tfport._common.errors import TfportInputError, message
@@ -11,8 +12,17 @@ from tfport.estimator._canned import checks, dnn, linear, optimizers
 from tfport.estimator._canned.model_fns import _iterations, _trainable, _values
 from tfport.estimator._engine.api.spec import ModeKeys
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Features, Labels, ModelHead, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
-def _check_columns(linear_columns: Any, dnn_columns: Any, hidden_units: Any) -> None:
+
+def _check_columns(
+    linear_columns: FeatureColumns | None,
+    dnn_columns: FeatureColumns | None,
+    hidden_units: Sequence[int] | None,
+) -> None:
     if not linear_columns and not dnn_columns:
         raise TfportInputError(
             message(
@@ -27,20 +37,20 @@ def _check_columns(linear_columns: Any, dnn_columns: Any, hidden_units: Any) -> 
 
 
 def combined_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    config: Any,
+    config: RunConfig | None,
     *,
-    head: Any,
-    linear_feature_columns: Any = (),
-    linear_optimizer: Any = "Ftrl",
-    dnn_feature_columns: Any = (),
-    dnn_optimizer: Any = "Adagrad",
-    dnn_hidden_units: Any = None,
-    dnn_activation_fn: Any = "relu",
-    dnn_dropout: Any = None,
-    input_layer_partitioner: Any = None,
+    head: ModelHead,
+    linear_feature_columns: FeatureColumns = (),
+    linear_optimizer: OptimizerArg = "Ftrl",
+    dnn_feature_columns: FeatureColumns = (),
+    dnn_optimizer: OptimizerArg = "Adagrad",
+    dnn_hidden_units: Sequence[int] | None = None,
+    dnn_activation_fn: Callable[..., object] | str = "relu",
+    dnn_dropout: float | None = None,
+    input_layer_partitioner: Callable[..., object] | None = None,
     batch_norm: bool = False,
     linear_sparse_combiner: str = "sum",
 ) -> Any:
@@ -59,6 +69,7 @@ def combined_model_fn(
         list(linear_feature_columns) + list(dnn_feature_columns),
         "DNNLinearCombined estimator",
     )
+    features = cast("dict[str, object]", features)  # check_features refused anything else
     v2, units = head.v2, head.logits_dimension
     lin_lr = optimizers.linear_learning_rate(
         len(linear_feature_columns or [1]), optimizers.COMBINED_LINEAR_LEARNING_RATE
@@ -75,7 +86,7 @@ def combined_model_fn(
                     features,
                     mode,
                     units=units,
-                    hidden_units=dnn_hidden_units,
+                    hidden_units=cast("Sequence[int]", dnn_hidden_units),  # _check_columns
                     feature_columns=dnn_feature_columns,
                     activation_fn=dnn_activation_fn,
                     dropout=dnn_dropout,
@@ -104,7 +115,7 @@ def combined_model_fn(
     train_op_fn = None
     if mode == ModeKeys.TRAIN:
         train_op_fn = (
-            _train_op_fn_v2(opts, var_lists, head.loss_reduction != "sum")
+            _train_op_fn_v2(opts, var_lists, cast("Head", head).loss_reduction != "sum")
             if v2
             else _train_op_fn_v1(opts, var_lists)
         )
@@ -114,7 +125,7 @@ def combined_model_fn(
 def _train_op_fn_v1(opts: list, var_lists: list) -> Any:
     built = [optimizers.get_v1(opt, lr) for opt, lr in opts]
 
-    def train_op_fn(loss: Any) -> Any:
+    def train_op_fn(loss: object) -> Any:
         tf = import_tf()
         ops = [opt.minimize(loss, var_list=vs) for opt, vs in zip(built, var_lists)]
         with tf.control_dependencies([tf.group(*ops)]):
@@ -127,7 +138,7 @@ def _train_op_fn_v2(opts: list, var_lists: list, scale: bool) -> Any:
     built = [optimizers.get_v2(opt, lr) for opt, lr in opts]
     _iterations(built[0])
 
-    def train_op_fn(loss: Any) -> Any:
+    def train_op_fn(loss: object) -> Any:
         tf = import_tf()
         replicas = tf.distribute.get_strategy().num_replicas_in_sync
         if scale and replicas > 1:

@@ -9,11 +9,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import base
 from tfport.estimator._canned.families import CombinedBase
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, KeyedColumn, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
@@ -61,19 +68,19 @@ class DNNLinearCombinedClassifier(CombinedBase):
 
     def __init__(
         self,
-        model_dir: Any = None,
-        linear_feature_columns: Any = None,
-        linear_optimizer: Any = "Ftrl",
-        dnn_feature_columns: Any = None,
-        dnn_optimizer: Any = "Adagrad",
-        dnn_hidden_units: Any = None,
-        dnn_activation_fn: Any = tf.nn.relu,
-        dnn_dropout: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
+        linear_feature_columns: FeatureColumns | None = None,
+        linear_optimizer: OptimizerArg = "Ftrl",
+        dnn_feature_columns: FeatureColumns | None = None,
+        dnn_optimizer: OptimizerArg = "Adagrad",
+        dnn_hidden_units: Sequence[int] | None = None,
+        dnn_activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dnn_dropout: float | None = None,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         batch_norm: bool = False,
         linear_sparse_combiner: str = "sum",
@@ -134,18 +141,18 @@ class DNNLinearCombinedRegressor(CombinedBase):
 
     def __init__(
         self,
-        model_dir: Any = None,
-        linear_feature_columns: Any = None,
-        linear_optimizer: Any = "Ftrl",
-        dnn_feature_columns: Any = None,
-        dnn_optimizer: Any = "Adagrad",
-        dnn_hidden_units: Any = None,
-        dnn_activation_fn: Any = tf.nn.relu,
-        dnn_dropout: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
+        linear_feature_columns: FeatureColumns | None = None,
+        linear_optimizer: OptimizerArg = "Ftrl",
+        dnn_feature_columns: FeatureColumns | None = None,
+        dnn_optimizer: OptimizerArg = "Adagrad",
+        dnn_hidden_units: Sequence[int] | None = None,
+        dnn_activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dnn_dropout: float | None = None,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         batch_norm: bool = False,
         linear_sparse_combiner: str = "sum",
@@ -202,16 +209,16 @@ class DNNLinearCombinedEstimator(CombinedBase):
 
     def __init__(
         self,
-        head: Any,
-        model_dir: Any = None,
-        linear_feature_columns: Any = None,
-        linear_optimizer: Any = "Ftrl",
-        dnn_feature_columns: Any = None,
-        dnn_optimizer: Any = "Adagrad",
-        dnn_hidden_units: Any = None,
-        dnn_activation_fn: Any = tf.nn.relu,
-        dnn_dropout: Any = None,
-        config: Any = None,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None = None,
+        linear_feature_columns: FeatureColumns | None = None,
+        linear_optimizer: OptimizerArg = "Ftrl",
+        dnn_feature_columns: FeatureColumns | None = None,
+        dnn_optimizer: OptimizerArg = "Adagrad",
+        dnn_hidden_units: Sequence[int] | None = None,
+        dnn_activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dnn_dropout: float | None = None,
+        config: RunConfig | None = None,
         batch_norm: bool = False,
         linear_sparse_combiner: str = "sum",
     ) -> None:

@@ -49,8 +49,8 @@ class _MutableDenseHashTable(_DenseHashTable):
 
     def __init__(
         self,
-        key_dtype: Any,
-        value_dtype: Any,
+        key_dtype: object,
+        value_dtype: object,
         default_value: Any,
         empty_key: Any,
         deleted_key: Any,
@@ -105,8 +105,8 @@ class _ShardedMutableDenseHashTable:
 
     def __init__(
         self,
-        key_dtype: Any,
-        value_dtype: Any,
+        key_dtype: object,
+        value_dtype: object,
         default_value: Any,
         empty_key: Any,
         deleted_key: Any,
@@ -146,7 +146,7 @@ class _ShardedMutableDenseHashTable:
         """The shards, in order."""
         return self._table_shards
 
-    def size(self, name: Any = None) -> Any:
+    def size(self, name: str | None = None) -> Any:
         """The number of keys in all shards (a scalar int64 `Tensor`).
 
         Example:
@@ -164,7 +164,7 @@ class _ShardedMutableDenseHashTable:
         if keys.shape.ndims not in (1, 2):
             raise ValueError(f"Expected a vector or matrix for keys, got {keys.shape}.")
 
-    def lookup(self, keys: Any, name: Any = None) -> Any:
+    def lookup(self, keys: Any, name: str | None = None) -> Any:
         """The values of `keys` (a vector, or a matrix of vector keys); unknown keys give
         the default value.
 
@@ -185,7 +185,7 @@ class _ShardedMutableDenseHashTable:
         positions = tf.dynamic_partition(tf.range(tf.shape(keys)[0]), where, n)
         return tf.dynamic_stitch(positions, values)
 
-    def insert(self, keys: Any, values: Any, name: Any = None) -> Any:
+    def insert(self, keys: Any, values: Any, name: str | None = None) -> Any:
         """Stores `values` under `keys` (the op).
 
         Example:
@@ -205,7 +205,7 @@ class _ShardedMutableDenseHashTable:
             ]
         )
 
-    def export_sharded(self, name: Any = None) -> tuple:
+    def export_sharded(self, name: str | None = None) -> tuple:
         """`(keys per shard, values per shard)`: two lists of `Tensor`s.
 
         Example:

@@ -9,15 +9,38 @@ kernels) named `hiddenlayer_N` and `logits`. v1 partitions variables (single par
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import shared_embeddings
 from tfport.estimator._engine.api.spec import ModeKeys
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, TFModule
+    from tfport.estimator._engine.api.run_config import RunConfig
 
-def check_hidden_units(hidden_units: Any) -> tuple:
+
+class DNNSettings(TypedDict, total=False):
+    """The keyword settings of `dnn_logits` that a model binds once for every call.
+
+    Example:
+        >>> settings: DNNSettings = dict(units=3, hidden_units=(8,), feature_columns=[])
+        >>> sorted(settings)
+        ['feature_columns', 'hidden_units', 'units']
+    """
+
+    units: int
+    hidden_units: Sequence[int]
+    feature_columns: FeatureColumns
+    activation_fn: Callable[..., object] | str
+    dropout: float | None
+    batch_norm: bool
+    v2: bool
+
+
+def check_hidden_units(hidden_units: Sequence[int] | None) -> tuple:
     """`hidden_units` as a tuple of positive ints, or a clear error.
 
     Example:
@@ -43,7 +66,7 @@ def add_layer_summary(value: Any, tag: str) -> None:
     tf.compat.v1.summary.histogram(f"{tag}/activation", value)
 
 
-def v1_layers(tf: Any) -> Any:
+def v1_layers(tf: TFModule) -> Any:
     """`tf.compat.v1.layers`, or tf_keras's TF1 layers when TF's lazy route is unavailable."""
     try:
         tf.compat.v1.layers.dense  # noqa: B018 - probing the lazy loader
@@ -59,12 +82,12 @@ def dnn_logits(
     mode: str,
     *,
     units: int,
-    hidden_units: Any,
-    feature_columns: Any,
-    activation_fn: Any = "relu",
-    dropout: Any = None,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str = "relu",
+    dropout: float | None = None,
     batch_norm: bool = False,
-    input_layer_partitioner: Any = None,
+    input_layer_partitioner: Callable[..., object] | None = None,
     v2: bool = False,
     layer_names: dict | None = None,
 ) -> Any:
@@ -100,12 +123,12 @@ def _build(
     features: dict,
     mode: str,
     units: int,
-    hidden_units: Any,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
     batch_norm: bool,
-    input_layer_partitioner: Any,
+    input_layer_partitioner: Callable[..., object] | None,
     v2: bool,
     names: dict,
 ) -> Any:
@@ -147,7 +170,9 @@ def _build(
     return logits
 
 
-def v1_partitioners(config: Any, input_layer_partitioner: Any) -> tuple:
+def v1_partitioners(
+    config: RunConfig | None, input_layer_partitioner: Callable[..., object] | None
+) -> tuple:
     """(dnn partitioner, input layer partitioner) as the v1 model_fns chose them.
 
     Example:

@@ -20,16 +20,26 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, legacy_helpers, v2_entry
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Mode
+
 tf = import_tf()
 _Model: Any = tf.keras.Model
 
 __all__ = ["_DNNModel", "_DNNModelV2"]
+
+
+class _Settings(dnn.DNNSettings, total=False):
+    """`dnn_logits`'s settings of a `_DNNModel`: also its input layer's partitioner."""
+
+    input_layer_partitioner: Callable[..., object] | None
 
 
 class _Built:
@@ -39,7 +49,8 @@ class _Built:
         self.variables: list = []
         self.called = False
 
-    def track(self, build: Any) -> Any:
+    def track(self, build: Callable[[], object]) -> object:
+
         v1 = tf.compat.v1
         before = set(v1.global_variables())
         out = build()
@@ -92,19 +103,19 @@ class _DNNModel(_FirstCallWeights):
     def __init__(
         self,
         units: int,
-        hidden_units: Any,
-        feature_columns: Any,
-        activation_fn: Any,
-        dropout: Any,
-        input_layer_partitioner: Any,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        activation_fn: Callable[..., object] | str,
+        dropout: float | None,
+        input_layer_partitioner: Callable[..., object] | None,
         batch_norm: bool,
-        name: Any = None,
-        **kwargs: Any,
+        name: str | None = None,
+        **kwargs: object,
     ) -> None:
         super().__init__(name=name, **kwargs)
         # legacy's v1 layers were made (and took their variable scope) here
         self._scope = tf.compat.v1.get_variable_scope()
-        self._settings = dict(
+        self._settings: _Settings = dict(
             units=units,
             hidden_units=tuple(hidden_units),
             feature_columns=list(feature_columns),
@@ -115,7 +126,7 @@ class _DNNModel(_FirstCallWeights):
         )
         self._built_vars = _Built()
 
-    def call(self, features: Any, mode: Any) -> Any:
+    def call(self, features: dict[str, object], mode: Mode) -> Any:
         """The logits of `features` (dropout and batch statistics when `mode` is TRAIN)."""
         v1 = tf.compat.v1
         reuse = True if self._built_vars.called else None
@@ -128,7 +139,7 @@ class _DNNModel(_FirstCallWeights):
 
         return self._built_vars.track(build)
 
-    def _add_layer(self, layer: Any, layer_name: str) -> None:
+    def _add_layer(self, layer: object, layer_name: str) -> None:
         """Keeps `layer` as the attribute `layer_name` (Keras tracks it)."""
         setattr(self, layer_name, layer)
 
@@ -155,13 +166,13 @@ class _DNNModelV2(_FirstCallWeights):
     def __init__(
         self,
         units: int,
-        hidden_units: Any,
-        feature_columns: Any,
-        activation_fn: Any,
-        dropout: Any,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        activation_fn: Callable[..., object] | str,
+        dropout: float | None,
         batch_norm: bool,
-        name: Any = None,
-        **kwargs: Any,
+        name: str | None = None,
+        **kwargs: object,
     ) -> None:
         super().__init__(name=name, **kwargs)
         v2_entry._check_v2_columns(feature_columns)
@@ -171,7 +182,7 @@ class _DNNModelV2(_FirstCallWeights):
         self._scope: Any = None
         self._built_vars = _Built()
 
-    def call(self, features: Any, mode: Any) -> Any:
+    def call(self, features: dict[str, object], mode: Mode) -> Any:
         """The logits of `features` (dropout and batch statistics when `mode` is TRAIN)."""
         v1 = tf.compat.v1
         if self._scope is None:

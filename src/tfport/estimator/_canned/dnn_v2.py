@@ -9,11 +9,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import base
 from tfport.estimator._canned.families import DNNBase
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, KeyedColumn, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
@@ -54,17 +61,17 @@ class DNNClassifier(DNNBase):
 
     def __init__(
         self,
-        hidden_units: Any,
-        feature_columns: Any,
-        model_dir: Any = None,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Adagrad",
-        activation_fn: Any = tf.nn.relu,
-        dropout: Any = None,
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerArg = "Adagrad",
+        activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         batch_norm: bool = False,
     ) -> None:
@@ -118,16 +125,16 @@ class DNNRegressor(DNNBase):
 
     def __init__(
         self,
-        hidden_units: Any,
-        feature_columns: Any,
-        model_dir: Any = None,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        optimizer: Any = "Adagrad",
-        activation_fn: Any = tf.nn.relu,
-        dropout: Any = None,
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        optimizer: OptimizerArg = "Adagrad",
+        activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         batch_norm: bool = False,
     ) -> None:
@@ -178,15 +185,15 @@ class DNNEstimator(DNNBase):
 
     def __init__(
         self,
-        head: Any,
-        hidden_units: Any,
-        feature_columns: Any,
-        model_dir: Any = None,
-        optimizer: Any = "Adagrad",
-        activation_fn: Any = tf.nn.relu,
-        dropout: Any = None,
-        config: Any = None,
-        warm_start_from: Any = None,
+        head: Head,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
+        optimizer: OptimizerArg = "Adagrad",
+        activation_fn: Callable[..., object] | str = tf.nn.relu,
+        dropout: float | None = None,
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         batch_norm: bool = False,
     ) -> None:
         head = base.check_head(head, v2=True)

@@ -13,7 +13,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from tfport.estimator._canned import dnn
 from tfport.estimator._canned.base import CannedEstimator
@@ -22,10 +24,14 @@ from tfport.estimator._canned.kmeans import refuse_replicas
 from tfport.estimator._canned.model_fns import baseline_model_fn, dnn_model_fn, linear_model_fn
 from tfport.estimator._canned.sdca import LinearSDCA, check_sdca_estimator
 from tfport.estimator._canned.sdca_ops import sdca_model_fn
-from tfport.estimator._heads.heads import CannedHead
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
 
-def _columns(columns: Any) -> tuple:
+def _columns(columns: FeatureColumns | None) -> tuple:
     return tuple(columns or ())
 
 
@@ -38,7 +44,13 @@ class BaselineBase(CannedEstimator):
     """
 
     def _init_baseline(
-        self, head: CannedHead, model_dir: Any, config: Any, warm_start_from: Any, *, optimizer: Any
+        self,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None,
+        config: RunConfig | None,
+        warm_start_from: str | os.PathLike[str] | object | None,
+        *,
+        optimizer: OptimizerArg,
     ) -> None:
         self._init_canned(
             baseline_model_fn, head, model_dir, config, warm_start_from, optimizer=optimizer
@@ -55,18 +67,18 @@ class DNNBase(CannedEstimator):
 
     def _init_dnn(
         self,
-        head: CannedHead,
-        model_dir: Any,
-        config: Any,
-        warm_start_from: Any,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None,
+        config: RunConfig | None,
+        warm_start_from: str | os.PathLike[str] | object | None,
         *,
-        hidden_units: Any,
-        feature_columns: Any,
-        optimizer: Any,
-        activation_fn: Any,
-        dropout: Any,
+        hidden_units: Sequence[int],
+        feature_columns: FeatureColumns,
+        optimizer: OptimizerArg,
+        activation_fn: Callable[..., object] | str,
+        dropout: float | None,
         batch_norm: bool,
-        input_layer_partitioner: Any = None,
+        input_layer_partitioner: Callable[..., object] | None = None,
     ) -> None:
         self._init_canned(
             dnn_model_fn,
@@ -94,15 +106,15 @@ class LinearBase(CannedEstimator):
 
     def _init_linear(
         self,
-        head: CannedHead,
-        model_dir: Any,
-        config: Any,
-        warm_start_from: Any,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None,
+        config: RunConfig | None,
+        warm_start_from: str | os.PathLike[str] | object | None,
         *,
-        feature_columns: Any,
-        optimizer: Any,
+        feature_columns: FeatureColumns,
+        optimizer: OptimizerArg,
         sparse_combiner: str,
-        partitioner: Any = None,
+        partitioner: Callable[..., object] | None = None,
     ) -> None:
         sdca = isinstance(optimizer, LinearSDCA)
         if sdca:
@@ -132,21 +144,21 @@ class CombinedBase(CannedEstimator):
 
     def _init_combined(
         self,
-        head: CannedHead,
-        model_dir: Any,
-        config: Any,
-        warm_start_from: Any,
+        head: Head,
+        model_dir: str | os.PathLike[str] | None,
+        config: RunConfig | None,
+        warm_start_from: str | os.PathLike[str] | object | None,
         *,
-        linear_feature_columns: Any,
-        linear_optimizer: Any,
-        dnn_feature_columns: Any,
-        dnn_optimizer: Any,
-        dnn_hidden_units: Any,
-        dnn_activation_fn: Any,
-        dnn_dropout: Any,
+        linear_feature_columns: FeatureColumns | None,
+        linear_optimizer: OptimizerArg,
+        dnn_feature_columns: FeatureColumns | None,
+        dnn_optimizer: OptimizerArg,
+        dnn_hidden_units: Sequence[int] | None,
+        dnn_activation_fn: Callable[..., object] | str,
+        dnn_dropout: float | None,
         batch_norm: bool,
         linear_sparse_combiner: str,
-        input_layer_partitioner: Any = None,
+        input_layer_partitioner: Callable[..., object] | None = None,
     ) -> None:
         self._init_canned(
             combined_model_fn,

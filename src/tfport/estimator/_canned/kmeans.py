@@ -15,14 +15,18 @@ Example:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.api.spec import EstimatorSpec
 from tfport.estimator._engine.estimator import Estimator
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Features, InputFn, Session, Tensor
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -33,7 +37,7 @@ _INIT_TRIES = 1000
 
 
 def refuse_replicas(
-    estimator: Any, name: str, why: str = "the legacy stack never distributed it"
+    estimator: Estimator, name: str, why: str = "the legacy stack never distributed it"
 ) -> None:
     """Raises when `estimator`'s config trains on several replicas.
 
@@ -53,13 +57,13 @@ def refuse_replicas(
             )
 
 
-def _init_hook(init_op: Any, initialized: Any, num_clusters: Any, is_chief: bool) -> Any:
+def _init_hook(init_op: object, initialized: object, num_clusters: object, is_chief: bool) -> Any:
     """A hook running the init op until every centre is chosen; a clear error when the
     input runs out first (num_clusters larger than the data)."""
     return _InitializeClustersHook(init_op, initialized, is_chief, num_clusters=num_clusters)
 
 
-def _too_many(num_clusters: Any, err: Any) -> TfportInputError:
+def _too_many(num_clusters: object, err: Exception | None) -> TfportInputError:
     detail = str(getattr(err, "message", err)).splitlines()[0] if err else "no progress"
     return TfportInputError(
         message(
@@ -78,12 +82,16 @@ class _InitializeClustersHook(_SessionRunHook):
     constructor, and `num_clusters` names the count in the too-few-points error."""
 
     def __init__(
-        self, init_op: Any, is_initialized_var: Any, is_chief: bool, num_clusters: Any = None
+        self,
+        init_op: object,
+        is_initialized_var: object,
+        is_chief: bool,
+        num_clusters: object = None,
     ) -> None:
         self._init_op, self._initialized = init_op, is_initialized_var
         self._num_clusters, self._is_chief = num_clusters, is_chief
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         del coord
         for _ in range(_INIT_TRIES):
             if session.run(self._initialized):
@@ -98,7 +106,7 @@ class _InitializeClustersHook(_SessionRunHook):
         raise _too_many(self._num_clusters, None)
 
 
-def _tolerance_hook(loss: Any, tolerance: float) -> Any:
+def _tolerance_hook(loss: object, tolerance: float) -> Any:
     """A hook stopping training when the loss changes by less than `tolerance` (relative)."""
     return _LossRelativeChangeHook(loss, tolerance)
 
@@ -106,11 +114,11 @@ def _tolerance_hook(loss: Any, tolerance: float) -> Any:
 class _LossRelativeChangeHook(_SessionRunHook):
     """Stops training when the loss changes by less than `tolerance` (relative)."""
 
-    def __init__(self, loss_tensor: Any, tolerance: float) -> None:
+    def __init__(self, loss_tensor: object, tolerance: float) -> None:
         self._loss, self._tolerance = loss_tensor, tolerance
         self.previous: float | None = None
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: object) -> Any:
         return tf.compat.v1.train.SessionRunArgs(self._loss)
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
@@ -121,7 +129,7 @@ class _LossRelativeChangeHook(_SessionRunHook):
         self.previous = value
 
 
-def _points(features: Any, feature_columns: Any) -> Any:
+def _points(features: Features, feature_columns: FeatureColumns) -> Any:
     tf = import_tf()
     if not isinstance(features, dict):
         return features
@@ -131,7 +139,9 @@ def _points(features: Any, feature_columns: Any) -> Any:
     return tf.concat([features[k] for k in keys], axis=1)
 
 
-def _kmeans_model_fn(features: Any, mode: str, config: Any, *, opts: dict) -> EstimatorSpec:
+def _kmeans_model_fn(
+    features: Features, mode: str, config: RunConfig, *, opts: dict
+) -> EstimatorSpec:
     tf = import_tf()
     clustering_ops = tf_internals.clustering_ops()  # TF's k-means graph (no public path)
     PredictOutput = tf_internals.export_output().PredictOutput
@@ -188,15 +198,15 @@ class _ModelFn:
 
     def __init__(
         self,
-        num_clusters: Any,
-        initial_clusters: Any,
+        num_clusters: int | Tensor,
+        initial_clusters: str | Tensor | Callable[..., object],
         distance_metric: str,
-        seed: Any,
+        seed: int | None,
         use_mini_batch: bool,
         mini_batch_steps_per_iteration: int,
         kmeans_plus_plus_num_retries: int,
-        relative_tolerance: Any,
-        feature_columns: Any,
+        relative_tolerance: float | None,
+        feature_columns: FeatureColumns | None,
     ) -> None:
         self._opts = dict(
             num_clusters=num_clusters,
@@ -210,7 +220,7 @@ class _ModelFn:
             feature_columns=feature_columns,
         )
 
-    def model_fn(self, features: Any, mode: str, config: Any) -> EstimatorSpec:
+    def model_fn(self, features: Features, mode: str, config: RunConfig) -> EstimatorSpec:
         """The k-means `EstimatorSpec` of `features` (a `Tensor`, or a dict read through
         the feature columns); `config`: the `RunConfig` (its `is_chief` initializes)."""
         return _kmeans_model_fn(features, mode, config, opts=self._opts)
@@ -249,17 +259,17 @@ class KMeansClustering(Estimator):
 
     def __init__(
         self,
-        num_clusters: Any,
-        model_dir: Any = None,
-        initial_clusters: Any = RANDOM_INIT,
+        num_clusters: int | Tensor,
+        model_dir: str | None = None,
+        initial_clusters: str | Tensor | Callable[..., object] = RANDOM_INIT,
         distance_metric: str = SQUARED_EUCLIDEAN_DISTANCE,
-        seed: Any = None,
+        seed: int | None = None,
         use_mini_batch: bool = True,
         mini_batch_steps_per_iteration: int = 1,
         kmeans_plus_plus_num_retries: int = 2,
-        relative_tolerance: Any = None,
-        config: Any = None,
-        feature_columns: Any = None,
+        relative_tolerance: float | None = None,
+        config: RunConfig | None = None,
+        feature_columns: FeatureColumns | None = None,
     ) -> None:
         inits = (self.RANDOM_INIT, self.KMEANS_PLUS_PLUS_INIT)
         if isinstance(initial_clusters, str) and initial_clusters not in inits:
@@ -294,12 +304,12 @@ class KMeansClustering(Estimator):
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
         refuse_replicas(self, "KMeans")
 
-    def _predict_one_key(self, input_fn: Any, predict_key: str) -> Iterator:
+    def _predict_one_key(self, input_fn: InputFn, predict_key: str) -> Iterator:
         """Yields `predict_key`'s prediction of each input point."""
         for result in self.predict(input_fn=input_fn, predict_keys=[predict_key]):
             yield result[predict_key]
 
-    def predict_cluster_index(self, input_fn: Any) -> Iterator:
+    def predict_cluster_index(self, input_fn: InputFn) -> Iterator:
         """Yields the index of the closest centre of each input point.
 
         Example:
@@ -308,7 +318,7 @@ class KMeansClustering(Estimator):
         """
         yield from self._predict_one_key(input_fn, self.CLUSTER_INDEX)
 
-    def score(self, input_fn: Any) -> float:
+    def score(self, input_fn: InputFn) -> float:
         """The sum of squared distances to the nearest centres (mean over batches).
 
         Example:
@@ -316,7 +326,7 @@ class KMeansClustering(Estimator):
         """
         return self.evaluate(input_fn=input_fn, steps=1)[self.SCORE]
 
-    def transform(self, input_fn: Any) -> Iterator:
+    def transform(self, input_fn: InputFn) -> Iterator:
         """Yields each point's distances to every centre (Euclidean, not squared, for
         `SQUARED_EUCLIDEAN_DISTANCE`).
 

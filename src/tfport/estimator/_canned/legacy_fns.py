@@ -14,7 +14,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport.estimator._canned import model_fns
 from tfport.estimator._canned.combined import combined_model_fn
@@ -24,10 +25,22 @@ from tfport.estimator._canned.legacy_helpers import (
     _validate_feature_columns,
 )
 
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumns,
+        Features,
+        KeyedColumn,
+        Labels,
+        ModelHead,
+        OptimizerArg,
+    )
+    from tfport.estimator._engine.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
+
 _RELU = "relu"  # legacy's default `tf.nn.relu`, by the name tfport's layers take
 
 
-def _check_reduction(head: Any, loss_reduction: Any) -> None:
+def _check_reduction(head: Head, loss_reduction: str) -> None:
     if loss_reduction != head.loss_reduction:
         raise ValueError(
             f"loss_reduction ({loss_reduction}) differs from the head's "
@@ -37,17 +50,17 @@ def _check_reduction(head: Any, loss_reduction: Any) -> None:
 
 
 def _dnn_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    hidden_units: Any,
-    feature_columns: Any,
-    optimizer: Any = "Adagrad",
-    activation_fn: Any = _RELU,
-    dropout: Any = None,
-    input_layer_partitioner: Any = None,
-    config: Any = None,
+    head: ModelHead,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg = "Adagrad",
+    activation_fn: Callable[..., object] | str = _RELU,
+    dropout: float | None = None,
+    input_layer_partitioner: Callable[..., object] | None = None,
+    config: RunConfig | None = None,
     use_tpu: bool = False,
     batch_norm: bool = False,
 ) -> Any:
@@ -74,14 +87,14 @@ def _dnn_model_fn(
 
 
 def _linear_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    feature_columns: Any,
-    optimizer: Any,
-    partitioner: Any,
-    config: Any,
+    head: ModelHead,
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg,
+    partitioner: Callable[..., object] | None,
+    config: RunConfig | None,
     sparse_combiner: str = "sum",
 ) -> Any:
     """Legacy `linear._linear_model_fn` (a v1 head)."""
@@ -99,13 +112,13 @@ def _linear_model_fn(
 
 
 def _linear_model_fn_v2(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    feature_columns: Any,
-    optimizer: Any,
-    config: Any,
+    head: ModelHead,
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg,
+    config: RunConfig | None,
     sparse_combiner: str = "sum",
 ) -> Any:
     """Legacy `linear._linear_model_fn_v2` (a v2 head; no partitioner)."""
@@ -115,19 +128,19 @@ def _linear_model_fn_v2(
 
 
 def _dnn_linear_combined_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    linear_feature_columns: Any = None,
-    linear_optimizer: Any = "Ftrl",
-    dnn_feature_columns: Any = None,
-    dnn_optimizer: Any = "Adagrad",
-    dnn_hidden_units: Any = None,
-    dnn_activation_fn: Any = _RELU,
-    dnn_dropout: Any = None,
-    input_layer_partitioner: Any = None,
-    config: Any = None,
+    head: ModelHead,
+    linear_feature_columns: FeatureColumns | None = None,
+    linear_optimizer: OptimizerArg = "Ftrl",
+    dnn_feature_columns: FeatureColumns | None = None,
+    dnn_optimizer: OptimizerArg = "Adagrad",
+    dnn_hidden_units: Sequence[int] | None = None,
+    dnn_activation_fn: Callable[..., object] | str = _RELU,
+    dnn_dropout: float | None = None,
+    input_layer_partitioner: Callable[..., object] | None = None,
+    config: RunConfig | None = None,
     batch_norm: bool = False,
     linear_sparse_combiner: str = "sum",
 ) -> Any:
@@ -152,18 +165,18 @@ def _dnn_linear_combined_model_fn(
 
 
 def _dnn_linear_combined_model_fn_v2(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    linear_feature_columns: Any = None,
-    linear_optimizer: Any = "Ftrl",
-    dnn_feature_columns: Any = None,
-    dnn_optimizer: Any = "Adagrad",
-    dnn_hidden_units: Any = None,
-    dnn_activation_fn: Any = _RELU,
-    dnn_dropout: Any = None,
-    config: Any = None,
+    head: Head,
+    linear_feature_columns: FeatureColumns | None = None,
+    linear_optimizer: OptimizerArg = "Ftrl",
+    dnn_feature_columns: FeatureColumns | None = None,
+    dnn_optimizer: OptimizerArg = "Adagrad",
+    dnn_hidden_units: Sequence[int] | None = None,
+    dnn_activation_fn: Callable[..., object] | str = _RELU,
+    dnn_dropout: float | None = None,
+    config: RunConfig | None = None,
     batch_norm: bool = False,
     linear_sparse_combiner: str = "sum",
     loss_reduction: str = "sum_over_batch_size",
@@ -191,13 +204,13 @@ def _dnn_linear_combined_model_fn_v2(
 
 
 def _baseline_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    optimizer: Any,
-    weight_column: Any = None,
-    config: Any = None,
+    head: ModelHead,
+    optimizer: OptimizerArg,
+    weight_column: str | KeyedColumn | None = None,
+    config: RunConfig | None = None,
 ) -> Any:
     """Legacy `baseline._baseline_model_fn` (a v1 head): the baseline estimators' model_fn
     (the batch size is read from a feature other than `weight_column`)."""
@@ -209,13 +222,13 @@ def _baseline_model_fn(
 
 
 def _baseline_model_fn_v2(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    optimizer: Any,
-    weight_column: Any = None,
-    config: Any = None,
+    head: Head,
+    optimizer: OptimizerArg,
+    weight_column: str | KeyedColumn | None = None,
+    config: RunConfig | None = None,
     loss_reduction: str = "sum_over_batch_size",
 ) -> Any:
     """Legacy `baseline._baseline_model_fn_v2` (a v2 head; `loss_reduction` must be the
@@ -227,7 +240,7 @@ def _baseline_model_fn_v2(
     )
 
 
-def _without(features: Any, key: Any) -> Any:
+def _without(features: Features, key: str | None) -> Any:
     """`features` ordered with `key` last, so the batch size comes from another feature."""
     if not isinstance(features, dict) or key not in features:
         return features
@@ -237,7 +250,12 @@ def _without(features: Any, key: Any) -> Any:
 
 
 def _sdca_model_fn(
-    features: Any, labels: Any, mode: str, head: Any, feature_columns: Any, optimizer: Any
+    features: Features,
+    labels: Labels,
+    mode: str,
+    head: ModelHead,
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg,
 ) -> Any:
     """Legacy `linear._sdca_model_fn`: the Linear model_fn trained by a `LinearSDCA`."""
     from tfport.estimator._canned import sdca_ops
@@ -254,22 +272,22 @@ def _sdca_model_fn(
 
 
 def _init_dnn_linear_combined_estimator(
-    head: Any,
-    linear_feature_columns: Any,
-    linear_optimizer: Any,
-    dnn_feature_columns: Any,
-    dnn_optimizer: Any,
-    dnn_hidden_units: Any,
-    dnn_activation_fn: Any,
-    dnn_dropout: Any,
-    input_layer_partitioner: Any,
+    head: ModelHead,
+    linear_feature_columns: FeatureColumns | None,
+    linear_optimizer: OptimizerArg,
+    dnn_feature_columns: FeatureColumns | None,
+    dnn_optimizer: OptimizerArg,
+    dnn_hidden_units: Sequence[int] | None,
+    dnn_activation_fn: Callable[..., object] | str,
+    dnn_dropout: float | None,
+    input_layer_partitioner: Callable[..., object] | None,
     linear_sparse_combiner: str,
 ) -> tuple:
     """`(feature_columns, model_fn(features, labels, mode, config))` of a v1 wide & deep
     estimator over `head`."""
     columns = _validate_feature_columns(linear_feature_columns, dnn_feature_columns)
 
-    def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+    def model_fn(features: Features, labels: Labels, mode: str, config: RunConfig | None) -> Any:
         return _dnn_linear_combined_model_fn(
             features,
             labels,

@@ -14,10 +14,20 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear, optimizers, rnn
+
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumns,
+        Features,
+        KeyedColumn,
+        Labels,
+        OptimizerArg,
+    )
 
 
 def _add_hidden_layer_summary(value: Any, tag: str) -> None:
@@ -25,7 +35,7 @@ def _add_hidden_layer_summary(value: Any, tag: str) -> None:
     dnn.add_layer_summary(value, tag)
 
 
-def _validate_features(features: Any) -> None:
+def _validate_features(features: Features) -> None:
     """ValueError unless `features` is a dict (what the DNN estimators take)."""
     if not isinstance(features, dict):
         raise ValueError(
@@ -45,7 +55,13 @@ def _get_previous_name_scope() -> str:
 
 
 def _get_dnn_estimator_spec(
-    use_tpu: bool, head: Any, features: Any, labels: Any, mode: str, logits: Any, optimizer: Any
+    use_tpu: bool,
+    head: Any,
+    features: Features,
+    labels: Labels,
+    mode: str,
+    logits: Any,
+    optimizer: OptimizerArg,
 ) -> Any:
     """The head's spec for `logits` (its TPU spec when `use_tpu`)."""
     create = head._create_tpu_estimator_spec if use_tpu else head.create_estimator_spec
@@ -59,7 +75,7 @@ def _linear_learning_rate(num_linear_feature_columns: int) -> float:
     )
 
 
-def _check_no_sync_replicas_optimizer(optimizer: Any) -> None:
+def _check_no_sync_replicas_optimizer(optimizer: OptimizerArg) -> None:
     """ValueError for a SyncReplicasOptimizer (two optimizers cannot share one)."""
     if isinstance(optimizer, import_tf().compat.v1.train.SyncReplicasOptimizer):
         raise ValueError(
@@ -69,7 +85,9 @@ def _check_no_sync_replicas_optimizer(optimizer: Any) -> None:
         )
 
 
-def _validate_feature_columns(linear_feature_columns: Any, dnn_feature_columns: Any) -> list:
+def _validate_feature_columns(
+    linear_feature_columns: FeatureColumns | None, dnn_feature_columns: FeatureColumns | None
+) -> list:
     """Both parts' columns in one list (ValueError when there are none)."""
     columns = list(linear_feature_columns or []) + list(dnn_feature_columns or [])
     if not columns:
@@ -87,26 +105,28 @@ def _get_expanded_variable_list(var_list: Any) -> list:
     return linear._expand(var_list)
 
 
-def _default_ftrl_rate(feature_columns: Any) -> float:
+def _default_ftrl_rate(feature_columns: FeatureColumns) -> float:
     return min(optimizers.LINEAR_LEARNING_RATE, 1.0 / math.sqrt(len(feature_columns)))
 
 
-def _get_default_optimizer(feature_columns: Any) -> Any:
+def _get_default_optimizer(feature_columns: FeatureColumns) -> Any:
     """The linear estimators' default v1 optimizer: Ftrl at `min(0.2, 1/sqrt(columns))`."""
     return optimizers.get_v1("Ftrl", _default_ftrl_rate(feature_columns))
 
 
-def _get_default_optimizer_v2(feature_columns: Any) -> Any:
+def _get_default_optimizer_v2(feature_columns: FeatureColumns) -> Any:
     """The v2 linear estimators' default Keras optimizer: Ftrl at `min(0.2, 1/sqrt(columns))`."""
     return optimizers.get_v2("Ftrl", _default_ftrl_rate(feature_columns))
 
 
-def _single_rnn_cell(units: int, cell_type: Any) -> Any:
+def _single_rnn_cell(units: int, cell_type: str | Callable[..., object] | object) -> Any:
     """One Keras RNN cell of `cell_type` ('lstm', 'gru', 'simple_rnn' or a cell class)."""
     return rnn._single_cell(import_tf(), units, cell_type)
 
 
-def _make_rnn_cell_fn(units: Any, cell_type: Any = "simple_rnn") -> Any:
+def _make_rnn_cell_fn(
+    units: Sequence[int], cell_type: str | Callable[..., object] | object = "simple_rnn"
+) -> Any:
     """A function making one cell per entry of `units` (the cell itself when one)."""
 
     def rnn_cell_fn() -> Any:
@@ -127,12 +147,12 @@ def cell_type_to_layer() -> dict:
 
 
 def _get_rnn_estimator_spec(
-    features: Any,
-    labels: Any,
+    features: dict[str, object],
+    labels: Labels,
     mode: str,
     head: Any,
     rnn_model: Any,
-    optimizer: Any,
+    optimizer: OptimizerArg,
     return_sequences: bool,
 ) -> Any:
     """The v2 head's spec over `rnn_model`'s logits (legacy's RNN model_fn body): a named
@@ -174,12 +194,12 @@ def _weight_column_key(weight_column: Any, column_class: str) -> Any:
     return weight_column.key
 
 
-def _get_weight_column_key(weight_column: Any) -> Any:
+def _get_weight_column_key(weight_column: str | KeyedColumn | None) -> Any:
     """The features key of a v1 weight column (a string or `numeric_column`)."""
     return _weight_column_key(weight_column, "_NumericColumn")
 
 
-def _get_weight_column_key_v2(weight_column: Any) -> Any:
+def _get_weight_column_key_v2(weight_column: str | KeyedColumn | None) -> Any:
     """The features key of a weight column (a string or `numeric_column`)."""
     return _weight_column_key(weight_column, "NumericColumn")
 
@@ -201,7 +221,9 @@ def _get_batch_size_and_size_checks(features: dict, weight_column_key: Any) -> t
     return checks, batch_size
 
 
-def _baseline_logit_fn_builder(num_outputs: int, weight_column: Any = None) -> Any:
+def _baseline_logit_fn_builder(
+    num_outputs: int, weight_column: str | KeyedColumn | None = None
+) -> Any:
     """A logit_fn(features): the learned bias `baseline/bias` for every example."""
 
     def baseline_logit_fn(features: dict) -> Any:
@@ -218,7 +240,7 @@ def _baseline_logit_fn_builder(num_outputs: int, weight_column: Any = None) -> A
 
 
 def _baseline_model_fn_builder_v2(
-    features: dict, num_outputs: int, weight_column: Any = None
+    features: dict, num_outputs: int, weight_column: str | KeyedColumn | None = None
 ) -> tuple:
     """`([bias], logits)`: a `tf.Variable` bias `baseline/bias` for every example."""
     tf = import_tf()
@@ -231,7 +253,9 @@ def _baseline_model_fn_builder_v2(
     return [bias], logits
 
 
-def _check_sdca(feature_columns: Any, optimizer: Any, sparse_combiner: str) -> bool:
+def _check_sdca(
+    feature_columns: FeatureColumns, optimizer: OptimizerArg, sparse_combiner: str
+) -> bool:
     from tfport.estimator._canned.sdca import LinearSDCA
 
     if not isinstance(optimizer, LinearSDCA):
@@ -244,7 +268,7 @@ def _check_sdca(feature_columns: Any, optimizer: Any, sparse_combiner: str) -> b
 
 
 def _validate_linear_sdca_optimizer_for_linear_classifier(
-    feature_columns: Any, n_classes: int, optimizer: Any, sparse_combiner: str
+    feature_columns: FeatureColumns, n_classes: int, optimizer: OptimizerArg, sparse_combiner: str
 ) -> None:
     """ValueError for what a LinearClassifier cannot train with a `LinearSDCA`."""
     if _check_sdca(feature_columns, optimizer, sparse_combiner) and n_classes > 2:
@@ -252,7 +276,10 @@ def _validate_linear_sdca_optimizer_for_linear_classifier(
 
 
 def _validate_linear_sdca_optimizer_for_linear_regressor(
-    feature_columns: Any, label_dimension: int, optimizer: Any, sparse_combiner: str
+    feature_columns: FeatureColumns,
+    label_dimension: int,
+    optimizer: OptimizerArg,
+    sparse_combiner: str,
 ) -> None:
     """ValueError for what a LinearRegressor cannot train with a `LinearSDCA`."""
     if _check_sdca(feature_columns, optimizer, sparse_combiner) and label_dimension > 1:
@@ -261,12 +288,12 @@ def _validate_linear_sdca_optimizer_for_linear_regressor(
 
 def _dnn_model_fn_builder_v2(
     units: int,
-    hidden_units: Any,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
     batch_norm: bool,
-    features: Any,
+    features: dict[str, object],
     mode: str,
 ) -> tuple:
     """`(logits, trainable_variables, update_ops)` of the v2 DNN (the Keras `dnn` model)."""
@@ -287,7 +314,10 @@ def _dnn_model_fn_builder_v2(
 
 
 def _linear_model_fn_builder_v2(
-    units: int, feature_columns: Any, sparse_combiner: str = "sum", features: Any = None
+    units: int,
+    feature_columns: FeatureColumns,
+    sparse_combiner: str = "sum",
+    features: Any = None,
 ) -> tuple:
     """`(logits, variables)` of the v2 linear model `linear/linear_model`, with its bias and
     fraction-of-zero summaries."""

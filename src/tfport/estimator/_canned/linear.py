@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns
 
 COMBINERS = ("sum", "mean", "sqrtn")
 
@@ -23,7 +26,7 @@ def _expand(variables: Any) -> list:
 
 
 def linear_logits(
-    features: dict, feature_columns: Any, units: int, sparse_combiner: str = "sum"
+    features: dict, feature_columns: FeatureColumns, units: int, sparse_combiner: str = "sum"
 ) -> tuple:
     """Builds `linear_model` in the current variable scope; returns (logits, bias, weights).
 

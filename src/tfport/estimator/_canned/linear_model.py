@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import re
 import weakref
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumn, FeatureColumns, Features
 
 tf = import_tf()
 _Layer: Any = tf.keras.layers.Layer
@@ -35,7 +39,7 @@ def _scope_name(column_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", column_name)
 
 
-def _normalize(feature_columns: Any) -> list:
+def _normalize(feature_columns: FeatureColumns) -> list:
     """The columns as a list sorted by name; ValueError if empty, not columns, or duplicated."""
     base = tf.__internal__.feature_column.FeatureColumn
     if isinstance(feature_columns, base):
@@ -60,7 +64,7 @@ def _normalize(feature_columns: Any) -> list:
     return sorted(columns, key=lambda c: c.name)
 
 
-def _is_categorical(column: Any) -> bool:
+def _is_categorical(column: FeatureColumn) -> bool:
     return isinstance(column, tf_internals.feature_column_v2().CategoricalColumn)
 
 
@@ -96,12 +100,12 @@ class _LinearModelLayer(_Layer):
 
     def __init__(
         self,
-        feature_columns: Any,
+        feature_columns: FeatureColumns,
         units: int = 1,
         sparse_combiner: str = "sum",
         trainable: bool = True,
-        name: Any = None,
-        **kwargs: Any,
+        name: str | None = None,
+        **kwargs: object,
     ) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
         self._feature_columns = _normalize(feature_columns)
@@ -148,7 +152,7 @@ class _LinearModelLayer(_Layer):
             )
         super().build(None)
 
-    def call(self, features: Any) -> Any:
+    def call(self, features: Features) -> Any:
         if not isinstance(features, dict):
             raise ValueError(f"We expected a dictionary here. Instead we got: {features}")
         with tf.compat.v1.name_scope(self.name):
@@ -176,7 +180,7 @@ class _LinearModelLayer(_Layer):
         return {**super().get_config(), **config}
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects: Any = None) -> Any:
+    def from_config(cls, config: dict, custom_objects: Mapping[str, object] | None = None) -> Any:
         deserialize = tf.__internal__.feature_column.deserialize_feature_column
         config = dict(config)
         columns = [deserialize(c, custom_objects) for c in config.pop("feature_columns")]
@@ -223,12 +227,12 @@ class LinearModel(_Model):
 
     def __init__(
         self,
-        feature_columns: Any,
+        feature_columns: FeatureColumns,
         units: int = 1,
         sparse_combiner: str = "sum",
         trainable: bool = True,
-        name: Any = None,
-        **kwargs: Any,
+        name: str | None = None,
+        **kwargs: object,
     ) -> None:
         auto, replica = name is None, _replica_id()
         if auto and replica > 0:
@@ -241,7 +245,7 @@ class LinearModel(_Model):
             feature_columns, units, sparse_combiner, trainable, name=self.name, **kwargs
         )
 
-    def call(self, features: Any) -> Any:
+    def call(self, features: Features) -> Any:
         """The weighted sum of `features` (a dict keyed by the columns' keys)."""
         return self.layer(features)
 

@@ -9,10 +9,17 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tfport.estimator._canned import base
 from tfport.estimator._canned.families import LinearBase
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, KeyedColumn, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
 
 __all__ = ["LinearClassifier", "LinearRegressor", "LinearEstimator"]
 
@@ -46,14 +53,14 @@ class LinearClassifier(LinearBase):
 
     def __init__(
         self,
-        feature_columns: Any,
-        model_dir: Any = None,
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         sparse_combiner: str = "sum",
     ) -> None:
@@ -99,13 +106,13 @@ class LinearRegressor(LinearBase):
 
     def __init__(
         self,
-        feature_columns: Any,
-        model_dir: Any = None,
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
         label_dimension: int = 1,
-        weight_column: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
-        warm_start_from: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
         loss_reduction: str = "sum_over_batch_size",
         sparse_combiner: str = "sum",
     ) -> None:
@@ -148,13 +155,13 @@ class LinearEstimator(LinearBase):
 
     def __init__(
         self,
-        head: Any,
-        feature_columns: Any,
-        model_dir: Any = None,
-        optimizer: Any = "Ftrl",
-        config: Any = None,
+        head: Head,
+        feature_columns: FeatureColumns,
+        model_dir: str | os.PathLike[str] | None = None,
+        optimizer: OptimizerArg = "Ftrl",
+        config: RunConfig | None = None,
         sparse_combiner: str = "sum",
-        warm_start_from: Any = None,
+        warm_start_from: str | os.PathLike[str] | object | None = None,
     ) -> None:
         head = base.check_head(head, v2=True)
         self._init_linear(

@@ -16,18 +16,21 @@ Example:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import dnn, linear
 from tfport.estimator._engine.api.spec import ModeKeys
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Features
+
 __all__ = ["dnn_logit_fn_builder", "linear_logit_fn_builder"]
 
 
-def _check_units(units: Any) -> int:
+def _check_units(units: int) -> int:
     if isinstance(units, bool) or not isinstance(units, int):
         raise TfportInputError(
             message("units must be an int", "Pass the logits dimension", units=units)
@@ -37,11 +40,11 @@ def _check_units(units: Any) -> int:
 
 def dnn_logit_fn_builder(
     units: int,
-    hidden_units: Any,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
-    input_layer_partitioner: Any,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
+    input_layer_partitioner: Callable[..., object] | None,
     batch_norm: bool,
 ) -> Callable:
     """A `logit_fn(features, mode)` building the canned DNN in the current variable scope.
@@ -67,7 +70,7 @@ def dnn_logit_fn_builder(
     units = _check_units(units)
     hidden = tuple(hidden_units or ())
 
-    def dnn_logit_fn(features: Any, mode: str) -> Any:
+    def dnn_logit_fn(features: Features, mode: str) -> Any:
         with warnings.catch_warnings():  # tfport's own tf.layers use
             warnings.filterwarnings("ignore", r".*tf\.layers.* is deprecated", UserWarning)
             return _dnn(
@@ -86,14 +89,14 @@ def dnn_logit_fn_builder(
 
 
 def _dnn(
-    features: Any,
+    features: Features,
     mode: str,
     units: int,
     hidden: tuple,
-    columns: Any,
-    activation_fn: Any,
-    dropout: Any,
-    partitioner: Any,
+    columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
+    partitioner: Callable[..., object] | None,
     batch_norm: bool,
 ) -> Any:
     tf = import_tf()
@@ -130,7 +133,7 @@ def _dnn(
 
 
 def linear_logit_fn_builder(
-    units: int, feature_columns: Any, sparse_combiner: str = "sum"
+    units: int, feature_columns: FeatureColumns, sparse_combiner: str = "sum"
 ) -> Callable:
     """A `logit_fn(features)` building the canned linear model in the current variable scope.
 
@@ -150,7 +153,7 @@ def linear_logit_fn_builder(
     """
     units = _check_units(units)
 
-    def linear_logit_fn(features: Any) -> Any:
+    def linear_logit_fn(features: dict[str, object]) -> Any:
         logits, bias, weights = linear.linear_logits(
             features, feature_columns, units, sparse_combiner
         )

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, dnn, linear, optimizers
 from tfport.estimator._engine.api.spec import ModeKeys
 
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumns,
+        Features,
+        Labels,
+        ModelHead,
+        OptimizerArg,
+        TFModule,
+    )
+    from tfport.estimator._engine.api.run_config import RunConfig
 
-def _values(features: Any) -> tuple:
+
+def _values(features: Features) -> tuple:
     return tuple(features.values()) if isinstance(features, dict) else ()
 
 
-def _trainable(tf: Any, scope: str) -> list:
+def _trainable(tf: TFModule, scope: str) -> list:
     v1 = tf.compat.v1
     return v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope=scope + "/")
 
@@ -27,19 +39,19 @@ def _iterations(opt: Any) -> Any:
 
 
 def dnn_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    config: Any,
+    config: RunConfig | None,
     *,
-    head: Any,
-    hidden_units: Any,
-    feature_columns: Any,
-    optimizer: Any = "Adagrad",
-    activation_fn: Any = "relu",
-    dropout: Any = None,
+    head: ModelHead,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg = "Adagrad",
+    activation_fn: Callable[..., object] | str = "relu",
+    dropout: float | None = None,
     batch_norm: bool = False,
-    input_layer_partitioner: Any = None,
+    input_layer_partitioner: Callable[..., object] | None = None,
 ) -> Any:
     """DNN model_fn; `head.v2` selects the generation.
 
@@ -50,7 +62,8 @@ def dnn_model_fn(
     tf = import_tf()
     v1 = tf.compat.v1
     checks.check_features(features, feature_columns, "DNN estimator")
-    kwargs = dict(
+    features = cast("dict[str, object]", features)  # check_features refused anything else
+    kwargs: dnn.DNNSettings = dict(
         units=head.logits_dimension,
         hidden_units=hidden_units,
         feature_columns=feature_columns,
@@ -73,7 +86,7 @@ def dnn_model_fn(
         return head.create_estimator_spec(features, mode, logits, labels, optimizer=opt)
 
 
-def _linear_optimizer(optimizer: Any, columns: Any, v2: bool) -> Any:
+def _linear_optimizer(optimizer: OptimizerArg, columns: FeatureColumns, v2: bool) -> Any:
     tf = import_tf()
     if optimizer is None:
         ftrl = tf.keras.optimizers.legacy.Ftrl if v2 else tf.compat.v1.train.FtrlOptimizer
@@ -83,15 +96,15 @@ def _linear_optimizer(optimizer: Any, columns: Any, v2: bool) -> Any:
 
 
 def linear_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    config: Any,
+    config: RunConfig | None,
     *,
-    head: Any,
-    feature_columns: Any,
-    optimizer: Any = "Ftrl",
-    partitioner: Any = None,
+    head: ModelHead,
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg = "Ftrl",
+    partitioner: Callable[..., object] | None = None,
     sparse_combiner: str = "sum",
 ) -> Any:
     """Linear model_fn; `head.v2` selects the generation.
@@ -103,7 +116,9 @@ def linear_model_fn(
     tf = import_tf()
     v1 = tf.compat.v1
     checks.check_features(features, feature_columns, "Linear estimator")
+    features = cast("dict[str, object]", features)  # check_features refused anything else
     units = head.logits_dimension
+
     if head.v2:
         with v1.variable_scope("linear", values=_values(features)):
             logits, bias, weights = linear.linear_logits(
@@ -135,7 +150,13 @@ def linear_model_fn(
 
 
 def baseline_model_fn(
-    features: Any, labels: Any, mode: str, config: Any, *, head: Any, optimizer: Any = "Ftrl"
+    features: Features,
+    labels: Labels,
+    mode: str,
+    config: RunConfig | None,
+    *,
+    head: ModelHead,
+    optimizer: OptimizerArg = "Ftrl",
 ) -> Any:
     """Baseline model_fn: logits are a learned bias `baseline/bias`, whatever the features.
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+
+if TYPE_CHECKING:
+    from tfport._common.types import TFModule
 
 DNN_LEARNING_RATE = 0.05
 COMBINED_DNN_LEARNING_RATE = 0.001
@@ -33,7 +36,7 @@ def linear_learning_rate(num_columns: int, cap: float = LINEAR_LEARNING_RATE) ->
     return min(cap, 1.0 / math.sqrt(max(num_columns, 1)))
 
 
-def _v1_classes(tf: Any) -> dict:
+def _v1_classes(tf: TFModule) -> dict:
     train = tf.compat.v1.train
     return {
         "Adagrad": train.AdagradOptimizer,
@@ -44,7 +47,7 @@ def _v1_classes(tf: Any) -> dict:
     }
 
 
-def _v2_classes(tf: Any) -> dict:
+def _v2_classes(tf: TFModule) -> dict:
     legacy = tf.keras.optimizers.legacy
     return {
         "Adagrad": legacy.Adagrad,

@@ -14,13 +14,24 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
 from tfport.estimator._engine.api.spec import ModeKeys
+
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumns,
+        Features,
+        Labels,
+        OptimizerArg,
+        TFModule,
+    )
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 tf = import_tf()
 _Model: Any = tf.keras.models.Model
@@ -31,14 +42,18 @@ DEFAULT_CLIP_NORM = 5.0
 USE_DEFAULT = object()
 
 
-def _layer_classes(tf: Any) -> tuple[dict, dict]:
+def _layer_classes(tf: TFModule) -> tuple[dict, dict]:
     layers = tf.keras.layers
     whole = {"lstm": layers.LSTM, "gru": layers.GRU, "simple_rnn": layers.SimpleRNN}
     cells = {"lstm": layers.LSTMCell, "gru": layers.GRUCell, "simple_rnn": layers.SimpleRNNCell}
     return whole, cells
 
 
-def check_cell_args(rnn_cell_fn: Any, units: Any, cell_type: Any) -> None:
+def check_cell_args(
+    rnn_cell_fn: Callable[..., object] | None,
+    units: int | Sequence[int] | None,
+    cell_type: str | Callable[..., object] | object,
+) -> None:
     """Raises when `rnn_cell_fn` is combined with `units` / `cell_type`, or neither is set.
 
     Example:
@@ -63,7 +78,7 @@ def check_cell_args(rnn_cell_fn: Any, units: Any, cell_type: Any) -> None:
         )
 
 
-def _single_cell(tf: Any, width: int, cell_type: Any) -> Any:
+def _single_cell(tf: TFModule, width: int, cell_type: str | Callable[..., object] | object) -> Any:
     cell_type = _layer_classes(tf)[1].get(cell_type, cell_type)
     if not callable(cell_type):
         raise TfportInputError(
@@ -79,7 +94,12 @@ def _single_cell(tf: Any, width: int, cell_type: Any) -> Any:
     return cell
 
 
-def make_rnn_layer(rnn_cell_fn: Any, units: Any, cell_type: Any, return_sequences: bool) -> Any:
+def make_rnn_layer(
+    rnn_cell_fn: Callable[..., object] | None,
+    units: int | Sequence[int] | None,
+    cell_type: str | Callable[..., object] | object,
+    return_sequences: bool,
+) -> Any:
     """The Keras RNN layer of the estimator (the legacy choice of layer and cells).
 
     Example:
@@ -91,7 +111,8 @@ def make_rnn_layer(rnn_cell_fn: Any, units: Any, cell_type: Any, return_sequence
         return whole[cell_type](units=units, return_sequences=return_sequences)
     if not rnn_cell_fn:
         kind = "simple_rnn" if cell_type is USE_DEFAULT else cell_type
-        widths = [units] if isinstance(units, int) else list(units)
+        widths = [units] if isinstance(units, int) else list(cast("Sequence[int]", units))
+
         cells = [_single_cell(tf, n, kind) for n in widths]
         cell = cells[0] if len(cells) == 1 else cells
     else:
@@ -179,11 +200,11 @@ class RNNModel(_Model):
         self,
         rnn_layer: Any,
         units: int,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any = None,
+        sequence_feature_columns: FeatureColumns,
+        context_feature_columns: FeatureColumns | None = None,
         activation: Any = None,
         return_sequences: bool = False,
-        **kwargs: Any,
+        **kwargs: object,
     ):
         super().__init__(**kwargs)
         if isinstance(units, bool) or not isinstance(units, int):
@@ -244,7 +265,7 @@ class RNNModel(_Model):
         }
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects: Any = None) -> Any:
+    def from_config(cls, config: dict, custom_objects: Mapping[str, object] | None = None) -> Any:
         """An `RNNModel` from `get_config()`'s output."""
         deserialize = tf.__internal__.feature_column.deserialize_feature_column
         config = dict(config)
@@ -267,7 +288,7 @@ class RNNModel(_Model):
         )
 
 
-def _concatenate_context(tf: Any, context: Any, sequence: Any) -> Any:
+def _concatenate_context(tf: TFModule, context: Any, sequence: Any) -> Any:
     """Tiles `context` [batch, d] over the time axis of `sequence` and appends it."""
     context = tf.cast(context, tf.float32)
     with tf.compat.v1.name_scope("concatenate_context_input"):
@@ -276,7 +297,7 @@ def _concatenate_context(tf: Any, context: Any, sequence: Any) -> Any:
         return tf.concat([sequence, tiled], 2)
 
 
-def _optimizer(optimizer: Any) -> Any:
+def _optimizer(optimizer: OptimizerArg) -> Any:
     tf = import_tf()
     if isinstance(optimizer, str):
         opt = optimizers.get_v2(optimizer, DEFAULT_LEARNING_RATE)
@@ -289,18 +310,18 @@ def _optimizer(optimizer: Any) -> Any:
 
 
 def rnn_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    config: Any,
+    config: RunConfig | None,
     *,
     head: Any,
     sequence_columns: list,
     context_columns: list,
-    units: Any,
-    cell_type: Any,
-    rnn_cell_fn: Any,
-    optimizer: Any,
+    units: int | Sequence[int] | None,
+    cell_type: str | Callable[..., object] | object,
+    rnn_cell_fn: Callable[..., object] | None,
+    optimizer: OptimizerArg,
     return_sequences: bool = False,
 ) -> Any:
     """The RNN estimators' model_fn (v2 heads, Keras legacy optimizers).

@@ -8,17 +8,24 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport.estimator._canned import base, rnn
 from tfport.estimator._canned.base import CannedEstimator
 from tfport.estimator._heads import sequential
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, KeyedColumn, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+    from tfport.estimator._heads.base import Head
+
 __all__ = ["RNNEstimator", "RNNClassifier"]
 
 
-def _check_sequential_head(head: Any, return_sequences: bool) -> None:
+def _check_sequential_head(head: Head, return_sequences: bool) -> None:
     if return_sequences and not isinstance(head, sequential.SequentialHead):
         raise TfportInputError(
             message(
@@ -60,16 +67,16 @@ class RNNEstimator(CannedEstimator):
 
     def __init__(
         self,
-        head: Any,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any = None,
-        units: Any = None,
-        cell_type: Any = rnn.USE_DEFAULT,
-        rnn_cell_fn: Any = None,
+        head: Head,
+        sequence_feature_columns: FeatureColumns,
+        context_feature_columns: FeatureColumns | None = None,
+        units: int | Sequence[int] | None = None,
+        cell_type: str | Callable[..., object] | object = rnn.USE_DEFAULT,
+        rnn_cell_fn: Callable[..., object] | None = None,
         return_sequences: bool = False,
-        model_dir: Any = None,
-        optimizer: Any = "Adagrad",
-        config: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
+        optimizer: OptimizerArg = "Adagrad",
+        config: RunConfig | None = None,
     ) -> None:
         head = base.check_head(head, v2=True)
         self._init_rnn(
@@ -87,16 +94,16 @@ class RNNEstimator(CannedEstimator):
 
     def _init_rnn(
         self,
-        head: Any,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any,
-        units: Any,
-        cell_type: Any,
-        rnn_cell_fn: Any,
+        head: Head,
+        sequence_feature_columns: FeatureColumns,
+        context_feature_columns: FeatureColumns | None,
+        units: int | Sequence[int] | None,
+        cell_type: str | Callable[..., object] | object,
+        rnn_cell_fn: Callable[..., object] | None,
         return_sequences: bool,
-        model_dir: Any,
-        optimizer: Any,
-        config: Any,
+        model_dir: str | os.PathLike[str] | None,
+        optimizer: OptimizerArg,
+        config: RunConfig | None,
     ) -> None:
         _check_sequential_head(head, return_sequences)
         rnn.check_cell_args(rnn_cell_fn, units, cell_type)
@@ -149,20 +156,20 @@ class RNNClassifier(RNNEstimator):
 
     def __init__(
         self,
-        sequence_feature_columns: Any,
-        context_feature_columns: Any = None,
-        units: Any = None,
-        cell_type: Any = rnn.USE_DEFAULT,
-        rnn_cell_fn: Any = None,
+        sequence_feature_columns: FeatureColumns,
+        context_feature_columns: FeatureColumns | None = None,
+        units: int | Sequence[int] | None = None,
+        cell_type: str | Callable[..., object] | object = rnn.USE_DEFAULT,
+        rnn_cell_fn: Callable[..., object] | None = None,
         return_sequences: bool = False,
-        model_dir: Any = None,
+        model_dir: str | os.PathLike[str] | None = None,
         n_classes: int = 2,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
-        optimizer: Any = "Adagrad",
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
+        optimizer: OptimizerArg = "Adagrad",
         loss_reduction: str = "sum_over_batch_size",
         sequence_mask: str = "sequence_mask",
-        config: Any = None,
+        config: RunConfig | None = None,
     ) -> None:
         head: Any = base.classifier_head(
             n_classes, weight_column, label_vocabulary, loss_reduction, v2=True

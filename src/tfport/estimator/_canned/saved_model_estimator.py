@@ -13,12 +13,15 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 from tfport.estimator._engine.estimator import Estimator
+
+if TYPE_CHECKING:
+    from tfport._common.types import Features, Graph, Labels, Session
 
 log = logging.getLogger("tfport")
 
@@ -106,11 +109,13 @@ class SavedModelEstimator(Estimator):
     def _get_saver_def_from_mode(self, mode: str) -> Any:
         return self._get_meta_graph_def_for_mode(mode).saver_def
 
-    def _create_and_assert_global_step(self, graph: Any) -> None:
+    def _create_and_assert_global_step(self, graph: Graph | None) -> None:
         """None: the global step comes with the SavedModel's graph."""
         return None
 
-    def _model_fn_from_saved_model(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+    def _model_fn_from_saved_model(
+        self, features: Features, labels: Labels, mode: str
+    ) -> EstimatorSpec:
         """Loads the meta graph of `mode` into the default graph; its EstimatorSpec."""
         tf = import_tf()
         v1 = tf.compat.v1
@@ -157,7 +162,7 @@ class SavedModelEstimator(Estimator):
             eval_metric_ops=metrics,
         )
 
-    def _restore_from_saver(self, scaffold: Any, session: Any) -> None:
+    def _restore_from_saver(self, scaffold: Any, session: Session) -> None:
         scaffold.saver.restore(session, _get_saved_model_ckpt(self.saved_model_dir))
 
     def latest_checkpoint(self) -> str | None:
@@ -190,7 +195,7 @@ def _as_dict(value: Any, what: str) -> dict:
     return value
 
 
-def _generate_input_map(signature_def: Any, features: Any, labels: Any) -> dict:
+def _generate_input_map(signature_def: Any, features: Features, labels: Labels) -> dict:
     """`{input op name (and its ^control name): feature or label tensor}` by signature key."""
     features = _as_dict(features, "feature")
     labels = _as_dict(labels, "label") if labels is not None else None

@@ -18,9 +18,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, ModelHead
 
 __all__ = ["LinearSDCA", "LOSS_TYPES", "check_sdca_estimator"]
 
@@ -60,7 +63,7 @@ class LinearSDCA:
         self,
         example_id_column: str,
         num_loss_partitions: int = 1,
-        num_table_shards: Any = None,
+        num_table_shards: int | None = None,
         symmetric_l1_regularization: float = 0.0,
         symmetric_l2_regularization: float = 1.0,
         adaptive: bool = False,
@@ -74,14 +77,14 @@ class LinearSDCA:
 
     def get_train_step(
         self,
-        state_manager: Any,
-        weight_column_name: Any,
+        state_manager: dict,
+        weight_column_name: str | None,
         loss_type: str,
-        feature_columns: Any,
-        features: Any,
-        targets: Any,
-        bias_var: Any,
-        global_step: Any,
+        feature_columns: FeatureColumns,
+        features: dict[str, object],
+        targets: object,
+        bias_var: object,
+        global_step: object,
     ) -> tuple:
         """Returns `(sdca_model, train_op)`: one SDCA step on the batch `features`.
 
@@ -115,7 +118,7 @@ class LinearSDCA:
         rows, ids, values = sdca_ops._unique_ids(import_tf(), id_weight_pair)
         return sdca_ops._SparseFeatureColumn(rows, ids, values)
 
-    def _loss_type_for(self, head: Any) -> Any:
+    def _loss_type_for(self, head: object) -> Any:
         """The SDCA loss type of a canned head (None for anything else).
 
         Example:
@@ -135,7 +138,7 @@ def _fail(what: str, fix: str, **detail: Any) -> TfportInputError:
 
 
 def check_sdca_estimator(
-    optimizer: Any, head: Any, feature_columns: Any, sparse_combiner: str
+    optimizer: Any, head: ModelHead, feature_columns: FeatureColumns, sparse_combiner: str
 ) -> None:
     """What the legacy Linear estimators refused when given a `LinearSDCA` (ValueError
     there, one `TfportInputError` line here).

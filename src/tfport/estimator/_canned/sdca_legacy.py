@@ -243,7 +243,7 @@ class _SDCAModel:
                 result = tf.math.exp(result)
         return result
 
-    def minimize(self, global_step: Any = None, name: Any = None) -> Any:
+    def minimize(self, global_step: Any = None, name: str | None = None) -> Any:
         """The solver step (then `global_step` + 1 when given).
 
         Example:
@@ -322,6 +322,6 @@ class _SDCAUpdateWeightsHook(_SessionRunHook):
         """Builds the update op in the default graph."""
         self._update_op = self._sdca_model.update_weights(self._train_op)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: object) -> Any:
         """Asks the session to run the update op too."""
         return tf.compat.v1.train.SessionRunArgs(self._update_op)

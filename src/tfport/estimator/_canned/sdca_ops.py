@@ -13,7 +13,8 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
@@ -21,6 +22,19 @@ from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import checks, linear
 from tfport.estimator._canned.dense_tables import _ShardedMutableDenseHashTable
 from tfport.estimator._engine.api.spec import ModeKeys
+
+if TYPE_CHECKING:
+    from tfport._common.types import (
+        FeatureColumn,
+        FeatureColumns,
+        Features,
+        KeyedColumn,
+        Labels,
+        ModelHead,
+        OptimizerArg,
+        TFModule,
+    )
+    from tfport.estimator._engine.run_config import RunConfig
 
 
 class _SparseFeatureColumn:
@@ -67,7 +81,7 @@ class _SparseFeatureColumn:
         return self._feature_values
 
 
-def _single(variables: Any, column: Any) -> Any:
+def _single(variables: Any, column: FeatureColumn) -> Any:
     parts = list(variables) if isinstance(variables, (list, tuple)) else [variables]
     parts = linear._expand(parts)
     if len(parts) != 1:
@@ -82,7 +96,7 @@ def _single(variables: Any, column: Any) -> Any:
     return parts[0]
 
 
-def _unique_ids(tf: Any, pair: Any) -> tuple:
+def _unique_ids(tf: TFModule, pair: Any) -> tuple:
     """(example index, feature id, value) of a column's ids: negative ids dropped, ids
     repeated within an example merged (their weights summed)."""
     ids = pair.id_tensor
@@ -170,7 +184,7 @@ class SDCAModel:
             l2 = sdca._symmetric_l2_regularization * self._norm(tf.math.square)
             return (total[1] + total[2] + l1 + l2) / total[3]
 
-    def minimize(self, global_step: Any = None, name: Any = None) -> Any:
+    def minimize(self, global_step: Any = None, name: str | None = None) -> Any:
         """The solver step: new duals into the table, deltas into the unshrunk weights
         (then `global_step` + 1 when given; `name`: the returned op's name scope/name).
 
@@ -238,14 +252,14 @@ class SDCAModel:
 
 def train_step(
     sdca: Any,
-    weight_column: Any,
+    weight_column: str | KeyedColumn | None,
     loss_type: str,
     feature_columns: Any,
     features: dict,
-    targets: Any,
+    targets: object,
     cols_to_vars: dict,
     bias: list,
-    global_step: Any,
+    global_step: object,
 ) -> tuple:
     """`(SDCAModel, train_op)` of one step; `cols_to_vars`: column -> its weights.
 
@@ -311,15 +325,15 @@ def train_step(
 
 
 def sdca_model_fn(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    config: Any,
+    config: RunConfig | None,
     *,
-    head: Any,
-    feature_columns: Any,
-    optimizer: Any,
-    partitioner: Any = None,
+    head: ModelHead,
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg,
+    partitioner: Callable[..., object] | None = None,
     sparse_combiner: str = "sum",
 ) -> Any:
     """The Linear model_fn when `optimizer` is a `LinearSDCA` (v1 and v2 heads).
@@ -331,7 +345,9 @@ def sdca_model_fn(
     tf = import_tf()
     v1 = tf.compat.v1
     checks.check_features(features, feature_columns, "Linear estimator")
+    features = cast("dict[str, object]", features)  # check_features refused anything else
     values = tuple(features.values())
+
     if head.v2:  # the legacy v2 path builds its SDCA graph outside the `linear` scope
         with v1.variable_scope("linear", values=values):
             logits, cols_to_vars, bias = _logits(features, feature_columns)
@@ -347,7 +363,7 @@ def sdca_model_fn(
         return _spec(head, features, labels, mode, optimizer, logits, cols_to_vars, bias)
 
 
-def _logits(features: dict, feature_columns: Any) -> tuple:
+def _logits(features: dict, feature_columns: FeatureColumns) -> tuple:
     """(logits, column -> weights, bias) of `linear_model` with one unit, sum combiner."""
     tf = import_tf()
     cols_to_vars: dict = {}
@@ -366,7 +382,7 @@ def _summaries(cols_to_vars: dict, bias: list) -> None:
 def _spec(
     head: Any,
     features: dict,
-    labels: Any,
+    labels: Labels,
     mode: str,
     sdca: Any,
     logits: Any,

@@ -13,13 +13,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumn
 
-def is_v2_shared(column: Any) -> bool:
+
+def is_v2_shared(column: FeatureColumn) -> bool:
     """Whether `column` is a v2 `SharedEmbeddingColumn` (from `shared_embeddings`)."""
     return type(column).__name__ == "SharedEmbeddingColumn" and hasattr(
         column, "shared_embedding_column_creator"

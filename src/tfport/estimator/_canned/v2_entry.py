@@ -16,8 +16,8 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
@@ -28,12 +28,16 @@ from tfport.estimator._canned.model_fns import _iterations, _trainable
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._engine.api.tpu_spec import TPUEstimatorSpec
 
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, Features, Labels, ModelHead, OptimizerArg
+    from tfport.estimator._engine.api.run_config import RunConfig
+
 tf = import_tf()  # the legacy default activation is the function `tf.nn.relu`
 
 __all__ = ["dnn_logit_fn_builder_v2", "dnn_model_fn_v2", "linear_logit_fn_builder_v2"]
 
 
-def _check_v2_columns(feature_columns: Any) -> None:
+def _check_v2_columns(feature_columns: FeatureColumns) -> None:
     base = tf.__internal__.feature_column.FeatureColumn
     for column in feature_columns:
         if not isinstance(column, base):
@@ -48,7 +52,7 @@ def _check_v2_columns(feature_columns: Any) -> None:
             )
 
 
-def _check_features(features: Any) -> None:
+def _check_features(features: Features) -> None:
     if not isinstance(features, dict):
         raise TfportInputError(
             message(
@@ -74,13 +78,13 @@ def _layer_names(hidden_units: tuple) -> dict:
 
 
 def _build_dnn(
-    features: Any,
+    features: dict[str, object],
     mode: str,
     units: int,
     hidden_units: tuple,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
     batch_norm: bool,
 ) -> tuple:
     """(logits, trainable variables, update ops) of the DNN, named as legacy's Keras `dnn`
@@ -98,13 +102,13 @@ def _build_dnn(
 def dnn_in_scope(
     scope: Any,
     names: dict,
-    features: Any,
+    features: dict[str, object],
     mode: str,
     units: int,
     hidden_units: tuple,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
     batch_norm: bool,
 ) -> tuple:
     """(logits, trainable variables, update ops) of the v2 DNN built in variable scope
@@ -137,10 +141,10 @@ def dnn_in_scope(
 
 def dnn_logit_fn_builder_v2(
     units: int,
-    hidden_units: Any,
-    feature_columns: Any,
-    activation_fn: Any,
-    dropout: Any,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    activation_fn: Callable[..., object] | str,
+    dropout: float | None,
     batch_norm: bool,
 ) -> Callable:
     """A `logit_fn(features, mode)` building the v2 canned DNN (legacy's Keras `dnn` model).
@@ -165,8 +169,9 @@ def dnn_logit_fn_builder_v2(
     """
     units = _check_units(units)
 
-    def dnn_logit_fn(features: Any, mode: str) -> Any:
+    def dnn_logit_fn(features: Features, mode: str) -> Any:
         _check_features(features)
+        features = cast("dict[str, object]", features)  # _check_features refused the rest
         hidden = tuple(hidden_units)  # legacy took [] (logits straight from the inputs)
         return _build_dnn(
             features, mode, units, hidden, feature_columns, activation_fn, dropout, batch_norm
@@ -176,16 +181,16 @@ def dnn_logit_fn_builder_v2(
 
 
 def dnn_model_fn_v2(
-    features: Any,
-    labels: Any,
+    features: Features,
+    labels: Labels,
     mode: str,
-    head: Any,
-    hidden_units: Any,
-    feature_columns: Any,
-    optimizer: Any = "Adagrad",
-    activation_fn: Any = tf.nn.relu,
-    dropout: Any = None,
-    config: Any = None,
+    head: ModelHead,
+    hidden_units: Sequence[int],
+    feature_columns: FeatureColumns,
+    optimizer: OptimizerArg = "Adagrad",
+    activation_fn: Callable[..., object] | str = tf.nn.relu,
+    dropout: float | None = None,
+    config: RunConfig | None = None,
     use_tpu: bool = False,
     batch_norm: bool = False,
 ) -> Any:
@@ -215,6 +220,8 @@ def dnn_model_fn_v2(
     """
     del config
     _check_features(features)
+    features = cast("dict[str, object]", features)  # _check_features refused the rest
+
     logits, variables, updates = _build_dnn(
         features,
         mode,
@@ -248,7 +255,7 @@ def _tpu_spec(head: Any) -> Callable:
     if make is not None:
         return make
 
-    def create_tpu_estimator_spec(**kwargs: Any) -> TPUEstimatorSpec:
+    def create_tpu_estimator_spec(**kwargs: object) -> TPUEstimatorSpec:
         spec = head.create_estimator_spec(**kwargs)
         ops = spec.eval_metric_ops
         return TPUEstimatorSpec(
@@ -267,7 +274,7 @@ def _tpu_spec(head: Any) -> Callable:
 
 
 def linear_logit_fn_builder_v2(
-    units: int, feature_columns: Any, sparse_combiner: str = "sum"
+    units: int, feature_columns: FeatureColumns, sparse_combiner: str = "sum"
 ) -> Callable:
     """A `logit_fn(features)` building the v2 linear model (`linear_model/...` variables).
 
@@ -287,7 +294,7 @@ def linear_logit_fn_builder_v2(
         >>> logits = fn(features)  # doctest: +SKIP
     """
 
-    def linear_logit_fn(features: Any) -> Any:
+    def linear_logit_fn(features: dict[str, object]) -> Any:
         _check_v2_columns(feature_columns)
         logits, bias, weights = linear.linear_logits(
             features, list(feature_columns), _check_units(units), sparse_combiner

@@ -12,15 +12,17 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Tensor
 
 LABEL_MARKER = "tfport-canned-label-check"
 
 
-def check_label_dtype(labels: Any, vocabulary: Any, kind: str) -> None:
+def check_label_dtype(labels: Tensor, vocabulary: Sequence[str] | None, kind: str) -> None:
     """Raises when labels' dtype cannot be used by the head (before any graph work).
 
     Example:
@@ -54,7 +56,7 @@ def check_label_dtype(labels: Any, vocabulary: Any, kind: str) -> None:
         )
 
 
-def assert_labels(condition: Any, labels: Any, what: str) -> Any:
+def assert_labels(condition: object, labels: Tensor, what: str) -> Any:
     """An assertion op on label values; its failure is translated by `translate_run_error`.
 
     The failing message carries only the offending labels. `what` must not hold brackets.

@@ -74,7 +74,7 @@ class SequentialHeadWrapper(SequentialHead):
         self,
         static_head: base.Head,
         sequence_length_mask: str = "sequence_length_mask",
-        feature_columns: str | Sequence[str] | None = None,
+        feature_columns: object = None,  # names (str or a list of them), checked below
     ) -> None:
         if not isinstance(sequence_length_mask, str):
             raise SequentialHeadTypeError(
@@ -87,6 +87,8 @@ class SequentialHeadWrapper(SequentialHead):
         columns = feature_columns or []
         columns = [columns] if isinstance(columns, str) else columns
         listed = isinstance(columns, (list, tuple)) and not hasattr(columns, "_fields")
+        if not listed or not isinstance(columns, (list, tuple)):
+            columns = [columns]  # refused below: not names
         if not listed or not all(isinstance(c, str) for c in columns):
             raise SequentialHeadTypeError(
                 message(

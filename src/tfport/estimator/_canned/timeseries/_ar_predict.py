@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned.timeseries import model
 from tfport.estimator._canned.timeseries.feature_keys import PredictionFeatures, TrainEvalFeatures
+
+if TYPE_CHECKING:
+    from tfport._common.types import TFModule
 
 
 def predict(ar: Any, features: dict) -> dict:
@@ -41,7 +44,7 @@ def predict(ar: Any, features: dict) -> dict:
     return {"mean": ar._scale_back_data(mean), "covariance": ar._scale_back_variance(covariance)}
 
 
-def _initial_window(ar: Any, tf: Any, state: Any, times: Any, exogenous: Any) -> tuple:
+def _initial_window(ar: Any, tf: TFModule, state: Any, times: Any, exogenous: Any) -> tuple:
     """(times, values, exogenous) of the first window: the state's tail, then the times."""
     v1 = tf.compat.v1
     state_times, state_values, state_exogenous = state
@@ -105,7 +108,7 @@ class _PredictBody:
         return i + 1, new_times, new_values, new_exogenous, mean_ta.write(i, mean), cov_ta
 
 
-def _unpack(tf: Any, values_ta: Any, batch: Any, length: Any, wanted: Any) -> Any:
+def _unpack(tf: TFModule, values_ta: Any, batch: Any, length: Any, wanted: Any) -> Any:
     if not isinstance(values_ta, tf.TensorArray):
         return None
     stacked = tf.compat.v1.transpose(values_ta.stack(), [1, 0, 2, 3])
@@ -163,7 +166,7 @@ def evaluate_windows(ar: Any, features: dict, times: Any, exogenous: Any, state:
     )
 
 
-def _eval_end_state(ar: Any, tf: Any, state: Any, times: Any, values: Any, exogenous: Any):
+def _eval_end_state(ar: Any, tf: TFModule, state: Any, times: Any, values: Any, exogenous: Any):
     """The last `input_window_size` steps of the state followed by the evaluated series."""
     n = ar.input_window_size
     if n <= 0:

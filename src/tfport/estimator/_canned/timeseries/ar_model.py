@@ -11,12 +11,15 @@ own means back in, `output_window_size` steps at a time.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned.timeseries import model, model_utils
 from tfport.estimator._canned.timeseries.feature_keys import PredictionFeatures, TrainEvalFeatures
 from tfport.estimator._engine.api.spec import ModeKeys
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns
 
 tf = import_tf()  # LSTMPredictionModel subclasses a Keras model: this module loads lazily
 _Model: Any = tf.keras.models.Model
@@ -90,14 +93,14 @@ class ARModel(model.TimeSeriesModel):
 
     def __init__(
         self,
-        periodicities: Any,
+        periodicities: int | list[int] | tuple[int, ...] | None,
         input_window_size: int,
         output_window_size: int,
         num_features: int,
         prediction_model_factory: Any = LSTMPredictionModel,
         num_time_buckets: int = 10,
         loss: str = NORMAL_LIKELIHOOD_LOSS,
-        exogenous_feature_columns: Any = None,
+        exogenous_feature_columns: FeatureColumns | None = None,
     ) -> None:
         self._model_factory = prediction_model_factory
         self.input_window_size = input_window_size
@@ -144,7 +147,7 @@ class ARModel(model.TimeSeriesModel):
             tf.zeros([n, self.exogenous_size], dtype=self.dtype),
         )
 
-    def random_model_parameters(self, seed: Any = None) -> None:
+    def random_model_parameters(self, seed: int | None = None) -> None:
         """Not used by this model (kept for the legacy interface)."""
 
     def generate(
@@ -152,7 +155,7 @@ class ARModel(model.TimeSeriesModel):
         number_of_series: int,
         series_length: int,
         model_parameters: Any = None,
-        seed: Any = None,
+        seed: int | None = None,
     ) -> None:
         """Not supported by this model (kept for the legacy interface; returns None)."""
 

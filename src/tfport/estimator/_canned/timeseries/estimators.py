@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned import optimizers
@@ -11,6 +11,12 @@ from tfport.estimator._canned.timeseries import ar_model, feature_keys, math_uti
 from tfport.estimator._canned.timeseries import head as ts_head_lib
 from tfport.estimator._engine.api.receivers import ServingInputReceiver
 from tfport.estimator._engine.estimator import Estimator
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns, OptimizerArg, TFModule
+    from tfport.estimator._canned.timeseries.model import TimeSeriesModel
+    from tfport.estimator._canned.timeseries.state_management import PassthroughStateManager
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 _KEYS = feature_keys.TrainEvalFeatures
 
@@ -40,12 +46,14 @@ class TimeSeriesRegressor(Estimator):
 
     def __init__(
         self,
-        model: Any,
-        state_manager: Any = None,
-        optimizer: Any = None,
+        model: TimeSeriesModel,
+        state_manager: PassthroughStateManager | None = None,
+        optimizer: OptimizerArg | None = None,
         model_dir: str | None = None,
-        config: Any = None,
-        head_type: Any = ts_head_lib.TimeSeriesRegressionHead,
+        config: RunConfig | None = None,
+        head_type: type[
+            ts_head_lib.TimeSeriesRegressionHead
+        ] = ts_head_lib.TimeSeriesRegressionHead,
     ) -> None:
         statistics = math_utils.InputStatisticsFromMiniBatch(
             dtype=model.dtype, num_features=model.num_features
@@ -187,7 +195,7 @@ def _raw_receiver(
     return ServingInputReceiver(placeholders, placeholders)
 
 
-def _exogenous_shapes(tf: Any, model: Any) -> dict:
+def _exogenous_shapes(tf: TFModule, model: TimeSeriesModel) -> dict:
     if not model.exogenous_feature_columns:
         return {}
     v1 = tf.compat.v1
@@ -225,17 +233,17 @@ class LSTMAutoRegressor(TimeSeriesRegressor):
 
     def __init__(
         self,
-        periodicities: Any,
+        periodicities: int | list[int] | tuple[int, ...] | None,
         input_window_size: int,
         output_window_size: int,
         model_dir: str | None = None,
         num_features: int = 1,
-        extra_feature_columns: Any = None,
+        extra_feature_columns: FeatureColumns | None = None,
         num_timesteps: int = 10,
         loss: str = ar_model.ARModel.NORMAL_LIKELIHOOD_LOSS,
         num_units: int = 128,
-        optimizer: Any = "Adam",
-        config: Any = None,
+        optimizer: OptimizerArg = "Adam",
+        config: RunConfig | None = None,
     ) -> None:
         optimizer = optimizers.get_v1(optimizer, learning_rate=0.01)
         model = ar_model.ARModel(

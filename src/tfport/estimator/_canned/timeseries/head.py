@@ -10,13 +10,19 @@ signatures. `OneShotPredictionHead` exports one signature that filters and predi
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import replica_share
 from tfport._common.tfenv import import_tf
 from tfport.estimator import export as _export
 from tfport.estimator._canned.timeseries import feature_keys, math_utils
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
+
+if TYPE_CHECKING:
+    from tfport._common.types import Features, Labels, Mode, OptimizerArg, TFModule
+    from tfport.estimator._canned.timeseries.math_utils import InputStatisticsFromMiniBatch
+    from tfport.estimator._canned.timeseries.model import TimeSeriesModel
+    from tfport.estimator._canned.timeseries.state_management import PassthroughStateManager
 
 _LOSS, _LOSS_MEAN = "loss", "average_loss"
 _STATE_RE = re.compile("^" + feature_keys.State.STATE_PREFIX + r"_(\d+)$")
@@ -52,10 +58,10 @@ class TimeSeriesRegressionHead:
 
     def __init__(
         self,
-        model: Any,
-        state_manager: Any,
+        model: TimeSeriesModel,
+        state_manager: PassthroughStateManager,
         optimizer: Any,
-        input_statistics_generator: Any = None,
+        input_statistics_generator: InputStatisticsFromMiniBatch | None = None,
         name: str | None = None,
     ) -> None:
         self.model = model
@@ -74,7 +80,9 @@ class TimeSeriesRegressionHead:
         """Always 1 (the head reads no logits)."""
         return 1
 
-    def create_loss(self, features: dict, mode: str, logits: Any = None, labels: Any = None) -> Any:
+    def create_loss(
+        self, features: dict, mode: str, logits: Any = None, labels: Labels = None
+    ) -> Any:
         """The model's outputs through the state manager; writes the `loss` summary."""
         tf = import_tf()
         outputs = self.state_manager.define_loss(self.model, features, mode)
@@ -84,11 +92,11 @@ class TimeSeriesRegressionHead:
 
     def _create_tpu_estimator_spec(
         self,
-        features: Any,
-        mode: Any,
+        features: Features,
+        mode: Mode,
         logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
         train_op_fn: Any = None,
         regularization_losses: Any = None,
     ) -> Any:
@@ -183,7 +191,9 @@ class TimeSeriesRegressionHead:
             ignore={feature_keys.PredictionFeatures.STATE_TUPLE},
         )
 
-    def create_estimator_spec(self, features: dict, mode: str, labels: Any = None) -> EstimatorSpec:
+    def create_estimator_spec(
+        self, features: dict, mode: str, labels: Labels = None
+    ) -> EstimatorSpec:
         """The EstimatorSpec of `mode` (the model_fn of the time-series estimators)."""
         tf = import_tf()
         with tf.compat.v1.name_scope(self._name, "head"):
@@ -269,7 +279,7 @@ class OneShotPredictionHead(TimeSeriesRegressionHead):
         return EstimatorSpec(mode=ModeKeys.PREDICT, export_outputs=outputs, predictions={})
 
 
-def _replica_weight(tf: Any) -> Any:
+def _replica_weight(tf: TFModule) -> Any:
     """None on one device; on replicas, this replica's share of the global batch (the loss
     is a per-example mean, so the shares weight the replicas' losses into the global one)."""
     context = tf.distribute.get_replica_context()
@@ -318,7 +328,7 @@ def _check_feature_shapes_compatible_with(
             )
 
 
-def _check_train_eval_features(features: dict, model: Any) -> None:
+def _check_train_eval_features(features: dict, model: TimeSeriesModel) -> None:
     """`times` `[batch, window]` and `values` `[batch, window, num_features]` are present."""
     times_key, values_key = (
         feature_keys.TrainEvalFeatures.TIMES,

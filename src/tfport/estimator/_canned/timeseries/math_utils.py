@@ -8,10 +8,13 @@ the models use to normalise values.
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned.timeseries.feature_keys import TrainEvalFeatures
+
+if TYPE_CHECKING:
+    from tfport._common.types import TFModule
 
 Moments = collections.namedtuple("Moments", ["mean", "variance"])
 InputStatistics = collections.namedtuple(
@@ -34,12 +37,12 @@ _Auxiliary = collections.namedtuple(
 class _AdaptiveInputAuxiliaryStatistics(_Auxiliary):
     """The running sums behind the statistics, as variables (created in the current scope)."""
 
-    def __new__(cls, num_features: int, dtype: Any) -> _AdaptiveInputAuxiliaryStatistics:
+    def __new__(cls, num_features: int, dtype: object) -> _AdaptiveInputAuxiliaryStatistics:
         tf = import_tf()
         v1 = tf.compat.v1
         zeros = v1.initializers.zeros()
 
-        def var(name: str, **kwargs: Any) -> Any:
+        def var(name: str, **kwargs: object) -> Any:
             return v1.get_variable(
                 name=name,
                 trainable=False,
@@ -67,7 +70,7 @@ class _AdaptiveInputAuxiliaryStatistics(_Auxiliary):
         )
 
 
-def _per_replica(tf: Any) -> dict:
+def _per_replica(tf: TFModule) -> dict:
     """Variable arguments: on replicas each replica keeps its own copy of a statistic and
     updates it from the global batch (so all copies agree; the first is saved). No
     effect on one device."""
@@ -133,7 +136,7 @@ class InputStatisticsFromMiniBatch:
 
     _AdaptiveInputAuxiliaryStatistics = _AdaptiveInputAuxiliaryStatistics
 
-    def __init__(self, num_features: int, dtype: Any, starting_variance_window_size: int = 16):
+    def __init__(self, num_features: int, dtype: object, starting_variance_window_size: int = 16):
         self._starting_variance_window_size = starting_variance_window_size
         self._num_features = num_features
         self._dtype = dtype
@@ -190,7 +193,7 @@ class InputStatisticsFromMiniBatch:
             return self._statistics_updates(tf, statistics, aux, times, values, max_time_seen)
 
     def _statistics_updates(
-        self, tf: Any, statistics: Any, aux: Any, times: Any, values: Any, max_time_seen: Any
+        self, tf: TFModule, statistics: Any, aux: Any, times: Any, values: Any, max_time_seen: Any
     ) -> Any:
         v1 = tf.compat.v1
         count = tf.cast(aux.example_count, self._dtype)
@@ -236,7 +239,7 @@ class InputStatisticsFromMiniBatch:
         tf = import_tf()
         v1 = tf.compat.v1
 
-        def var(name: str, init: Any, shape: Any = None, dtype: Any = None) -> Any:
+        def var(name: str, init: Any, shape: Any = None, dtype: object = None) -> Any:
             return v1.get_variable(
                 name=name,
                 shape=shape,

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import abc
 import collections
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport.estimator._canned.timeseries import math_utils
 from tfport.estimator._canned.timeseries.feature_keys import TrainEvalFeatures
+
+if TYPE_CHECKING:
+    from tfport._common.types import FeatureColumns
 
 ModelOutputs = collections.namedtuple(
     "ModelOutputs", ["loss", "end_state", "predictions", "prediction_times"]
@@ -30,7 +33,10 @@ class TimeSeriesModel(abc.ABC):
     """
 
     def __init__(
-        self, num_features: int, exogenous_feature_columns: Any = None, dtype: Any = None
+        self,
+        num_features: int,
+        exogenous_feature_columns: FeatureColumns | None = None,
+        dtype: object = None,
     ) -> None:
         self._exogenous_feature_columns = list(exogenous_feature_columns or [])
         self.num_features = num_features
@@ -50,7 +56,7 @@ class TimeSeriesModel(abc.ABC):
         number_of_series: int,
         series_length: int,
         model_parameters: Any = None,
-        seed: Any = None,
+        seed: int | None = None,
     ) -> Any:
         """Sampling series from the model (not supported by this model)."""
         raise NotImplementedError("This model does not support generation.")

@@ -16,7 +16,7 @@ def fully_connected(
     layer_size: int,
     name: str,
     activation: Any = "relu",
-    dtype: Any = None,
+    dtype: object = None,
 ) -> Any:
     """`activation(inp @ {name}_weight + {name}_bias)` with `get_variable` weights.
 
@@ -44,7 +44,7 @@ def fully_connected(
 
 
 def canonicalize_times_or_steps_from_output(
-    times: Any, steps: Any, previous_model_output: dict
+    times: Any, steps: int | None, previous_model_output: dict
 ) -> np.ndarray:
     """The `[batch, n]` times to predict after `previous_model_output`'s last time.
 

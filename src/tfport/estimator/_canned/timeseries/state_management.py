@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport.estimator._canned.timeseries import feature_keys
+
+if TYPE_CHECKING:
+    from tfport.estimator._canned.timeseries.model import TimeSeriesModel
 
 _TRAIN = "train"
 
@@ -21,13 +24,13 @@ class PassthroughStateManager:
         self._input_statistics = None
         self._graph_initialized = False
 
-    def initialize_graph(self, model: Any, input_statistics: Any = None) -> None:
+    def initialize_graph(self, model: TimeSeriesModel, input_statistics: Any = None) -> None:
         """Prepares for a new graph."""
         del model
         self._graph_initialized = True
         self._input_statistics = input_statistics
 
-    def define_loss(self, model: Any, features: dict, mode: str) -> Any:
+    def define_loss(self, model: TimeSeriesModel, features: dict, mode: str) -> Any:
         """The model's loss from its start state (a passed state is refused)."""
         if feature_keys.State.STATE_TUPLE in features:
             raise ValueError("Overriding start state is not supported for this model.")
@@ -37,10 +40,12 @@ class PassthroughStateManager:
 class _OverridableStateManager(PassthroughStateManager):
     """A manager whose start state a `start_tuple` feature may override (not in TRAIN)."""
 
-    def _define_loss_with_saved_state(self, model: Any, features: dict, mode: str) -> Any:
+    def _define_loss_with_saved_state(
+        self, model: TimeSeriesModel, features: dict, mode: str
+    ) -> Any:
         raise NotImplementedError
 
-    def define_loss(self, model: Any, features: dict, mode: str) -> Any:
+    def define_loss(self, model: TimeSeriesModel, features: dict, mode: str) -> Any:
         """The model's loss from the passed `start_tuple`, else from the managed state."""
         key = feature_keys.FilteringFeatures.STATE_TUPLE
         if key not in features:
@@ -61,5 +66,7 @@ class FilteringOnlyStateManager(_OverridableStateManager):
         >>> FilteringOnlyStateManager().initialize_graph(model=None)
     """
 
-    def _define_loss_with_saved_state(self, model: Any, features: dict, mode: str) -> Any:
+    def _define_loss_with_saved_state(
+        self, model: TimeSeriesModel, features: dict, mode: str
+    ) -> Any:
         return model.define_loss(features, mode)
