@@ -52,9 +52,12 @@ NAMES["canned.parsing_utils"].update(
 NAMES["canned.rnn"]["USE_DEFAULT"] = f"{_N}:USE_DEFAULT"
 NAMES["estimator"].update(
     {"EstimatorV2": f"{_V2}:Estimator"}
-    | _names(
-        "create_per_replica_ready_for_local_init_op", "maybe_overwrite_model_dir_and_session_config"
-    )
+    | {
+        "create_per_replica_ready_for_local_init_op": "tfport.estimator._engine.estimator_helpers:"
+        "create_per_replica_ready_for_local_init_op",
+        "maybe_overwrite_model_dir_and_session_config": "tfport.estimator._engine.api.tf_config:"
+        "maybe_overwrite_model_dir_and_session_config",
+    }
 )
 NAMES["estimator_lib"].update(
     {
@@ -70,9 +73,14 @@ for _suffix in ("export.export", "export.export_lib"):
             "SINGLE_FEATURE_DEFAULT_NAME",
             "SINGLE_LABEL_DEFAULT_NAME",
             "SINGLE_RECEIVER_DEFAULT_NAME",
-            "build_supervised_input_receiver_fn_from_input_fn",
-            "wrap_and_check_input_tensors",
         )
+        | {
+            n: f"tfport.estimator._engine.api.receivers:{n}"
+            for n in (
+                "build_supervised_input_receiver_fn_from_input_fn",
+                "wrap_and_check_input_tensors",
+            )
+        }
     )
 NAMES["export.export_lib"].update(_names("EXPORT_TAG_MAP", "SIGNATURE_KEY_MAP"))
 NAMES["head.base_head"].update(
@@ -98,7 +106,9 @@ NAMES["head.base_head"].update(
         ).split()
     }
 )
-NAMES["head.head_utils"].update(_names("binary_or_multi_class_head"))
+NAMES["head.head_utils"]["binary_or_multi_class_head"] = (
+    "tfport.estimator._heads.head_api:binary_or_multi_class_head"
+)
 NAMES["canned.head"].update(
     {
         n: f"tfport.estimator._heads.v1_metrics:{n}"
@@ -121,16 +131,30 @@ NAMES["inputs.numpy_io"].update(_names("string_types"))
 NAMES["inputs.pandas_io"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
 NAMES["inputs.queues.feeding_functions"]["HAS_PANDAS"] = f"{_N}:has_pandas()"
 NAMES["keras_lib"].update(
-    _names("FormattedKeyError", "standardize_sample_weights")
-    | {"model_to_estimator": "tfport.keras._legacy_lib:model_to_estimator"}
+    {
+        n: f"tfport.keras._legacy_lib:{n}"
+        for n in ("FormattedKeyError", "standardize_sample_weights", "model_to_estimator")
+    }
 )
 NAMES["model_fn"].update(
-    _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY", "call_logit_fn")
+    _names("LOSS_METRIC_KEY", "AVERAGE_LOSS_METRIC_KEY")
+    | {"call_logit_fn": "tfport.estimator._engine.api.extenders:call_logit_fn"}
     | {"verify_model_fn_args": "tfport.estimator._engine.estimator_helpers:_verify_model_fn_args"}
 )
-NAMES["run_config"].update(_names("get_default_session_config", "path_to_str"))
+NAMES["run_config"].update(
+    {
+        n: f"tfport.estimator._engine.api.tf_config:{n}"
+        for n in ("get_default_session_config", "path_to_str")
+    }
+)
 NAMES["estimator_export"]["T"] = f"{_N}:T"
-NAMES["tpu.tpu_estimator"].update(_names("BatchConfig", "export_estimator_savedmodel"))
+NAMES["tpu.tpu_estimator"].update(
+    {
+        "BatchConfig": "tfport.estimator._tpu.tpu_estimator:BatchConfig",
+        "export_estimator_savedmodel": "tfport.estimator._engine.running.exporting:"
+        "export_estimator_savedmodel",
+    }
+)
 NAMES["tpu.tpu_estimator"]["ExamplesPerSecondHook"] = (
     "tfport.estimator._engine.api.hooks:ExamplesPerSecondHook"
 )

@@ -211,3 +211,33 @@ def model_to_estimator(
         metric_names_map=metric_names_map,
         export_outputs=export_outputs,
     )
+
+
+class FormattedKeyError(KeyError):
+    """A KeyError whose message is printed as given (legacy `keras_lib`)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def standardize_sample_weights(x_weight: Any, output_names: list) -> dict:
+    """`{output name: weight}` from None, a list (by position) or a dict (legacy `keras_lib`).
+
+    Example:
+        >>> standardize_sample_weights([1.0], ["out"])
+        {'out': 1.0}
+    """
+    if x_weight is None or (isinstance(x_weight, (list, tuple)) and not x_weight):
+        return {name: None for name in output_names}
+    if isinstance(x_weight, dict):
+        unknown = set(x_weight) - set(output_names)
+        if unknown:
+            raise ValueError(f"Unknown entries in sample weights: {sorted(unknown)}")
+        return {name: x_weight.get(name) for name in output_names}
+    weights = list(x_weight) if isinstance(x_weight, (list, tuple)) else [x_weight]
+    if len(weights) != len(output_names):
+        raise ValueError(f"Provided {len(weights)} sample weights for {len(output_names)} outputs")
+    return dict(zip(output_names, weights))

@@ -201,7 +201,6 @@ def _combine_distributed_scaffold(grouped_scaffold: Any, distribution: Any) -> A
         ... # doctest: +SKIP
         >>> scaffold = _combine_distributed_scaffold(grouped, strategy)  # doctest: +SKIP
     """
-    from tfport.estimator._legacy.names import create_per_replica_ready_for_local_init_op
 
     tf = import_tf()
     scaffolds = distribution.experimental_local_results(grouped_scaffold)
@@ -230,3 +229,15 @@ def _combine_distributed_scaffold(grouped_scaffold: Any, distribution: Any) -> A
         init_feed_dict=grouped("init_feed_dict"),
         init_fn=first("_user_init_fn"),
     )
+
+
+def create_per_replica_ready_for_local_init_op(scaffold: Any) -> Any:
+    """The scaffold's `ready_for_local_init_op`, or the default one (uninitialized globals).
+
+    Example:
+        >>> create_per_replica_ready_for_local_init_op(scaffold)  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if scaffold.ready_for_local_init_op is not None:
+        return scaffold.ready_for_local_init_op
+    return tf.compat.v1.report_uninitialized_variables(tf.compat.v1.global_variables())

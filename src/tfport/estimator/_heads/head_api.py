@@ -369,3 +369,27 @@ class LogisticRegressionHead(heads.CannedHead):
         )
         with tf.control_dependencies([check]):
             return tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+
+def binary_or_multi_class_head(
+    n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any
+) -> Any:
+    """`BinaryClassHead` for 2 classes, else `MultiClassHead` (legacy `head_utils`).
+
+    Example:
+        >>> binary_or_multi_class_head(3, None, None, "sum_over_batch_size")  # doctest: +SKIP
+    """
+    from tfport.estimator._heads.head_api import BinaryClassHead, MultiClassHead
+
+    if n_classes == 2:
+        return BinaryClassHead(
+            weight_column=weight_column,
+            label_vocabulary=label_vocabulary,
+            loss_reduction=loss_reduction,
+        )
+    return MultiClassHead(
+        n_classes,
+        weight_column=weight_column,
+        label_vocabulary=label_vocabulary,
+        loss_reduction=loss_reduction,
+    )

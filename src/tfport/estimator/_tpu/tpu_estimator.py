@@ -338,3 +338,16 @@ def _examples_per_second_hook(est: TPUEstimator) -> Any:
     batch = est._batch_sizes.get(ModeKeys.TRAIN) or 0
     every = est._config.iterations_per_loop or est._config.log_step_count_steps or 100
     return ExamplesPerSecondHook(batch, every_n_steps=every, output_dir=est.model_dir)
+
+
+BatchConfig = collections.namedtuple(
+    "BatchConfig",
+    [
+        "num_batch_threads",
+        "max_batch_size",
+        "batch_timeout_micros",
+        "allowed_batch_sizes",
+        "max_enqueued_batches",
+    ],
+    defaults=(100,),
+)

@@ -266,3 +266,54 @@ def _placeholders_from_receiver_tensors_dict(
 ) -> dict:
     """`{name: placeholder like the tensor}` for a dict of tensors."""
     return {k: _placeholder_from_tensor(t, default_batch_size) for k, t in input_vals.items()}
+
+
+def wrap_and_check_input_tensors(
+    tensors: Any, field_name: str, allow_int_keys: bool = False
+) -> dict:
+    """`{key: tensor}` from a tensor or dict (a single tensor gets the default key).
+
+    Example:
+        >>> wrap_and_check_input_tensors(t, "features")  # doctest: +SKIP
+    """
+    tf = import_tf()
+    if not isinstance(tensors, dict):
+        default = "label" if field_name == "labels" else SINGLE_FEATURE_KEY
+        tensors = {default: tensors}
+    for name, tensor in tensors.items():
+        ok_key = isinstance(name, str) or (allow_int_keys and isinstance(name, int))
+        if not ok_key:
+            raise ValueError(f"{field_name} keys must be strings: {name}.")
+        if not isinstance(tensor, (tf.Tensor, tf.SparseTensor)):
+            raise ValueError(f"{field_name} must be Tensor or SparseTensor: {tensor}.")
+    return tensors
+
+
+def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_args: Any) -> Any:
+    """A receiver fn whose placeholders match what `input_fn(**input_fn_args)` returns.
+
+    Example:
+        >>> fn = build_supervised_input_receiver_fn_from_input_fn(train_input_fn)
+        ... # doctest: +SKIP
+    """
+    from tfport.estimator._engine.api import receivers
+
+    tf = import_tf()
+    with tf.Graph().as_default():
+        result = input_fn(**input_fn_args)
+        if isinstance(result, tf.data.Dataset):
+            result = tf.compat.v1.data.make_one_shot_iterator(result).get_next()
+        features, labels = result if isinstance(result, (list, tuple)) else (result, None)
+        specs = tf.nest.map_structure(_spec, (features, labels))
+    return receivers.build_raw_supervised_input_receiver_fn(
+        tf.nest.map_structure(_placeholder_maker, specs[0]),
+        tf.nest.map_structure(_placeholder_maker, specs[1]),
+    )
+
+
+def _spec(t: Any) -> Any:
+    return (t.dtype, t.shape)
+
+
+def _placeholder_maker(spec: Any) -> Any:
+    return import_tf().compat.v1.placeholder(spec[0], spec[1])

@@ -14,8 +14,11 @@ Example:
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Iterable
 from typing import Any
+
+from tfport._common.tfenv import import_tf
 
 _SAVE_CKPT_ERR = "`save_checkpoints_steps` and `save_checkpoints_secs` cannot be both set."
 
@@ -101,7 +104,6 @@ def _get_model_dir(tf_config: dict, model_dir: str | None) -> Any:
 
 def _validate_properties(run_config: object) -> None:
     """Legacy's checks of a RunConfig's properties (ValueError naming the property)."""
-    from tfport._common.tfenv import import_tf
     from tfport.estimator._engine.building.calls import fn_args
 
     config_proto = import_tf().compat.v1.ConfigProto
@@ -191,8 +193,6 @@ def _get_default_session_config_distributed(self: Any) -> Any:
     meta-optimizer pass), or None for a task of another kind."""
     from tensorflow.core.protobuf import rewriter_config_pb2
 
-    from tfport._common.tfenv import import_tf
-
     v1 = import_tf().compat.v1
     if self.task_type == "worker":
         filters = ["/job:ps", f"/job:worker/task:{self.task_id}"]
@@ -225,7 +225,6 @@ def _verify_strategy_compatibility(
 ) -> None:
     """ValueError for TF2's `tf.distribute.experimental.ParameterServerStrategy` (legacy
     took only the v1 parameter server strategy)."""
-    from tfport._common.tfenv import import_tf
 
     v2_ps = import_tf().distribute.experimental.ParameterServerStrategy
     if any(s is not None and type(s) is v2_ps for s in (train_distribute, eval_distribute)):
@@ -233,3 +232,56 @@ def _verify_strategy_compatibility(
             "Please use `tf.compat.v1.distribute.experimental.ParameterServerStrategy` for "
             "parameter server strategy with estimator."
         )
+
+
+def get_default_session_config() -> Any:
+    """The session ConfigProto an Estimator uses by default (soft placement, graph options).
+
+    Example:
+        >>> get_default_session_config().allow_soft_placement  # doctest: +SKIP
+        True
+    """
+    tf = import_tf()
+    rewrite = tf.compat.v1.RewriterConfig(meta_optimizer_iterations=1)
+    graph_options = tf.compat.v1.GraphOptions(rewrite_options=rewrite)
+    return tf.compat.v1.ConfigProto(allow_soft_placement=True, graph_options=graph_options)
+
+
+def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) -> Any:
+    """The RunConfig with `model_dir` set (legacy `estimator.maybe_overwrite_...`).
+
+    Example:
+        >>> maybe_overwrite_model_dir_and_session_config(RunConfig(), "/m").model_dir
+        ... # doctest: +SKIP
+        '/m'
+    """
+    from tfport.estimator._engine.api.run_config import RunConfig
+
+    if config is None:
+        config = RunConfig()
+    if not isinstance(config, RunConfig):
+        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+    model_dir = path_to_str(model_dir)
+    if model_dir and config.model_dir and model_dir != config.model_dir:
+        raise ValueError(
+            f"`model_dir` are set both in constructor and `RunConfig`, but with different "
+            f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
+        )
+    if model_dir:
+        config = config.replace(model_dir=model_dir)
+    elif config.model_dir is None:
+        import tempfile
+
+        config = config.replace(model_dir=tempfile.mkdtemp())
+    return config
+
+
+def path_to_str(path: Any) -> Any:
+    """`os.fspath(path)` for path-like objects, other values unchanged.
+
+    Example:
+        >>> import pathlib
+        >>> path_to_str(pathlib.Path("/tmp/m"))
+        '/tmp/m'
+    """
+    return os.fspath(path) if isinstance(path, os.PathLike) else path

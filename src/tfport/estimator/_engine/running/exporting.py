@@ -214,3 +214,25 @@ def _copy_assets_extra(tf: TFModule, export_dir: bytes, assets_extra: dict | Non
         dest = os.path.join(base, dest_relative)
         tf.io.gfile.makedirs(os.path.dirname(dest))
         tf.io.gfile.copy(source, dest, overwrite=True)
+
+
+def export_estimator_savedmodel(
+    estimator: Any,
+    export_dir_base: Any,
+    serving_input_receiver_fn: Any,
+    assets_extra: Any = None,
+    as_text: bool = False,
+    checkpoint_path: Any = None,
+) -> Any:
+    """Exports `estimator`'s model for serving (legacy `tpu_estimator.export_...`).
+
+    Example:
+        >>> export_estimator_savedmodel(est, "export", serving_fn)  # doctest: +SKIP
+    """
+    return estimator.export_saved_model(
+        export_dir_base,
+        serving_input_receiver_fn,
+        assets_extra=assets_extra,
+        as_text=as_text,
+        checkpoint_path=checkpoint_path,
+    )
