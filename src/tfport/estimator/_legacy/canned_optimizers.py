@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import OptimizerArg
 from tfport.estimator._canned import optimizers
 
 _LEARNING_RATE = 0.05
@@ -16,7 +17,7 @@ _OPTIMIZER_CLS_NAMES = optimizers.NAMES
 _OPTIMIZER_CLS_NAMES_V2 = optimizers.NAMES
 
 
-def get_optimizer_instance(opt: Any, learning_rate: float | None = None) -> Any:
+def get_optimizer_instance(opt: OptimizerArg, learning_rate: float | None = None) -> Any:
     """A `tf.compat.v1.train.Optimizer` from a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp',
     'SGD'; `learning_rate` required), an instance, or a callable returning one.
 
@@ -46,7 +47,7 @@ def get_optimizer_instance(opt: Any, learning_rate: float | None = None) -> Any:
     return opt
 
 
-def get_optimizer_instance_v2(opt: Any, learning_rate: float | None = None) -> Any:
+def get_optimizer_instance_v2(opt: OptimizerArg, learning_rate: float | None = None) -> Any:
     """A Keras (legacy, graph-mode) optimizer from a name, class, instance or callable.
 
     A name without `learning_rate` uses the optimizer's own default learning rate.
@@ -62,6 +63,6 @@ def get_optimizer_instance_v2(opt: Any, learning_rate: float | None = None) -> A
     return optimizers.get_v2(opt, learning_rate)
 
 
-def _optimizer_has_default_learning_rate(opt: Any) -> bool:
+def _optimizer_has_default_learning_rate(opt: object) -> bool:
     """Whether optimizer class `opt` has a default `learning_rate`."""
     return optimizers._has_default_learning_rate(opt)

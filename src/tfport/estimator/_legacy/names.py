@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import collections
 import os
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, InputFn, Params, Tensor
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
+    from tfport.estimator._engine.run_config import RunConfig
 
 LOSS_METRIC_KEY = "loss"
 AVERAGE_LOSS_METRIC_KEY = "average_loss"
@@ -40,7 +46,7 @@ class estimator_export:  # noqa: N801 - the legacy name
         ('estimator.MyThing',)
     """
 
-    def __init__(self, *args: str, v1: Any = None) -> None:
+    def __init__(self, *args: str, v1: Iterable[str] | None = None) -> None:
         self._names = args
         self._names_v1 = tuple(v1) if v1 is not None else args
 
@@ -60,7 +66,7 @@ class FormattedKeyError(KeyError):
         return self.message
 
 
-def standardize_sample_weights(x_weight: Any, output_names: list) -> dict:
+def standardize_sample_weights(x_weight: object, output_names: list) -> dict:
     """`{output name: weight}` from None, a list (by position) or a dict (legacy `keras_lib`).
 
     Example:
@@ -80,7 +86,7 @@ def standardize_sample_weights(x_weight: Any, output_names: list) -> dict:
     return dict(zip(output_names, weights))
 
 
-def path_to_str(path: Any) -> Any:
+def path_to_str(path: object) -> Any:
     """`os.fspath(path)` for path-like objects, other values unchanged.
 
     Example:
@@ -104,7 +110,13 @@ def get_default_session_config() -> Any:
     return tf.compat.v1.ConfigProto(allow_soft_placement=True, graph_options=graph_options)
 
 
-def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: Any) -> Any:
+def call_logit_fn(
+    logit_fn: Callable[..., object],
+    features: Features,
+    mode: str,
+    params: Params | None,
+    config: object,
+) -> Any:
     """Calls `logit_fn` with the arguments it takes; checks it returns a Tensor or dict of them.
 
     Example:
@@ -126,7 +138,9 @@ def call_logit_fn(logit_fn: Any, features: Any, mode: str, params: Any, config: 
     return logits
 
 
-def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) -> Any:
+def maybe_overwrite_model_dir_and_session_config(
+    config: RunConfig | None, model_dir: str | os.PathLike[str] | None
+) -> Any:
     """The RunConfig with `model_dir` set (legacy `estimator.maybe_overwrite_...`).
 
     Example:
@@ -168,7 +182,7 @@ def create_per_replica_ready_for_local_init_op(scaffold: Any) -> Any:
 
 
 def wrap_and_check_input_tensors(
-    tensors: Any, field_name: str, allow_int_keys: bool = False
+    tensors: object, field_name: str, allow_int_keys: bool = False
 ) -> dict:
     """`{key: tensor}` from a tensor or dict (a single tensor gets the default key).
 
@@ -190,7 +204,9 @@ def wrap_and_check_input_tensors(
     return tensors
 
 
-def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_args: Any) -> Any:
+def build_supervised_input_receiver_fn_from_input_fn(
+    input_fn: InputFn, **input_fn_args: object
+) -> Any:
     """A receiver fn whose placeholders match what `input_fn(**input_fn_args)` returns.
 
     Example:
@@ -212,24 +228,24 @@ def build_supervised_input_receiver_fn_from_input_fn(input_fn: Any, **input_fn_a
     )
 
 
-def _spec(t: Any) -> Any:
+def _spec(t: Tensor) -> Any:
     return (t.dtype, t.shape)
 
 
-def _placeholder_maker(spec: Any) -> Any:
+def _placeholder_maker(spec: tuple[object, object]) -> Any:
     return import_tf().compat.v1.placeholder(spec[0], spec[1])
 
 
 def model_to_estimator(
-    keras_model: Any = None,
-    keras_model_path: Any = None,
-    custom_objects: Any = None,
-    model_dir: Any = None,
-    config: Any = None,
-    checkpoint_format: Any = None,
+    keras_model: object = None,
+    keras_model_path: str | None = None,
+    custom_objects: dict | None = None,
+    model_dir: str | None = None,
+    config: RunConfig | None = None,
+    checkpoint_format: str | None = None,
     use_v2_estimator: bool = False,
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
+    metric_names_map: dict | None = None,
+    export_outputs: dict | None = None,
 ) -> Any:
     """Legacy `keras_lib.model_to_estimator`: an Estimator from a Keras model.
 
@@ -252,7 +268,10 @@ def model_to_estimator(
 
 
 def binary_or_multi_class_head(
-    n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: Any
+    n_classes: int,
+    weight_column: object,
+    label_vocabulary: Sequence[str] | None,
+    loss_reduction: str,
 ) -> Any:
     """`BinaryClassHead` for 2 classes, else `MultiClassHead` (legacy `head_utils`).
 
@@ -275,12 +294,12 @@ def binary_or_multi_class_head(
     )
 
 
-def track_usage(tool_id: Any, tags: Any) -> None:
+def track_usage(tool_id: object, tags: object) -> None:
     """Legacy usage tracking (a no-op in the open-source stack, as here)."""
     del tool_id, tags
 
 
-def track_numerical_issues(exc_info: Any) -> None:
+def track_numerical_issues(exc_info: object) -> None:
     """Legacy numerical-issue tracking (a no-op in the open-source stack, as here)."""
     del exc_info
 
@@ -295,12 +314,12 @@ def has_pandas() -> bool:
 
 
 def export_estimator_savedmodel(
-    estimator: Any,
-    export_dir_base: Any,
-    serving_input_receiver_fn: Any,
-    assets_extra: Any = None,
+    estimator: Estimator,
+    export_dir_base: str,
+    serving_input_receiver_fn: Callable[[], object],
+    assets_extra: dict | None = None,
     as_text: bool = False,
-    checkpoint_path: Any = None,
+    checkpoint_path: str | None = None,
 ) -> Any:
     """Exports `estimator`'s model for serving (legacy `tpu_estimator.export_...`).
 

@@ -6,9 +6,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Session
 from tfport.estimator._engine.calls import _DatasetInitializerHook
 
 _tf = import_tf()
@@ -23,16 +25,16 @@ class DistributedIteratorInitializerHook(_DatasetInitializerHook):
 class MultiHostDatasetInitializerHook(_SessionRunHook):
     """Runs the given dataset initializers once the session exists."""
 
-    def __init__(self, dataset_initializers: Any) -> None:
+    def __init__(self, dataset_initializers: Sequence[object]) -> None:
         self._initializers = dataset_initializers
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         del coord
         if self._initializers:
             session.run(self._initializers)
 
 
-def parse_iterator_result(result: Any) -> tuple:
+def parse_iterator_result(result: object) -> tuple:
     """`(features, labels)` of an iterator element: a pair, or features alone.
 
     Example:
@@ -49,7 +51,7 @@ def parse_iterator_result(result: Any) -> tuple:
     return result, None
 
 
-def parse_input_fn_result(result: Any) -> tuple:
+def parse_input_fn_result(result: object) -> tuple:
     """`(features, labels, input_hooks)` of what an input_fn returned (a Dataset gets an
     initializable iterator and its hook).
 
