@@ -368,8 +368,8 @@ def test_infeed_outfeed_hook_reraises_a_thread_error_at_end():
 
 def test_call_computation_and_model_fn_inference_run_on_this_device():
     import tfport.estimator
-    from tfport.estimator._tpu.tpu_estimator import BatchConfig
     from tfport.estimator._tpu import tpu_infeed
+    from tfport.estimator._tpu.tpu_estimator import BatchConfig
 
     tf = import_tf()
 

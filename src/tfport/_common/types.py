@@ -237,3 +237,184 @@ class ModelHead(Protocol):
     def create_estimator_spec(self) -> Callable[..., object]:
         """`create_estimator_spec(features, mode, logits, labels, optimizer=..., ...)`."""
         ...
+
+
+# --- h38-tyt ---
+
+
+class DeviceAssignment(Protocol):
+    """A `tf.tpu.experimental.DeviceAssignment`: the TPU cores and hosts of each replica."""
+
+    def lookup_replicas(self, task_id: int, logical_core: int) -> list[int]:
+        """The replicas with logical core `logical_core` on host `task_id`."""
+        ...
+
+    def tpu_ordinal(self, replica: int = 0, logical_core: int = 0) -> int:
+        """The TPU ordinal (on its host) of a replica's logical core."""
+        ...
+
+    def host_device(self, replica: int = 0, logical_core: int = 0, job: str | None = None) -> str:
+        """The CPU device of the host of a replica's logical core."""
+        ...
+
+    def tpu_device(self, replica: int = 0, logical_core: int = 0, job: str | None = None) -> str:
+        """The TPU device of a replica's logical core."""
+        ...
+
+
+class TPUDeployment(Protocol):
+    """The TPU system a TPU program runs on, as its builders read it: legacy's internal TPU
+    context (`_InternalTPUContext`) or tfport's `tpu_context.EmulatedDeployment`."""
+
+    @property
+    def mode(self) -> str | None:
+        """The ModeKeys value of the program (None outside one)."""
+        ...
+
+    @property
+    def config(self) -> object:
+        """The TPU RunConfig."""
+        ...
+
+    @property
+    def num_replicas(self) -> int:
+        """Replicas of the whole system."""
+        ...
+
+    @property
+    def num_hosts(self) -> int:
+        """Hosts of the system."""
+        ...
+
+    @property
+    def num_cores(self) -> int:
+        """TPU cores of the system."""
+        ...
+
+    @property
+    def num_of_replicas_per_host(self) -> int:
+        """Replicas each host feeds."""
+        ...
+
+    @property
+    def num_of_cores_per_host(self) -> int:
+        """TPU cores of each host."""
+        ...
+
+    @property
+    def model_parallelism_enabled(self) -> object:
+        """Truthy when a replica spans several cores."""
+        ...
+
+    @property
+    def device_assignment(self) -> DeviceAssignment | None:
+        """The model-parallel device assignment (None without model parallelism)."""
+        ...
+
+    @property
+    def input_partition_dims(self) -> object:
+        """TPUConfig's `input_partition_dims`."""
+        ...
+
+    @property
+    def allow_per_host_v2_parallel_get_next(self) -> bool:
+        """TPUConfig's `experimental_allow_per_host_v2_parallel_get_next`."""
+        ...
+
+    @property
+    def batch_size_for_input_fn(self) -> int | None:
+        """The batch one input_fn call makes."""
+        ...
+
+    @property
+    def batch_size_for_model_fn(self) -> int | None:
+        """The batch one model_fn replica sees."""
+        ...
+
+    @property
+    def embedding_config(self) -> object:
+        """The TPU embedding config (None without embedding tables)."""
+        ...
+
+    def is_input_sharded_per_core(self) -> bool:
+        """Whether the input_fn is called once per core."""
+        ...
+
+    def is_input_broadcast_with_iterators(self) -> bool:
+        """Whether one input_fn call feeds every replica alike (BROADCAST)."""
+        ...
+
+    def is_input_per_host_with_iterators(self) -> bool:
+        """Whether the input pipeline is PER_HOST_V2."""
+        ...
+
+    def is_replica_across_hosts(self) -> bool:
+        """Whether one replica needs cores of several hosts."""
+        ...
+
+    def device_for_replica(self, replica_id: int) -> tuple[str, int]:
+        """(host CPU device, TPU ordinal) of replica `replica_id`."""
+        ...
+
+    def tpu_host_placement_function(
+        self, host_id: int | None = None, replica_id: int | None = None
+    ) -> str:
+        """The CPU device of host `host_id`, or of the host of replica `replica_id`."""
+        ...
+
+    def tpu_ordinal_function(self, host_id: int) -> Callable[[int], int]:
+        """A function `shard index in host -> TPU ordinal` of host `host_id`'s shards."""
+        ...
+
+
+class InfeedInputs(Protocol):
+    """What a TPU program's `dequeue_fn()` gives: one batch's features, labels, signals."""
+
+    def features_and_labels(self) -> tuple[Features, Labels]:
+        """(features, labels) of the batch."""
+        ...
+
+    def signals(self) -> dict[str, object] | None:
+        """The batch's stopping signals (None without)."""
+        ...
+
+
+#: A TPU program's `dequeue_fn`: the next batch of its infeed.
+DequeueFn = Callable[[], InfeedInputs]
+
+
+class RunValues(Protocol):
+    """A `tf.compat.v1.train.SessionRunValues`: what `before_run` asked for, fetched."""
+
+    @property
+    def results(self) -> object:
+        """The fetched values, in the structure `SessionRunArgs.fetches` had."""
+        ...
+
+
+class V1Optimizer(Protocol):
+    """A `tf.compat.v1.train.Optimizer`: the members an optimizer wrapper forwards to."""
+
+    def compute_gradients(
+        self, loss: object, var_list: object = None, **kwargs: object
+    ) -> list[tuple[object, object]]:
+        """(gradient, variable) pairs of `loss`."""
+        ...
+
+    def apply_gradients(
+        self, grads_and_vars: object, global_step: object = None, name: str | None = None
+    ) -> object:
+        """The op applying the gradients."""
+        ...
+
+    def get_slot(self, *args: object, **kwargs: object) -> object:
+        """`get_slot(var, name)`: the slot variable `name` of `var`."""
+        ...
+
+    def get_slot_names(self, *args: object, **kwargs: object) -> list[str]:
+        """The names of the optimizer's slots."""
+        ...
+
+    def variables(self) -> list[object]:
+        """The optimizer's own variables."""
+        ...

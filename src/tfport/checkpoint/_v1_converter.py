@@ -121,7 +121,7 @@ class _Reader:
         return self._reader.read(name)
 
 
-def _root_of_power(power: np.ndarray, step: Any) -> np.ndarray:
+def _root_of_power(power: np.ndarray, step: float | np.ndarray) -> np.ndarray:
     """`power ** (1 / step)` as legacy's `tf.math.pow` gives it: correctly rounded in the
     power's dtype (the exponent first rounded to that dtype). Computed in float64 with
     libm's `pow` per element; numpy's own float32 `power` uses SIMD code on AVX-512
@@ -131,7 +131,7 @@ def _root_of_power(power: np.ndarray, step: Any) -> np.ndarray:
     return np.asarray(flat, np.float64).astype(power.dtype).reshape(power.shape)
 
 
-def _variable_value(value: Any) -> np.ndarray:
+def _variable_value(value: object) -> np.ndarray:
     """The value `tf.Variable(value)` would hold: Python floats float32, ints int32."""
     if isinstance(value, (np.ndarray, np.generic)):
         return np.asarray(value)
@@ -145,7 +145,7 @@ def _variable_value(value: Any) -> np.ndarray:
 
 
 def _add_new_variable(
-    initial_value: Any, var_name_v2: str, var_name_v1: str, var_map: dict, var_names_map: dict
+    initial_value: object, var_name_v2: str, var_name_v1: str, var_map: dict, var_names_map: dict
 ) -> None:
     """Records `var_name_v2` (its value) and where it came from (legacy helper).
 
@@ -164,7 +164,7 @@ def _add_opt_variable(
     var_name_v1: str,
     idx: int,
     suffix_v2: str,
-    reader: Any,
+    reader: _Reader,
     var_map: dict,
     var_names_map: dict,
 ) -> None:
@@ -176,7 +176,7 @@ def _add_opt_variable(
 
 def _convert_variables_in_ckpt(
     opt_name_v1: str,
-    reader: Any,
+    reader: _Reader,
     variable_names: list,
     var_map: dict,
     var_names_map: dict,
@@ -260,7 +260,7 @@ def _optimizers(names: list[str], estimator_type: str) -> dict[str, str]:
     return found or {"SGD": ""}
 
 
-def _linear_iter(reader: Any, found: dict[str, str], var_map: dict, names_map: dict) -> None:
+def _linear_iter(reader: _Reader, found: dict[str, str], var_map: dict, names_map: dict) -> None:
     """Combined: the linear optimizer's own `iter` (the DNN one uses global_step)."""
     linear = [k for k, v in found.items() if v.startswith("linear/linear_model/")]
     if len(found) == 1:
@@ -342,7 +342,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(_: Any) -> None:
+def main(_: object) -> None:
     """Legacy's command line: `estimator_type source_checkpoint source_graph target_checkpoint`
     read from `sys.argv` (an argv list given as `_` is used instead, as `app.run` passes).
 

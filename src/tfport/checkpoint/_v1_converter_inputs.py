@@ -71,7 +71,7 @@ def open_checkpoint(source_checkpoint: str) -> CheckpointReader:
         raise not_found(str(err).split(". ")[0], str(source_checkpoint)) from None
 
 
-def check_kind(estimator_type: Any, names: list[str], source: str, slot_names: set) -> None:
+def check_kind(estimator_type: str, names: list[str], source: str, slot_names: set) -> None:
     """Refuses an unknown `estimator_type` or a checkpoint of another kind of estimator
     (missing `dnn/` or `linear/` variables, or TF1 slots not cut where that kind cuts them).
 
@@ -126,7 +126,7 @@ def check_graph(graph: Any, names: list[str], path: str, slot_names: set) -> Non
         )
 
 
-def check_target(target_checkpoint: Any, reader: CheckpointReader) -> str:
+def check_target(target_checkpoint: str | os.PathLike[str], reader: CheckpointReader) -> str:
     """The absolute output prefix; refuses a folder, or a target in the source's folder
     (its `checkpoint` state file would be replaced).
 

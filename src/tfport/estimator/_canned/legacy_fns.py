@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         ModelHead,
         OptimizerArg,
     )
-    from tfport.estimator._engine.run_config import RunConfig
+    from tfport.estimator._engine.api.run_config import RunConfig
     from tfport.estimator._heads.base import Head
 
 _RELU = "relu"  # legacy's default `tf.nn.relu`, by the name tfport's layers take

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
         OptimizerArg,
         TFModule,
     )
-    from tfport.estimator._engine.run_config import RunConfig
+    from tfport.estimator._engine.api.run_config import RunConfig
 
 
 class _SparseFeatureColumn:

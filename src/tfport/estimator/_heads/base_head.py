@@ -6,16 +6,18 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Tensor, TFModule
 from tfport.estimator._engine.building import calls
 
 _REDUCTIONS = ("auto", "sum", "sum_over_batch_size")
 
 
-def validate_loss_reduction(loss_reduction: Any) -> None:
+def validate_loss_reduction(loss_reduction: str) -> None:
     """Raises ValueError unless `loss_reduction` is a `tf.losses.Reduction` other than NONE."""
     if loss_reduction not in _REDUCTIONS:
         raise ValueError(
@@ -24,14 +26,14 @@ def validate_loss_reduction(loss_reduction: Any) -> None:
         )
 
 
-def validate_n_classes(n_classes: Any) -> Any:
+def validate_n_classes(n_classes: object) -> Any:
     """`n_classes` after checking it is > 2 (a static int, as legacy checks it)."""
     if isinstance(n_classes, int) and n_classes <= 2:
         raise ValueError(f"n_classes must be > 2: {n_classes}.")
     return n_classes
 
 
-def validate_loss_fn_args(loss_fn: Any) -> None:
+def validate_loss_fn_args(loss_fn: Callable[..., object]) -> None:
     """Checks `loss_fn` takes `labels` and `logits` and nothing but `features`/`loss_reduction`."""
     args = set(calls.fn_args(loss_fn))
     for required in ("labels", "logits"):
@@ -44,7 +46,7 @@ def validate_loss_fn_args(loss_fn: Any) -> None:
         raise ValueError(f"loss_fn has unexpected args: {invalid}")
 
 
-def check_prediction_keys(pred_keys: Any, valid_keys: Any) -> None:
+def check_prediction_keys(pred_keys: Iterable[str], valid_keys: Collection[str]) -> None:
     """Raises ValueError for a key of `pred_keys` not in `valid_keys`."""
     for key in pred_keys:
         if key not in valid_keys:
@@ -54,7 +56,7 @@ def check_prediction_keys(pred_keys: Any, valid_keys: Any) -> None:
             )
 
 
-def validate_trainable_variables(trainable_variables: Any = None) -> Any:
+def validate_trainable_variables(trainable_variables: object = None) -> Any:
     """`trainable_variables` after checking it is a list or tuple."""
     if trainable_variables is None:
         raise ValueError(f"trainable_variables cannot be None. Given {trainable_variables}")
@@ -65,13 +67,13 @@ def validate_trainable_variables(trainable_variables: Any = None) -> Any:
     return trainable_variables
 
 
-def validate_update_ops(update_ops: Any = None) -> None:
+def validate_update_ops(update_ops: object = None) -> None:
     """Checks `update_ops` is None, a list or a tuple."""
     if update_ops is not None and not isinstance(update_ops, (list, tuple)):
         raise ValueError(f"update_ops should be a list or tuple. Given {update_ops}")
 
 
-def validate_v2_optimizer(optimizer: Any) -> None:
+def validate_v2_optimizer(optimizer: object) -> None:
     """Checks `optimizer` is a Keras optimizer (`tf.keras.optimizers` or `.legacy`)."""
     tf = import_tf()
     kinds = (tf.keras.optimizers.Optimizer, tf.keras.optimizers.legacy.Optimizer)
@@ -82,20 +84,20 @@ def validate_v2_optimizer(optimizer: Any) -> None:
         )
 
 
-def create_eval_metrics_tuple(fn: Any, kwargs: dict) -> tuple:
+def create_eval_metrics_tuple(fn: Callable[..., object], kwargs: dict) -> tuple:
     """`(metric_fn, tensors)` for TPUEstimatorSpec.eval_metrics: tensors passed through,
     other arguments bound into the function."""
     tf = import_tf()
     tensors = {k: v for k, v in kwargs.items() if tf.is_tensor(v)}
     others = {k: v for k, v in kwargs.items() if k not in tensors}
 
-    def metric_fn(**given: Any) -> Any:
+    def metric_fn(**given: object) -> Any:
         return fn(**dict(others, **given))
 
     return metric_fn, tensors
 
 
-def update_metric_with_broadcast_weights(eval_metric: Any, values: Any, weights: Any) -> Any:
+def update_metric_with_broadcast_weights(eval_metric: Any, values: object, weights: object) -> Any:
     """`eval_metric.update_state(values, sample_weight=weights broadcast to values)`."""
     tf = import_tf()
     values = tf.cast(values, tf.float32)
@@ -104,7 +106,7 @@ def update_metric_with_broadcast_weights(eval_metric: Any, values: Any, weights:
     return eval_metric.update_state(values=values, sample_weight=weights)
 
 
-def check_label_range(labels: Any, n_classes: int, message: Any = None) -> Any:
+def check_label_range(labels: Tensor, n_classes: int, message: str | None = None) -> Any:
     """`labels` with assertions that they lie in [0, n_classes - 1]."""
     tf = import_tf()
     with tf.compat.v1.name_scope("check_label_range", values=(labels,)):
@@ -119,7 +121,7 @@ def check_label_range(labels: Any, n_classes: int, message: Any = None) -> Any:
 
 
 def call_loss_fn(
-    loss_fn: Any, labels: Any, logits: Any, features: Any, expected_loss_dim: int = 1
+    loss_fn: Any, labels: object, logits: object, features: Features, expected_loss_dim: int = 1
 ) -> Any:
     """`loss_fn(labels=, logits=[, features=])`, checked to end in `expected_loss_dim`."""
     tf = import_tf()
@@ -136,7 +138,9 @@ def call_loss_fn(
 
 
 def create_estimator_spec_summary(
-    regularized_training_loss: Any, regularization_losses: Any = None, summary_key_fn: Any = None
+    regularized_training_loss: object,
+    regularization_losses: Sequence[object] | None = None,
+    summary_key_fn: Callable[[str], str] | None = None,
 ) -> None:
     """The `loss` (and `regularization_loss`) summaries of a head's training spec."""
     tf = import_tf()
@@ -219,7 +223,7 @@ def check_dense_labels_match_logits_and_reshape(
                 return tf.identity(labels, name=scope)
 
 
-def _weight_tensor(tf: Any, features: Any, weight_column: Any) -> Any:
+def _weight_tensor(tf: TFModule, features: Any, weight_column: object) -> Any:
     if isinstance(weight_column, str):
         weight_column = tf.feature_column.numeric_column(key=weight_column, shape=(1,))
     if not isinstance(weight_column, tf_internals.feature_column_v2().NumericColumn):
@@ -239,7 +243,10 @@ def _weight_tensor(tf: Any, features: Any, weight_column: Any) -> Any:
 
 
 def get_weights_and_check_match_logits(
-    features: Any, weight_column: Any, logits: Any, allow_per_logit_weights: bool = False
+    features: Mapping[str, object],
+    weight_column: object,
+    logits: Any,
+    allow_per_logit_weights: bool = False,
 ) -> Any:
     """The example weights of `features[weight_column]`, shaped to broadcast over `logits`.
 
@@ -291,7 +298,7 @@ def get_weights_and_check_match_logits(
             return tf.identity(weights, name=scope)
 
 
-def _eager_weights(tf: Any, weights: Any, logits: Any, per_logit: bool, err: str) -> Any:
+def _eager_weights(tf: TFModule, weights: Any, logits: Any, per_logit: bool, err: str) -> Any:
     w_dims, l_dims = tuple(weights.shape.as_list()), tuple(logits.shape.as_list())
     if len(w_dims) == len(l_dims) - 1:
         if l_dims[:-1] != w_dims:
@@ -304,12 +311,12 @@ def _eager_weights(tf: Any, weights: Any, logits: Any, per_logit: bool, err: str
 
 
 def create_estimator_spec_train_op(
-    head_name: Any,
+    head_name: str | None,
     optimizer: Any = None,
     trainable_variables: Any = None,
-    train_op_fn: Any = None,
-    update_ops: Any = None,
-    regularized_training_loss: Any = None,
+    train_op_fn: Callable[[object], object] | None = None,
+    update_ops: Sequence[object] | None = None,
+    regularized_training_loss: object = None,
     loss_reduction: str = "sum_over_batch_size",
 ) -> Any:
     """The train op of a v2 head's TRAIN spec, built under the root `training` name scope.

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import abc
 import collections
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KeyedColumn, Labels, OptimizerArg, Tensor
 from tfport.estimator._heads import head_outputs, heads
 
 _DEFAULT_SERVING_KEY = "serving_default"
@@ -32,7 +34,7 @@ LossSpec = collections.namedtuple(
 )
 
 
-def _summary_key(head_name: Any, val: str) -> str:
+def _summary_key(head_name: str | None, val: str) -> str:
     """`val/head_name`, or `val` for an unnamed head (legacy metric and summary keys)."""
     return f"{val}/{head_name}" if head_name else val
 
@@ -57,18 +59,20 @@ class _Head(abc.ABC):  # noqa: B024 - the legacy base class, abstract members be
         """Width of the logits the model must produce."""
 
     @abc.abstractmethod
-    def create_loss(self, features: Any, mode: str, logits: Any, labels: Any) -> LossSpec:
+    def create_loss(
+        self, features: Features, mode: str, logits: Tensor, labels: Labels
+    ) -> LossSpec:
         """The `LossSpec` of `logits` against `labels`."""
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        train_op_fn: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The EstimatorSpec of `mode`, made from `_create_tpu_estimator_spec` by default."""
         try:
@@ -84,13 +88,13 @@ class _Head(abc.ABC):  # noqa: B024 - the legacy base class, abstract members be
 
     def _create_tpu_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        train_op_fn: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         raise NotImplementedError("TPUEstimatorSpec not available for this model head.")
 
@@ -108,7 +112,9 @@ class _V1Head(_Head):
     def logits_dimension(self) -> int:
         return self._impl.logits_dimension
 
-    def create_loss(self, features: Any, mode: str, logits: Any, labels: Any) -> LossSpec:
+    def create_loss(
+        self, features: Features, mode: str, logits: Tensor, labels: Labels
+    ) -> LossSpec:
         """`LossSpec(training_loss, unreduced_loss, weights, processed_labels)`."""
         del mode
         tf = import_tf()
@@ -117,13 +123,13 @@ class _V1Head(_Head):
 
     def create_estimator_spec(
         self,
-        features: Any,
+        features: Features,
         mode: str,
-        logits: Any,
-        labels: Any = None,
-        optimizer: Any = None,
-        train_op_fn: Any = None,
-        regularization_losses: Any = None,
+        logits: Tensor,
+        labels: Labels = None,
+        optimizer: OptimizerArg | None = None,
+        train_op_fn: Callable[[Tensor], object] | None = None,
+        regularization_losses: Sequence[Tensor] | None = None,
     ) -> Any:
         """The EstimatorSpec of `mode` (train op from `optimizer` or `train_op_fn`)."""
         return self._impl.create_estimator_spec(
@@ -136,7 +142,7 @@ class _V1Head(_Head):
             regularization_losses=regularization_losses,
         )
 
-    def _with_regularization(self, metrics: dict, regularization_loss: Any) -> dict:
+    def _with_regularization(self, metrics: dict, regularization_loss: Tensor | None) -> dict:
         tf = import_tf()
         if regularization_loss is not None:
             metrics["regularization_loss"] = heads.v1_mean(
@@ -150,12 +156,12 @@ class _BinaryLogisticHeadWithSigmoidCrossEntropyLoss(_V1Head):
 
     def __init__(
         self,
-        weight_column: Any = None,
-        thresholds: Any = None,
-        label_vocabulary: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        thresholds: Sequence[float] | None = None,
+        label_vocabulary: Sequence[str] | None = None,
         loss_reduction: str = _WEIGHTED_SUM,
-        loss_fn: Any = None,
-        name: Any = None,
+        loss_fn: Callable[..., object] | None = None,
+        name: str | None = None,
     ) -> None:
         self._impl = heads.CannedHead(
             "classifier",
@@ -170,13 +176,13 @@ class _BinaryLogisticHeadWithSigmoidCrossEntropyLoss(_V1Head):
 
     def _eval_metric_ops(
         self,
-        labels: Any,
-        logits: Any,
-        logistic: Any,
-        class_ids: Any,
-        weights: Any,
-        unreduced_loss: Any,
-        regularization_loss: Any,
+        labels: Tensor,
+        logits: Tensor,
+        logistic: Tensor,
+        class_ids: Tensor,
+        weights: Tensor | float | None,
+        unreduced_loss: Tensor,
+        regularization_loss: Tensor | None,
     ) -> dict:
         """The head's eval metrics from its tensors (legacy keys, suffixed by the name)."""
         impl = self._impl
@@ -192,11 +198,11 @@ class _MultiClassHeadWithSoftmaxCrossEntropyLoss(_V1Head):
     def __init__(
         self,
         n_classes: int,
-        weight_column: Any = None,
-        label_vocabulary: Any = None,
+        weight_column: str | KeyedColumn | None = None,
+        label_vocabulary: Sequence[str] | None = None,
         loss_reduction: str = _WEIGHTED_SUM,
-        loss_fn: Any = None,
-        name: Any = None,
+        loss_fn: Callable[..., object] | None = None,
+        name: str | None = None,
     ) -> None:
         _validate_n_classes(n_classes)
         self._impl = heads.CannedHead(
@@ -209,17 +215,17 @@ class _MultiClassHeadWithSoftmaxCrossEntropyLoss(_V1Head):
             name=name,
         )
 
-    def _label_ids(self, labels: Any) -> Any:
+    def _label_ids(self, labels: Tensor) -> Any:
         """Labels as class ids (looked up in the vocabulary when there is one)."""
         return self._impl._label_ids(import_tf(), labels)
 
     def _eval_metric_ops(
         self,
-        labels: Any,
-        class_ids: Any,
-        weights: Any,
-        unreduced_loss: Any,
-        regularization_loss: Any,
+        labels: Tensor,
+        class_ids: Tensor,
+        weights: Tensor | float | None,
+        unreduced_loss: Tensor,
+        regularization_loss: Tensor | None,
     ) -> dict:
         """The head's eval metrics from its tensors (legacy keys, suffixed by the name)."""
         predictions = {"class_ids": class_ids}
@@ -234,11 +240,11 @@ class _RegressionHeadWithMeanSquaredErrorLoss(_V1Head):
     def __init__(
         self,
         label_dimension: int,
-        weight_column: Any = None,
+        weight_column: str | KeyedColumn | None = None,
         loss_reduction: str = _WEIGHTED_SUM,
-        loss_fn: Any = None,
-        inverse_link_fn: Any = None,
-        name: Any = None,
+        loss_fn: Callable[..., object] | None = None,
+        inverse_link_fn: Callable[[Tensor], object] | None = None,
+        name: str | None = None,
     ) -> None:
         self._impl = heads.CannedHead(
             "regression",
@@ -252,11 +258,11 @@ class _RegressionHeadWithMeanSquaredErrorLoss(_V1Head):
 
     def _eval_metric_ops(
         self,
-        predicted_value: Any,
-        labels: Any,
-        weights: Any,
-        unreduced_loss: Any,
-        regularization_loss: Any,
+        predicted_value: Tensor,
+        labels: Tensor,
+        weights: Tensor | float | None,
+        unreduced_loss: Tensor,
+        regularization_loss: Tensor | None,
     ) -> dict:
         """The head's eval metrics from its tensors (legacy keys, suffixed by the name)."""
         predictions = {"predictions": predicted_value}
@@ -266,12 +272,12 @@ class _RegressionHeadWithMeanSquaredErrorLoss(_V1Head):
 
 
 def _binary_logistic_head_with_sigmoid_cross_entropy_loss(
-    weight_column: Any = None,
-    thresholds: Any = None,
-    label_vocabulary: Any = None,
+    weight_column: str | KeyedColumn | None = None,
+    thresholds: Sequence[float] | None = None,
+    label_vocabulary: Sequence[str] | None = None,
     loss_reduction: str = _WEIGHTED_SUM,
-    loss_fn: Any = None,
-    name: Any = None,
+    loss_fn: Callable[..., object] | None = None,
+    name: str | None = None,
 ) -> _Head:
     """A v1 binary classification head (legacy private factory).
 
@@ -285,11 +291,11 @@ def _binary_logistic_head_with_sigmoid_cross_entropy_loss(
 
 def _multi_class_head_with_softmax_cross_entropy_loss(
     n_classes: int,
-    weight_column: Any = None,
-    label_vocabulary: Any = None,
+    weight_column: str | KeyedColumn | None = None,
+    label_vocabulary: Sequence[str] | None = None,
     loss_reduction: str = _WEIGHTED_SUM,
-    loss_fn: Any = None,
-    name: Any = None,
+    loss_fn: Callable[..., object] | None = None,
+    name: str | None = None,
 ) -> _Head:
     """A v1 multi-class head (legacy private factory; n_classes > 2).
 
@@ -302,12 +308,12 @@ def _multi_class_head_with_softmax_cross_entropy_loss(
 
 
 def _regression_head(
-    weight_column: Any = None,
+    weight_column: str | KeyedColumn | None = None,
     label_dimension: int = 1,
     loss_reduction: str = _WEIGHTED_SUM,
-    loss_fn: Any = None,
-    inverse_link_fn: Any = None,
-    name: Any = None,
+    loss_fn: Callable[..., object] | None = None,
+    inverse_link_fn: Callable[[Tensor], object] | None = None,
+    name: str | None = None,
 ) -> _Head:
     """A v1 mean-squared-error regression head (legacy private factory).
 
@@ -320,7 +326,10 @@ def _regression_head(
 
 
 def _binary_logistic_or_multi_class_head(
-    n_classes: int, weight_column: Any, label_vocabulary: Any, loss_reduction: str
+    n_classes: int,
+    weight_column: str | KeyedColumn | None,
+    label_vocabulary: Sequence[str] | None,
+    loss_reduction: str,
 ) -> _Head:
     """The binary head for `n_classes == 2`, else the multi-class head.
 
@@ -341,14 +350,16 @@ def _binary_logistic_or_multi_class_head(
     )
 
 
-def _validate_n_classes(n_classes: Any) -> Any:
+def _validate_n_classes(n_classes: object) -> Any:
     """Checks `n_classes > 2` (legacy raises ValueError otherwise); returns it."""
     if isinstance(n_classes, int) and n_classes <= 2:
         raise ValueError(f"n_classes must be > 2: {n_classes}.")
     return n_classes
 
 
-def _classification_output(scores: Any, n_classes: int, label_vocabulary: Any = None) -> Any:
+def _classification_output(
+    scores: Tensor, n_classes: int, label_vocabulary: Sequence[str] | None = None
+) -> Any:
     """A `ClassificationOutput` of `scores` with one class string per column.
 
     Example:
@@ -362,13 +373,15 @@ def _classification_output(scores: Any, n_classes: int, label_vocabulary: Any = 
     return export.ClassificationOutput(scores=scores, classes=tiled)
 
 
-def _all_class_ids(logits: Any, n_classes: int) -> Any:
+def _all_class_ids(logits: Tensor, n_classes: int) -> Any:
     """`[batch, n_classes]` class ids 0..n_classes-1 per row."""
     tf = import_tf()
     return head_outputs._tile_rows(tf, tf.range(n_classes), logits)
 
 
-def _all_classes(logits: Any, n_classes: int, label_vocabulary: Any = None) -> Any:
+def _all_classes(
+    logits: Tensor, n_classes: int, label_vocabulary: Sequence[str] | None = None
+) -> Any:
     """`[batch, n_classes]` class strings per row (the vocabulary when given)."""
     tf = import_tf()
     return head_outputs._tile_rows(

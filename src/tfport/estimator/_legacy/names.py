@@ -8,6 +8,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 LOSS_METRIC_KEY = "loss"
@@ -36,7 +37,7 @@ class estimator_export:  # noqa: N801 - the legacy name
         ('estimator.MyThing',)
     """
 
-    def __init__(self, *args: str, v1: Any = None) -> None:
+    def __init__(self, *args: str, v1: Iterable[str] | None = None) -> None:
         self._names = args
         self._names_v1 = tuple(v1) if v1 is not None else args
 
@@ -51,7 +52,7 @@ def track_usage(tool_id: Any, tags: Any) -> None:
     del tool_id, tags
 
 
-def track_numerical_issues(exc_info: Any) -> None:
+def track_numerical_issues(exc_info: object) -> None:
     """Legacy numerical-issue tracking (a no-op in the open-source stack, as here)."""
     del exc_info
 

@@ -44,7 +44,7 @@ class TPUClusterResolver(_Base):
         ''
     """
 
-    def __init__(self, tpu: Any = None, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, tpu: str | None = None, *args: object, **kwargs: object) -> None:
         if not tpu and not tpu_host():
             log.info(
                 "TPUClusterResolver(tpu=%r): no TPU on this machine; resolving to the local "

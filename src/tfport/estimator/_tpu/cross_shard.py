@@ -15,6 +15,7 @@ from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import V1Optimizer
 
 tf = import_tf()
 _Optimizer: Any = tf.compat.v1.train.Optimizer
@@ -33,7 +34,7 @@ def replicas_in_sync() -> int:
     return tf.distribute.get_replica_context().num_replicas_in_sync
 
 
-def overrides_apply(opt: Any) -> bool:
+def overrides_apply(opt: object) -> bool:
     """True when `opt`'s class replaces `tf.compat.v1.train.Optimizer.apply_gradients`.
 
     Example:
@@ -46,10 +47,10 @@ def overrides_apply(opt: Any) -> bool:
 
 
 def mean_apply(
-    opt: Any,
+    opt: V1Optimizer,
     grads_and_vars: Any,
-    global_step: Any = None,
-    name: Any = None,
+    global_step: object = None,
+    name: str | None = None,
     scaled: frozenset = frozenset(),
 ) -> Any:
     """Applies the all-replica mean of `grads_and_vars` with `opt` (in a replica context).
@@ -98,12 +99,12 @@ def wrapper_class() -> type:
 class CrossShardOptimizer(_Optimizer):
     """Wraps `opt`: gradients all-reduced (mean) across replicas before it applies them."""
 
-    def __init__(self, opt: Any, name: str = "CrossShardOptimizer") -> None:
+    def __init__(self, opt: V1Optimizer, name: str = "CrossShardOptimizer") -> None:
         super().__init__(False, name)
         self._opt = opt
         self._scaled: set = set()
 
-    def compute_gradients(self, loss: Any, var_list: Any = None, **kwargs: Any) -> list:
+    def compute_gradients(self, loss: object, var_list: object = None, **kwargs: object) -> list:
         pairs = self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
         graph = tf.compat.v1.get_default_graph()
         if tf_internals.loss_scaled_by_optimizer(graph):  # loss * 1/N
@@ -111,15 +112,15 @@ class CrossShardOptimizer(_Optimizer):
         return pairs
 
     def apply_gradients(
-        self, grads_and_vars: Any, global_step: Any = None, name: Any = None
+        self, grads_and_vars: object, global_step: object = None, name: str | None = None
     ) -> Any:
         scaled = frozenset(self._scaled)
         return mean_apply(self._opt, grads_and_vars, global_step, name, scaled)
 
-    def get_slot(self, *args: Any, **kwargs: Any) -> Any:
+    def get_slot(self, *args: object, **kwargs: object) -> Any:
         return self._opt.get_slot(*args, **kwargs)
 
-    def get_slot_names(self, *args: Any, **kwargs: Any) -> list:
+    def get_slot_names(self, *args: object, **kwargs: object) -> list:
         return self._opt.get_slot_names(*args, **kwargs)
 
     def variables(self) -> list:
@@ -127,7 +128,10 @@ class CrossShardOptimizer(_Optimizer):
 
 
 def cross_shard_optimizer(
-    opt: Any, reduction: Any = None, name: str = "CrossShardOptimizer", group_assignment: Any = None
+    opt: V1Optimizer,
+    reduction: object = None,
+    name: str = "CrossShardOptimizer",
+    group_assignment: object = None,
 ) -> Any:
     """`CrossShardOptimizer` that works everywhere.
 

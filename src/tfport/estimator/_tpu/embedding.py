@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import logging
 import numbers
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import FeatureColumns
 
 log = logging.getLogger("tfport")
 
@@ -54,7 +56,7 @@ class _OptimizationParameters:
 
     def __init__(
         self,
-        learning_rate: Any,
+        learning_rate: float | Callable[..., object],
         use_gradient_accumulation: bool = True,
         clip_weight_min: float | None = None,
         clip_weight_max: float | None = None,
@@ -96,7 +98,12 @@ class AdagradParameters(_OptimizationParameters):
         0.2
     """
 
-    def __init__(self, learning_rate: Any, initial_accumulator: float = 0.1, **kwargs: Any):
+    def __init__(
+        self,
+        learning_rate: float | Callable[..., object],
+        initial_accumulator: float = 0.1,
+        **kwargs: Any,
+    ):
         super().__init__(learning_rate, **kwargs)
         self.initial_accumulator = initial_accumulator
 
@@ -111,7 +118,7 @@ class AdamParameters(_OptimizationParameters):
 
     def __init__(
         self,
-        learning_rate: Any,
+        learning_rate: float | Callable[..., object],
         beta1: float = 0.9,
         beta2: float = 0.999,
         epsilon: float = 1e-08,
@@ -143,7 +150,7 @@ class FtrlParameters(_OptimizationParameters):
 
     def __init__(
         self,
-        learning_rate: Any,
+        learning_rate: float | Callable[..., object],
         learning_rate_power: float = -0.5,
         initial_accumulator_value: float = 0.1,
         l1_regularization_strength: float = 0.0,
@@ -190,7 +197,7 @@ OPTIMIZATION_PARAMETERS = {
 }
 
 
-def _is_optimization_parameters(value: Any) -> bool:
+def _is_optimization_parameters(value: object) -> bool:
     """Ours, or TensorFlow's own TF1 classes where an older TensorFlow still has them."""
     if isinstance(value, _OptimizationParameters):
         return True
@@ -225,7 +232,9 @@ def _column_classes() -> tuple:
     return ordinary + tf_internals.tpu_embedding_column_classes()
 
 
-def _split_columns(feature_columns: Any, optimization_parameters: Any) -> tuple[list, list]:
+def _split_columns(
+    feature_columns: FeatureColumns, optimization_parameters: object
+) -> tuple[list, list]:
     """(embedding-core columns, tensor-core columns), after checking every column."""
     supported = _column_classes()
     core: list = []
@@ -274,15 +283,15 @@ class EmbeddingConfigSpec(_EmbeddingConfigSpecFields):
 
     def __new__(
         cls,
-        feature_columns: Any = None,
-        optimization_parameters: Any = None,
-        clipping_limit: Any = None,
+        feature_columns: FeatureColumns | None = None,
+        optimization_parameters: object = None,
+        clipping_limit: float | None = None,
         pipeline_execution_with_tensor_core: bool = False,
-        experimental_gradient_multiplier_fn: Any = None,
+        experimental_gradient_multiplier_fn: Callable[..., object] | None = None,
         feature_to_config_dict: Any = None,
         table_to_config_dict: Any = None,
         partition_strategy: str = "div",
-        profile_data_directory: Any = None,
+        profile_data_directory: str | None = None,
     ) -> EmbeddingConfigSpec:
         configs = bool(feature_to_config_dict and table_to_config_dict)
         if bool(feature_columns) == configs:
@@ -336,7 +345,7 @@ def _check_config_dicts(feature_to_config_dict: dict, table_to_config_dict: dict
             )
 
 
-def check_for_estimator(spec: Any, use_tpu: bool, eval_on_tpu: bool) -> None:
+def check_for_estimator(spec: object, use_tpu: bool, eval_on_tpu: bool) -> None:
     """Checks a TPUEstimator's `embedding_config_spec` as legacy did, and says how it runs.
 
     Args:

@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common import tf_internals
@@ -38,7 +39,11 @@ class MomentumParameters(_OptimizationParameters):
     """
 
     def __init__(
-        self, learning_rate: Any, momentum: float, use_nesterov: bool = False, **kwargs: Any
+        self,
+        learning_rate: float | Callable[..., object],
+        momentum: float,
+        use_nesterov: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, **kwargs)
         self.momentum = momentum
@@ -54,7 +59,12 @@ class RMSPropParameters(_OptimizationParameters):
     """
 
     def __init__(
-        self, learning_rate: Any, rho: float, momentum: float, epsilon: float, **kwargs: Any
+        self,
+        learning_rate: float | Callable[..., object],
+        rho: float,
+        momentum: float,
+        epsilon: float,
+        **kwargs: Any,
     ) -> None:
         super().__init__(learning_rate, **kwargs)
         self.rho, self.momentum, self.epsilon = rho, momentum, epsilon
@@ -70,7 +80,7 @@ class ProximalAdagradParameters(_OptimizationParameters):
 
     def __init__(
         self,
-        learning_rate: Any,
+        learning_rate: float | Callable[..., object],
         initial_accumulator: float = 0.1,
         l1_regularization_strength: float = 0.0,
         l2_regularization_strength: float = 0.0,
@@ -110,7 +120,9 @@ def device_specific_embedding_columns() -> tuple:
     return tf_internals.tpu_device_specific_embedding_column_classes()
 
 
-def _get_slot_variable_names(scope_name: str, var_name: str, optimization_parameters: Any) -> Any:
+def _get_slot_variable_names(
+    scope_name: str, var_name: str, optimization_parameters: object
+) -> Any:
     """The slot variable names (a `<Optimizer>SlotVariableNames` tuple) of embedding variable
     `scope_name/var_name` trained with `optimization_parameters`; None for SGD (no slots).
 

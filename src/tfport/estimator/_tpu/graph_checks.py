@@ -21,6 +21,7 @@ import numpy as np
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import GraphTensor, TPUDeployment
 
 tf = import_tf()
 log = logging.getLogger("tfport")
@@ -35,10 +36,10 @@ class _NotSaver:
         >>> _NotSaver("saving is off").save()
     """
 
-    def __init__(self, message: Any) -> None:
+    def __init__(self, message: str) -> None:
         self._message = message
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
+    def save(self, *args: object, **kwargs: object) -> None:
         """Logs the message (nothing is saved)."""
         del args, kwargs
         log.info(self._message)
@@ -52,11 +53,13 @@ class _CapturingContext(tf_internals.control_flow_context_class()):  # type: ign
         ...     scaffold = scaffold_fn()
     """
 
-    def __init__(self, message: Any) -> None:
+    def __init__(self, message: str) -> None:
         super().__init__()
         self._message = message
 
-    def to_control_flow_context_def(self, context_def: Any, export_scope: Any = None) -> Any:
+    def to_control_flow_context_def(
+        self, context_def: object, export_scope: str | None = None
+    ) -> Any:
         """The base context's (this context adds nothing to a MetaGraph)."""
         return super().to_control_flow_context_def(context_def, export_scope)
 
@@ -70,7 +73,7 @@ class _CapturingContext(tf_internals.control_flow_context_class()):  # type: ign
                     "allowed."
                 )
 
-    def AddValue(self, value: Any) -> Any:  # noqa: N802 - legacy's name
+    def AddValue(self, value: GraphTensor) -> Any:  # noqa: N802 - legacy's name
         """Checks `value`'s op, returns `value`."""
         self.AddOp(value.op)
         return value
@@ -78,11 +81,11 @@ class _CapturingContext(tf_internals.control_flow_context_class()):  # type: ign
     def __enter__(self) -> None:
         self.Enter()
 
-    def __exit__(self, _: Any, __: Any, ___: Any) -> None:
+    def __exit__(self, _: object, __: object, ___: object) -> None:
         self.Exit()
 
 
-def _validate_tpu_training_graph(ctx: Any) -> None:
+def _validate_tpu_training_graph(ctx: TPUDeployment) -> None:
     """Raises ValueError when several replicas train without a `CrossReplicaSum` op (a
     CrossShardOptimizer's); nothing to check under control flow v2 (TF2's default).
 
@@ -96,7 +99,7 @@ def _validate_tpu_training_graph(ctx: Any) -> None:
         raise ValueError("CrossShardOptimizer must be used for model training on TPUs.")
 
 
-def _verify_cross_hosts_transfer_size(tensor_dict: Any, message: Any) -> None:
+def _verify_cross_hosts_transfer_size(tensor_dict: Any, message: str) -> None:
     """Raises ValueError when the tensors of `tensor_dict` hold 1 GiB or more together.
 
     Example:
@@ -116,7 +119,7 @@ def _verify_cross_hosts_transfer_size(tensor_dict: Any, message: Any) -> None:
         )
 
 
-def _check_add_preemption_hook(cluster: Any) -> Any:
+def _check_add_preemption_hook(cluster: object) -> Any:
     """Whether a Cloud TPU preemption hook applies: on Google Compute Engine, `cluster`
     a `TPUClusterResolver` whose Cloud TPU API is available (legacy's falsy value else:
     TensorFlow's GCE check always answers True, so `None` for no cluster).

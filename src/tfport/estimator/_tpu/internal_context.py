@@ -20,18 +20,23 @@ import contextlib
 import copy
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Mode
 from tfport.estimator._tpu import internal_placement as _placement
+
+if TYPE_CHECKING:
+    from tfport.estimator._tpu.embedding import EmbeddingConfigSpec
+    from tfport.estimator._tpu.tpu_estimator import RunConfig
 
 tf = import_tf()
 log = logging.getLogger("tfport")
 _PER_SHARD_V1, _PER_HOST_V2, _BROADCAST, _SLICED = 1, 3, 4, 5  # tpu.InputPipelineConfig
 
 
-def _is(value: Any, pipeline: int) -> bool:
+def _is(value: object, pipeline: int) -> bool:
     """Legacy's `value is InputPipelineConfig.X`, where legacy's TPUConfig stored
     `per_host_input_for_training` False as PER_SHARD_V1 (1) and True as PER_HOST_V1 (2)."""
     if isinstance(value, bool):
@@ -48,13 +53,13 @@ class _InternalTPUContext:
 
     def __init__(
         self,
-        config: Any,
-        train_batch_size: Any,
-        eval_batch_size: Any,
-        predict_batch_size: Any,
-        use_tpu: Any,
-        eval_on_tpu: Any = True,
-        embedding_config_spec: Any = None,
+        config: RunConfig,
+        train_batch_size: int | None,
+        eval_batch_size: int | None,
+        predict_batch_size: int | None,
+        use_tpu: bool,
+        eval_on_tpu: bool = True,
+        embedding_config_spec: EmbeddingConfigSpec | None = None,
     ) -> None:
         self._config = config
         self._train_batch_size = train_batch_size
@@ -85,7 +90,7 @@ class _InternalTPUContext:
         return self._mode
 
     @contextlib.contextmanager
-    def with_mode(self, mode: Any) -> Iterator[_InternalTPUContext]:
+    def with_mode(self, mode: Mode) -> Iterator[_InternalTPUContext]:
         """A shallow copy set to `mode` (it shares the lazily queried system state)."""
         new_ctx = copy.copy(self)
         new_ctx._mode = mode
@@ -260,7 +265,7 @@ class _InternalTPUContext:
         per_host = self._get_tpu_system_metadata().num_of_cores_per_host
         return per_replica is not None and per_replica > per_host
 
-    def is_running_on_cpu(self, is_export_mode: Any = False) -> bool:
+    def is_running_on_cpu(self, is_export_mode: bool = False) -> bool:
         """Whether the mode's input_fn and model_fn run on the CPU (else the TPU
         configuration is checked against the system found: ValueError/RuntimeError)."""
         on_cpu = self._is_running_on_cpu(is_export_mode)
@@ -268,7 +273,7 @@ class _InternalTPUContext:
             self._validate_tpu_configuration()
         return on_cpu
 
-    def _is_running_on_cpu(self, is_export_mode: Any) -> bool:
+    def _is_running_on_cpu(self, is_export_mode: bool) -> bool:
         mode = self._assert_mode()
         if not self._use_tpu:
             return True
@@ -333,14 +338,14 @@ class _InternalTPUContext:
         """A function `replica index -> TPU device`."""
         return _placement.device_placement(self, self.master_job)
 
-    def tpu_ordinal_function(self, host_id: Any) -> Any:
+    def tpu_ordinal_function(self, host_id: int) -> Any:
         """A function `shard index in host -> TPU ordinal` of host `host_id`'s shards."""
         return _placement.ordinal_function(self, host_id)
 
     def _validate_tpu_configuration(self) -> None:
         _placement.validate(self)
 
-    def device_for_replica(self, replica_id: Any) -> tuple:
+    def device_for_replica(self, replica_id: int) -> tuple:
         """(host CPU device, TPU ordinal) of replica `replica_id`."""
         return _placement.replica_device(self, replica_id)
 
@@ -354,11 +359,11 @@ class _OneCoreTPUContext(_InternalTPUContext):
 
     def __init__(
         self,
-        config: Any,
-        train_batch_size: Any,
-        eval_batch_size: Any,
-        predict_batch_size: Any,
-        use_tpu: Any,
+        config: RunConfig,
+        train_batch_size: int | None,
+        eval_batch_size: int | None,
+        predict_batch_size: int | None,
+        use_tpu: bool,
     ) -> None:
         super().__init__(config, train_batch_size, eval_batch_size, predict_batch_size, use_tpu)
 
@@ -374,13 +379,13 @@ class _OneCoreTPUContext(_InternalTPUContext):
 
 
 def _get_tpu_context(
-    config: Any,
-    train_batch_size: Any,
-    eval_batch_size: Any,
-    predict_batch_size: Any,
-    use_tpu: Any,
-    eval_on_tpu: Any,
-    embedding_config_spec: Any,
+    config: RunConfig,
+    train_batch_size: int | None,
+    eval_batch_size: int | None,
+    predict_batch_size: int | None,
+    use_tpu: bool,
+    eval_on_tpu: bool,
+    embedding_config_spec: EmbeddingConfigSpec | None,
 ) -> _InternalTPUContext:
     """The TPUEstimator's context: a one-core one for `num_shards=1` without model
     parallelism (ValueError with an embedding spec), else an `_InternalTPUContext`.

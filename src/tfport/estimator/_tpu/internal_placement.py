@@ -15,10 +15,12 @@ Example:
 from __future__ import annotations
 
 import logging
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import DeviceAssignment, TPUDeployment
 
 tf = import_tf()
 _ReplicaContext: Any = tf.distribute.ReplicaContext
@@ -37,7 +39,22 @@ COMPUTATION_SHAPES = {
 }
 
 
-def host_placement(ctx: Any, master: Any) -> Any:
+class _PlacedContext(TPUDeployment, Protocol):
+    """The internal TPU context as placement reads it: its master job, and the device
+    assignment it has whenever `model_parallelism_enabled` (only then is it read)."""
+
+    @property
+    def master_job(self) -> str | None:
+        """The TPU job name (None for a local master)."""
+        ...
+
+    @property
+    def device_assignment(self) -> DeviceAssignment:
+        """The model-parallel device assignment."""
+        ...
+
+
+def host_placement(ctx: _PlacedContext, master: str | None) -> Any:
     """`ctx.tpu_host_placement_function`: `(replica_id=None, host_id=None) -> host device`.
 
     Example:
@@ -45,7 +62,9 @@ def host_placement(ctx: Any, master: Any) -> Any:
         '/job:tpu_worker/task:1/device:CPU:0'
     """
 
-    def _placement_function(_sentinal: Any = None, replica_id: Any = None, host_id: Any = None):
+    def _placement_function(
+        _sentinal: object = None, replica_id: int | None = None, host_id: Any = None
+    ):
         assert _sentinal is None  # noqa: S101 - legacy's check: keyword arguments only
         if replica_id is not None and host_id is not None:
             raise RuntimeError("replica_id and host_id can have only one non-None value.")
@@ -60,7 +79,7 @@ def host_placement(ctx: Any, master: Any) -> Any:
     return _placement_function
 
 
-def device_placement(ctx: Any, master: Any) -> Any:
+def device_placement(ctx: _PlacedContext, master: str | None) -> Any:
     """`ctx.tpu_device_placement_function`: `replica index -> TPU device`.
 
     Example:
@@ -69,7 +88,7 @@ def device_placement(ctx: Any, master: Any) -> Any:
     """
     job_device = "" if master is None else f"/job:{master}"
 
-    def _placement_function(i: Any) -> Any:
+    def _placement_function(i: int) -> Any:
         if ctx.model_parallelism_enabled:
             return ctx.device_assignment.tpu_device(replica=i, job=master)
         per_host = ctx.num_of_cores_per_host
@@ -78,7 +97,7 @@ def device_placement(ctx: Any, master: Any) -> Any:
     return _placement_function
 
 
-def ordinal_function(ctx: Any, host_id: Any) -> Any:
+def ordinal_function(ctx: _PlacedContext, host_id: int) -> Any:
     """`ctx.tpu_ordinal_function(host_id)`: `shard index in host -> TPU ordinal`.
 
     Example:
@@ -86,7 +105,7 @@ def ordinal_function(ctx: Any, host_id: Any) -> Any:
         1
     """
 
-    def _tpu_ordinal_function(shard_index_in_host: Any) -> Any:
+    def _tpu_ordinal_function(shard_index_in_host: int) -> Any:
         if ctx.model_parallelism_enabled:
             assignment = ctx.device_assignment
             replica = assignment.lookup_replicas(host_id, 0)[shard_index_in_host]
@@ -96,7 +115,7 @@ def ordinal_function(ctx: Any, host_id: Any) -> Any:
     return _tpu_ordinal_function
 
 
-def replica_device(ctx: Any, replica_id: Any) -> tuple:
+def replica_device(ctx: _PlacedContext, replica_id: int) -> tuple:
     """`ctx.device_for_replica(replica_id)`: (host CPU device, TPU ordinal).
 
     Example:
@@ -118,7 +137,7 @@ def replica_device(ctx: Any, replica_id: Any) -> tuple:
     return (host, replica_id % per_host)
 
 
-def _divisible(name: str, batch: Any, ctx: Any, replicas: int) -> None:
+def _divisible(name: str, batch: int, ctx: TPUDeployment, replicas: int) -> None:
     if batch % replicas != 0 and not ctx.is_input_broadcast_with_iterators():
         raise ValueError(
             f"{name} batch size {batch} must be divisible by number of replicas {replicas}"
@@ -209,7 +228,7 @@ class _TPUEstimatorReplicaContext(_ReplicaContext):
         ...     tf.summary.scalar("loss", loss)
     """
 
-    def __init__(self, replica_id_in_sync: Any) -> None:
+    def __init__(self, replica_id_in_sync: object) -> None:
         super().__init__(None, replica_id_in_sync)
         tf_internals.use_default_replica_thread_mode(self)
 
@@ -221,5 +240,10 @@ class _TPUEstimatorReplicaContext(_ReplicaContext):
             tf_internals.swap_summary_recording_condition(replica_id_is_zero)
         )
 
-    def __exit__(self, exception_type: Any, exception_value: Any, traceback: Any) -> None:
+    def __exit__(
+        self,
+        exception_type: type[BaseException] | None,
+        exception_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         tf_internals.swap_summary_recording_condition(self._summary_recording_distribution_strategy)

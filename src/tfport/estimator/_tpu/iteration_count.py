@@ -65,7 +65,7 @@ class IterationCountEstimator:
         """The standard deviation of the samples' step times (0 without any)."""
         return self._column_stat(np.std, 2)
 
-    def _diff_less_than_percentage(self, actual: Any, target: Any, percentage: Any) -> bool:
+    def _diff_less_than_percentage(self, actual: float, target: float, percentage: float) -> bool:
         """Whether `actual` is within `percentage` % of `target` (neither may be 0)."""
         if actual == 0:
             raise ValueError("Invalid `actual` value. Value must not be zero.")
@@ -77,7 +77,7 @@ class IterationCountEstimator:
         """Whether more than `capacity` samples came and their step times vary little."""
         return bool(self._std_step_time_secs() < 0.03 and self._sample_count > self._capacity)
 
-    def update(self, runtime_secs: Any, count: Any) -> None:
+    def update(self, runtime_secs: float, count: int) -> None:
         """Records that `count` steps took `runtime_secs` (ignored unless both > 0)."""
         if runtime_secs <= 0.0 or count <= 0.0:
             log.debug(
@@ -90,7 +90,7 @@ class IterationCountEstimator:
         self._buffer_wheel.append(RuntimeCounter(runtime_secs, count, step_time))
         self._sample_count += 1
 
-    def get(self, total_secs: Any) -> int:
+    def get(self, total_secs: float) -> int:
         """The iterations expected to fill `total_secs` (1 before any sample)."""
         if total_secs <= 0:
             raise ValueError(

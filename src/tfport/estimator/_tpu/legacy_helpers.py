@@ -111,7 +111,7 @@ def _is_iterable(obj: Any) -> bool:
     return True
 
 
-def _add_item_to_params(params: Any, key: str, value: Any) -> None:
+def _add_item_to_params(params: Any, key: str, value: object) -> None:
     """Sets `params[key]`: an HParams-like's `set_hparam`/`add_hparam`, else item assignment."""
     if not hasattr(params, "set_hparam"):
         params[key] = value
@@ -183,7 +183,7 @@ def _get_sparse_feature_from_feature(feature_key: str, features: dict) -> Any:
     return sparse
 
 
-def _get_weights_from_features(weight_key_name: Any, features: dict) -> Any:
+def _get_weights_from_features(weight_key_name: str | None, features: dict) -> Any:
     """Pops a weighted column's sparse float32 weights from `features` (None without)."""
     if weight_key_name is None:
         return None
@@ -204,7 +204,7 @@ def _get_weights_from_features(weight_key_name: Any, features: dict) -> Any:
     return weights if weights.dtype == tf.float32 else tf.cast(weights, tf.float32)
 
 
-def _maybe_dense_to_sparse(tensor: Any) -> Any:
+def _maybe_dense_to_sparse(tensor: object) -> Any:
     """A SparseTensor of `tensor`'s non-zero entries (a SparseTensor unchanged)."""
     tf = import_tf()
     if isinstance(tensor, tf.SparseTensor):
@@ -215,7 +215,7 @@ def _maybe_dense_to_sparse(tensor: Any) -> Any:
     return tf.SparseTensor(indices, values, v1.shape(tensor, out_type=tf.int64))
 
 
-def _split_tensor(tensor: Any, num_splits: int) -> list:
+def _split_tensor(tensor: object, num_splits: int) -> list:
     """`tensor` split into `num_splits` pieces along the batch (None: `num_splits` Nones)."""
     tf = import_tf()
     if tensor is None:

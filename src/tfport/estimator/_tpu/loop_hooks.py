@@ -20,10 +20,12 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import RunValues, Session, TPUDeployment
 from tfport.estimator._tpu.iteration_count import IterationCountEstimator
 from tfport.estimator._tpu.tpu_inputs import _StopSignals
 
@@ -116,7 +118,7 @@ def _increase_eval_step_op(iterations_per_loop: Any) -> Any:
     return tf.compat.v1.assign_add(eval_step, increment, use_locking=True)
 
 
-def _sync_variables_ops(ctx: Any) -> list:
+def _sync_variables_ops(ctx: TPUDeployment) -> list:
     """Ops reading every trainable variable back (NaN-checked); a no-op under BROADCAST.
 
     Example:
@@ -137,7 +139,7 @@ class _OpQueueContext:
         >>> context = _OpQueueContext("infeed", run_infeed, (session,))  # doctest: +SKIP
     """
 
-    def __init__(self, name: str, target: Any, args: tuple) -> None:
+    def __init__(self, name: str, target: Callable[..., object], args: tuple) -> None:
         self._name = name
         self._queue: queue.Queue = queue.Queue()
         self._thread = threading.Thread(name=name, target=target, args=(self, *args))
@@ -168,7 +170,7 @@ class _OpQueueContext:
 class _OpSignalOnceQueueContext(_OpQueueContext):
     """An `_OpQueueContext` passing on only its first signal (prediction's infeed)."""
 
-    def __init__(self, name: str, target: Any, args: tuple) -> None:
+    def __init__(self, name: str, target: Callable[..., object], args: tuple) -> None:
         self._has_signaled = False
         super().__init__(name, target, args)
 
@@ -191,7 +193,10 @@ class _TPUStopAtStepHook(_SessionRunHook):
     """
 
     def __init__(
-        self, iterations_per_loop_counter: Any, num_steps: Any = None, final_step: Any = None
+        self,
+        iterations_per_loop_counter: Any,
+        num_steps: int | None = None,
+        final_step: Any = None,
     ) -> None:
         if num_steps is None and final_step is None:
             raise ValueError("One of `num_steps` or `final_step` must be specified.")
@@ -227,7 +232,7 @@ class _TPUStopAtStepHook(_SessionRunHook):
             raise RuntimeError("Global step should be created.")
         self._iterations_per_loop_var = _create_or_get_iterations_per_loop()
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Any, coord: object) -> None:
         """Loads the first loop's iterations."""
         global_step = session.run(self._global_step_tensor)
         if self._final_step is None:
@@ -235,12 +240,12 @@ class _TPUStopAtStepHook(_SessionRunHook):
         iterations = self._next_iterations(global_step, self._final_step)
         self._iterations_per_loop_var.load(iterations, session=session)
 
-    def before_run(self, run_context: Any) -> None:
+    def before_run(self, run_context: object) -> None:
         """Starts timing the loop (for a counter in seconds)."""
         if self._iteration_count_estimator is not None:
             self._start_time = time.time()
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: Any, run_values: object) -> None:
         """Stops at the final step, else loads the next loop's iterations."""
         if self._iteration_count_estimator is not None:
             elapsed = time.time() - self._start_time
@@ -261,14 +266,14 @@ class _SetEvalIterationsHook(_SessionRunHook):
         >>> hook = _SetEvalIterationsHook(num_steps=10)
     """
 
-    def __init__(self, num_steps: Any) -> None:
+    def __init__(self, num_steps: int) -> None:
         self._num_steps = num_steps
 
     def begin(self) -> None:
         """Finds (or makes) the iterations variable."""
         self._iterations_per_loop_var = _create_or_get_iterations_per_loop()
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         """Loads `num_steps`."""
         self._iterations_per_loop_var.load(self._num_steps, session=session)
 
@@ -281,22 +286,22 @@ class _StoppingPredictHook(_SessionRunHook):
         >>> hook = _StoppingPredictHook(scalar_stopping_signal)  # doctest: +SKIP
     """
 
-    def __init__(self, scalar_stopping_signal: Any) -> None:
+    def __init__(self, scalar_stopping_signal: object) -> None:
         self._scalar_stopping_signal = scalar_stopping_signal
 
     def begin(self) -> None:
         """Finds (or makes) the iterations variable."""
         self._iterations_per_loop_var = _create_or_get_iterations_per_loop()
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         """Loads 1: prediction runs one batch per `session.run`."""
         self._iterations_per_loop_var.load(1, session=session)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: object) -> Any:
         """Fetches the stopping signal."""
         return tf.compat.v1.train.SessionRunArgs(self._scalar_stopping_signal)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: object, run_values: RunValues) -> None:
         """Raises OutOfRangeError once the fetched signal says stop."""
         if _StopSignals.should_stop(run_values.results):
             raise tf.errors.OutOfRangeError(None, None, "Stopped by stopping signal.")

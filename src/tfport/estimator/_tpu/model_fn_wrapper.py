@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import copy
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import DequeueFn, Features, Labels, ModelFn, Params, TPUDeployment
 from tfport.estimator._engine.api.spec import EstimatorSpec
 from tfport.estimator._engine.building.calls import fn_args
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params
@@ -28,11 +29,15 @@ from tfport.estimator._tpu.tpu_context import TPUContext
 from tfport.estimator._tpu.tpu_embedding_internals import _NO_ENGINE, _USE
 from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _StopSignals
 
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.tpu_spec import TPUEstimatorSpec
+    from tfport.estimator._tpu.tpu_estimator import RunConfig
+
 tf = import_tf()
 log = logging.getLogger("tfport")
 
 
-def running_on_cpu(ctx: Any, is_export_mode: bool = False) -> bool:
+def running_on_cpu(ctx: object, is_export_mode: bool = False) -> bool:
     """Whether `ctx` runs the model_fn off a TPU (tfport's deployment always does).
 
     Example:
@@ -43,7 +48,7 @@ def running_on_cpu(ctx: Any, is_export_mode: bool = False) -> bool:
     return True if check is None else bool(check(is_export_mode))
 
 
-def is_tpu_spec(spec: Any) -> bool:
+def is_tpu_spec(spec: object) -> TypeGuard[TPUEstimatorSpec]:
     """Whether `spec` is a TPUEstimatorSpec (an EstimatorSpec once `as_estimator_spec`-ed).
 
     Example:
@@ -53,7 +58,7 @@ def is_tpu_spec(spec: Any) -> bool:
     return hasattr(spec, "as_estimator_spec") and not isinstance(spec, EstimatorSpec)
 
 
-def _identity_fn(**kwargs: Any) -> dict:
+def _identity_fn(**kwargs: object) -> dict:
     return kwargs
 
 
@@ -65,17 +70,19 @@ class _ModelFnWrapper:
         ... # doctest: +SKIP
     """
 
-    def __init__(self, model_fn: Any, config: Any, params: Any, ctx: Any) -> None:
+    def __init__(
+        self, model_fn: ModelFn, config: RunConfig, params: Params, ctx: TPUDeployment
+    ) -> None:
         self._model_fn = model_fn
         self._config = config
         self._params = params
         self._ctx = ctx
 
-    def call_without_tpu(self, features: Any, labels: Any, is_export_mode: bool) -> Any:
+    def call_without_tpu(self, features: Features, labels: Labels, is_export_mode: bool) -> Any:
         """The model_fn's spec, called as on CPU/GPU (an EstimatorSpec there)."""
         return self._call_model_fn(features, labels, is_export_mode=is_export_mode)
 
-    def _add_embedding_features(self, features: Any, hook_dummy_table_variables: bool) -> None:
+    def _add_embedding_features(self, features: Features, hook_dummy_table_variables: bool) -> None:
         """Adds the TPU embedding activations to `features` (nothing without embeddings)."""
         if getattr(self._ctx, "embedding_config", None):
             raise RuntimeError(
@@ -83,13 +90,13 @@ class _ModelFnWrapper:
                 f"Received: hook_dummy_table_variables={hook_dummy_table_variables!r}"
             )
 
-    def convert_to_single_tpu_train_step(self, dequeue_fn: Any) -> tuple:
+    def convert_to_single_tpu_train_step(self, dequeue_fn: DequeueFn) -> tuple:
         """(train_step(step), host calls, captured scaffold_fn, captured training hooks)."""
         every = self._config.tpu_config.experimental_host_call_every_n_steps
         host_call = _OutfeedHostCall(self._ctx, outfeed_every_n_steps=every)
         captured_scaffold_fn, captured_hooks = _CapturedObject(), _CapturedObject()
 
-        def train_step(step: Any) -> Any:
+        def train_step(step: object) -> Any:
             features, labels = dequeue_fn().features_and_labels()
             self._add_embedding_features(features, True)
             spec = self._verify_estimator_spec(self._call_model_fn(features, labels))
@@ -116,12 +123,12 @@ class _ModelFnWrapper:
 
         return train_step, host_call, captured_scaffold_fn, captured_hooks
 
-    def convert_to_single_tpu_eval_step(self, dequeue_fn: Any) -> tuple:
+    def convert_to_single_tpu_eval_step(self, dequeue_fn: DequeueFn) -> tuple:
         """(eval_step(total_loss), host calls, captured scaffold_fn, captured eval hooks)."""
         host_calls = _OutfeedHostCall(self._ctx)
         captured_scaffold_fn, captured_hooks = _CapturedObject(), _CapturedObject()
 
-        def eval_step(total_loss: Any) -> Any:
+        def eval_step(total_loss: object) -> Any:
             features, labels = dequeue_fn().features_and_labels()
             self._add_embedding_features(features, False)
             spec = self._tpu_spec(self._call_model_fn(features, labels), "evaluation")
@@ -138,12 +145,12 @@ class _ModelFnWrapper:
 
         return eval_step, host_calls, captured_scaffold_fn, captured_hooks
 
-    def convert_to_single_tpu_predict_step(self, dequeue_fn: Any) -> tuple:
+    def convert_to_single_tpu_predict_step(self, dequeue_fn: DequeueFn) -> tuple:
         """(predict_step(signal), host calls, captured scaffold_fn, captured predict hooks)."""
         host_calls = _OutfeedHostCall(self._ctx)
         captured_scaffold_fn, captured_hooks = _CapturedObject(), _CapturedObject()
 
-        def predict_step(unused_scalar_stopping_signal: Any) -> Any:
+        def predict_step(unused_scalar_stopping_signal: object) -> Any:
             inputs = dequeue_fn()
             features, labels = inputs.features_and_labels()
             signals = inputs.signals()
@@ -167,7 +174,7 @@ class _ModelFnWrapper:
         return predict_step, host_calls, captured_scaffold_fn, captured_hooks
 
     @staticmethod
-    def _tpu_spec(spec: Any, what: str) -> Any:
+    def _tpu_spec(spec: object, what: str) -> Any:
         if not is_tpu_spec(spec):
             raise RuntimeError(
                 f"estimator_spec used by TPU {what} must have type`TPUEstimatorSpec`. "
@@ -175,7 +182,7 @@ class _ModelFnWrapper:
             )
         return spec
 
-    def _verify_tpu_spec_predictions(self, predictions: Any) -> Any:
+    def _verify_tpu_spec_predictions(self, predictions: object) -> Any:
         """`predictions`, checked: a dict of tensors with a static batch dimension."""
         if not isinstance(predictions, dict):
             raise TypeError("TPUEstimatorSpec.predictions must be dict of Tensors.")
@@ -188,7 +195,7 @@ class _ModelFnWrapper:
         return predictions
 
     def _validate_model_features_and_labels(
-        self, features: Any, labels: Any, is_export_mode: bool
+        self, features: Features, labels: Labels, is_export_mode: bool
     ) -> None:
         """On a TPU (not exporting), every feature and label tensor needs a static shape."""
         if is_export_mode or running_on_cpu(self._ctx, is_export_mode):
@@ -203,7 +210,9 @@ class _ModelFnWrapper:
                         f"shape. Tensor: {tensor}"
                     )
 
-    def _call_model_fn(self, features: Any, labels: Any, is_export_mode: bool = False) -> Any:
+    def _call_model_fn(
+        self, features: Features, labels: Labels, is_export_mode: bool = False
+    ) -> Any:
         """Calls the model_fn with copies of config and params, `params` completed."""
         self._validate_model_features_and_labels(features, labels, is_export_mode)
         args = fn_args(self._model_fn)

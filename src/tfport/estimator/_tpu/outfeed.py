@@ -17,10 +17,12 @@ from __future__ import annotations
 import collections
 import inspect
 import logging
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Session, TPUDeployment
 from tfport.estimator._engine.building.calls import fn_args
 
 tf = import_tf()
@@ -30,7 +32,7 @@ log = logging.getLogger("tensorflow")
 _BROADCAST = 4  # tpu_config.InputPipelineConfig.BROADCAST
 
 
-def _takes_varargs(fn: Any) -> bool:
+def _takes_varargs(fn: Callable[..., object]) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -38,7 +40,11 @@ def _takes_varargs(fn: Any) -> bool:
     return any(p.kind is p.VAR_POSITIONAL for p in params)
 
 
-def _call_with(name: str, fn: Any, tensors: Any) -> Any:
+def _call_with(
+    name: str,
+    fn: Callable[..., object],
+    tensors: list[object] | tuple[object, ...] | Mapping[str, object],
+) -> Any:
     if isinstance(tensors, (tuple, list)):
         return fn(*tensors)
     try:
@@ -62,7 +68,7 @@ class _OutfeedHostCall:
         >>> host_calls.record({"host_call": (fn, [loss])})  # doctest: +SKIP
     """
 
-    def __init__(self, ctx: Any, outfeed_every_n_steps: int = 1) -> None:
+    def __init__(self, ctx: TPUDeployment, outfeed_every_n_steps: int = 1) -> None:
         self._ctx = ctx
         self._names: list = []
         self._host_fns: dict = {}
@@ -117,7 +123,7 @@ class _OutfeedHostCall:
             self._tensor_dtypes[name].extend(t.dtype for t in values)
             self._tensor_shapes[name].extend(t.shape for t in values)
 
-    def create_enqueue_op(self, step: Any = None) -> list:
+    def create_enqueue_op(self, step: object = None) -> list:
         """The ops putting the recorded tensors on the outfeed of TPU core 0 (every
         `outfeed_every_n_steps`-th `step`); [] with nothing recorded."""
         if not self._names:
@@ -196,7 +202,7 @@ class _OutfeedHostCallHook(_SessionRunHook):
         ... # doctest: +SKIP
     """
 
-    def __init__(self, tensors: Any) -> None:
+    def __init__(self, tensors: object) -> None:
         self._tensors = tensors
 
     def begin(self) -> None:
@@ -205,11 +211,11 @@ class _OutfeedHostCallHook(_SessionRunHook):
             tf.raw_ops.FlushSummaryWriter(writer=op.inputs[0]) for op in self._init_ops
         ]
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         session.run(self._init_ops)
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: object) -> Any:
         return v1.train.SessionRunArgs(self._tensors)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         session.run(self._finalize_ops)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import TPUDeployment
 
 HOST_DEVICE = "/replica:0/task:0/device:CPU:0"
 _PER_HOST_V2 = 3  # tpu.InputPipelineConfig.PER_HOST_V2
@@ -45,7 +46,7 @@ class EmulatedDeployment:
         batch_size_for_input_fn: int | None = None,
         batch_size_for_model_fn: int | None = None,
         mode: str | None = None,
-        config: Any = None,
+        config: object = None,
     ) -> None:
         self.num_replicas = num_replicas
         self.num_of_replicas_per_host = num_replicas
@@ -110,7 +111,7 @@ class EmulatedDeployment:
         return ordinal
 
 
-def _check_index(name: str, value: Any, count: int) -> None:
+def _check_index(name: str, value: object, count: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
         raise TfportInputError(
             message(
@@ -136,7 +137,7 @@ class TPUContext:
 
     def __init__(
         self,
-        internal_ctx: Any,
+        internal_ctx: TPUDeployment,
         input_device: str | None = None,
         invocation_index: int | None = None,
         call_from_input_fn: bool = True,

@@ -16,12 +16,17 @@ from __future__ import annotations
 
 import collections
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import FeatureColumns, Labels, TPUDeployment
 from tfport.estimator._engine.api.spec import ModeKeys
+
+if TYPE_CHECKING:
+    from tfport.estimator._tpu.embedding import EmbeddingConfigSpec
 
 tf = import_tf()
 log = logging.getLogger("tfport")
@@ -46,12 +51,12 @@ class TableConfig(
         cls,
         vocabulary_size: int,
         dimension: int,
-        initializer: Any = None,
+        initializer: Callable[..., object] | None = None,
         combiner: str | None = "mean",
         hot_id_replication: bool = False,
-        learning_rate: Any = None,
-        learning_rate_fn: Any = None,
-        optimization_parameters: Any = None,
+        learning_rate: float | None = None,
+        learning_rate_fn: Callable[..., object] | None = None,
+        optimization_parameters: object = None,
     ) -> TableConfig:
         return super().__new__(
             cls,
@@ -94,7 +99,7 @@ SLOT_VARIABLE_NAMES = {
 }
 
 
-def get_tpu_embedding_columns(feature_columns: Any) -> list:
+def get_tpu_embedding_columns(feature_columns: FeatureColumns) -> list:
     """The columns of `feature_columns` that TPU embedding serves (TPU embedding columns).
 
     Example:
@@ -153,7 +158,7 @@ def get_configs_from_feature_columns(feature_columns: Any) -> tuple[dict, dict]:
 
 
 def get_full_variable_names(
-    graph: Any, table_to_config_dict: dict, optimization_parameters: Any = None
+    graph: Any, table_to_config_dict: dict, optimization_parameters: object = None
 ) -> tuple[dict, dict]:
     """(table -> embedding variable name, table -> slot variable names) as a CPU run names
     them, from the scopes TF's TPU embedding columns recorded in `graph` (then cleared).
@@ -183,7 +188,7 @@ def get_full_variable_names(
     return names, slots
 
 
-def _slot_names(full: str, optimization_parameters: Any) -> Any:
+def _slot_names(full: str, optimization_parameters: object) -> Any:
     kind = type(optimization_parameters).__name__
     if kind == "StochasticGradientDescentParameters":
         return None
@@ -210,12 +215,12 @@ class EmbeddingConfig:
 
     def __init__(
         self,
-        embedding_config_spec: Any,
-        train_batch_size: int,
-        eval_batch_size: int,
+        embedding_config_spec: EmbeddingConfigSpec,
+        train_batch_size: int | None,
+        eval_batch_size: int | None,
         num_hosts: int,
         num_cores: int,
-        run_config: Any,
+        run_config: object,
     ) -> None:
         if not embedding_config_spec:
             raise ValueError(
@@ -265,7 +270,9 @@ class EmbeddingConfig:
         return self._create_tpu_embedding(mode)
 
 
-def split_inputs(ctx: Any, features: Any, labels: Any, num_cores_per_batch: int = 1) -> tuple:
+def split_inputs(
+    ctx: TPUDeployment, features: dict[str, object], labels: Labels, num_cores_per_batch: int = 1
+) -> tuple:
     """(features, labels, one enqueue-data dict per core) of one input batch.
 
     Tensor-core embedding columns' sparse ids become padded ids plus a mask feature;
@@ -287,7 +294,7 @@ def split_inputs(ctx: Any, features: Any, labels: Any, num_cores_per_batch: int 
     return features, labels, [{} for _ in range(num_cores_per_batch)]
 
 
-def _pad_tensor_core_feature(ctx: Any, column: Any, features: dict) -> None:
+def _pad_tensor_core_feature(ctx: TPUDeployment, column: Any, features: dict) -> None:
     key = column.categorical_column.key
     sparse = features.pop(key)
     if not sparse.dtype.is_integer:

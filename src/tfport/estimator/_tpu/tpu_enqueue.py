@@ -23,6 +23,7 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
+from tfport._common.types import InputFn, TPUDeployment
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._tpu.tpu_context import TPUContext
 from tfport.estimator._tpu.tpu_embedding_internals import split_inputs
@@ -33,16 +34,18 @@ tf = import_tf()
 _SLICED = 5  # tpu.InputPipelineConfig.SLICED
 
 
-def _call_input_fn(ctx: Any, input_fn: Any, device: Any, index: int, host_id: int) -> _Inputs:
+def _call_input_fn(
+    ctx: TPUDeployment, input_fn: InputFn, device: str, index: int, host_id: int
+) -> _Inputs:
     context = TPUContext(ctx, input_device=device, invocation_index=index, host_id=host_id)
     return _Inputs.from_input_fn(input_fn(context))
 
 
-def _queue(**kwargs: Any) -> Any:
+def _queue(**kwargs: object) -> Any:
     return tf_internals.infeed_queue_class()(**kwargs)
 
 
-def _result(ops: list, signals: Any) -> Any:
+def _result(ops: list, signals: object) -> Any:
     return ops if signals is None else {"ops": ops, "signals": signals}
 
 
@@ -58,7 +61,11 @@ def _prediction_inputs(ctx: Any, inputs: _Inputs, per_step: int = 1) -> _Inputs:
 
 
 def generate_per_core_enqueue_ops_fn_for_host(
-    ctx: Any, input_fn: Any, inputs_structure_recorder: Any, host_device: Any, host_id: int
+    ctx: TPUDeployment,
+    input_fn: InputFn,
+    inputs_structure_recorder: Any,
+    host_device: str,
+    host_id: int,
 ) -> tuple[Any, _CapturedObject]:
     """(enqueue_ops_fn, captured queue): input_fn called once per core of the host, each
     call's features and labels enqueued to its core.
@@ -96,11 +103,11 @@ def generate_per_core_enqueue_ops_fn_for_host(
 
 
 def generate_per_host_enqueue_ops_fn_for_host(
-    ctx: Any,
-    input_fn: Any,
+    ctx: TPUDeployment,
+    input_fn: InputFn,
     inputs_structure_recorder: Any,
-    batch_axis: Any,
-    device: Any,
+    batch_axis: object,
+    device: str,
     host_id: int,
 ) -> tuple[Any, _CapturedObject, Any]:
     """(enqueue_ops_fn, captured queue, dataset initializer or None): input_fn called once
@@ -147,10 +154,10 @@ def generate_per_host_enqueue_ops_fn_for_host(
 
 
 def generate_per_host_v2_enqueue_ops_fn_for_host(
-    ctx: Any,
-    input_fn: Any,
+    ctx: TPUDeployment,
+    input_fn: InputFn,
     inputs_structure_recorder: Any,
-    device: Any,
+    device: str,
     host_id: int,
     invocation_index: int,
 ) -> tuple[Any, _CapturedObject, Any]:
@@ -197,7 +204,7 @@ def generate_per_host_v2_enqueue_ops_fn_for_host(
     return enqueue_ops_fn, captured, initializer
 
 
-def _per_replica_inputs(ctx: Any, inputs: _Inputs, recorder: Any) -> tuple[list, Any]:
+def _per_replica_inputs(ctx: TPUDeployment, inputs: _Inputs, recorder: Any) -> tuple[list, Any]:
     """One flattened batch per replica of the host (in order) and the signals (every
     replica shares the first replica's stopping signal)."""
     control_deps: list = []
@@ -223,7 +230,7 @@ def _per_replica_inputs(ctx: Any, inputs: _Inputs, recorder: Any) -> tuple[list,
     return per_replica, signals
 
 
-def _replica_device(ctx: Any, host_id: int, shard_id: int) -> Any:
+def _replica_device(ctx: TPUDeployment, host_id: int, shard_id: int) -> Any:
     if ctx.device_assignment is None:
         return None
     replica = ctx.device_assignment.lookup_replicas(task_id=host_id, logical_core=0)[shard_id]
@@ -231,7 +238,7 @@ def _replica_device(ctx: Any, host_id: int, shard_id: int) -> Any:
 
 
 def generate_broadcast_enqueue_ops_fn(
-    ctx: Any, input_fn: Any, inputs_structure_recorder: Any, num_hosts: int
+    ctx: TPUDeployment, input_fn: InputFn, inputs_structure_recorder: Any, num_hosts: int
 ) -> tuple[Any, _CapturedObject, Any]:
     """(enqueue_ops_fn, captured queue, dataset initializer or None): input_fn called once
     on host 0, its batch sent to every replica of `num_hosts` hosts (or sliced among
@@ -271,7 +278,7 @@ def generate_broadcast_enqueue_ops_fn(
     return enqueue_ops_fn, captured, initializer
 
 
-def _broadcast_inputs(ctx: Any, inputs: _Inputs, recorder: Any, num_hosts: int) -> tuple:
+def _broadcast_inputs(ctx: TPUDeployment, inputs: _Inputs, recorder: Any, num_hosts: int) -> tuple:
     """The flattened inputs of every replica of every host (one `get_next()`), and signals."""
     tpu_config = getattr(getattr(ctx, "config", None), "tpu_config", None)
     sliced = getattr(tpu_config, "eval_training_input_configuration", None) == _SLICED

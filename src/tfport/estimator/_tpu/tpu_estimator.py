@@ -14,10 +14,13 @@ import collections
 import enum
 import functools
 import logging
-from typing import Any
+import os
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Hook, InputFn, Labels, ModelFn
 from tfport.distribute import num_replicas
 from tfport.estimator._engine.api.hooks import ExamplesPerSecondHook
 from tfport.estimator._engine.api.run_config import RunConfig as _BaseRunConfig
@@ -27,6 +30,9 @@ from tfport.estimator._engine.estimator import Estimator
 from tfport.estimator._tpu import embedding
 from tfport.estimator._tpu.cross_shard import cross_shard_optimizer  # noqa: F401 - its home
 from tfport.estimator._tpu.tpu_context import HOST_DEVICE, EmulatedDeployment, TPUContext
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.api.warm_start import WarmStartSettings
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -71,14 +77,14 @@ class TPUConfig(
         iterations_per_loop: int = 2,
         num_shards: int | None = None,
         num_cores_per_replica: int | None = None,
-        per_host_input_for_training: Any = True,
+        per_host_input_for_training: bool | int = True,
         tpu_job_name: str | None = None,
         initial_infeed_sleep_secs: int | None = None,
-        input_partition_dims: Any = None,
-        eval_training_input_configuration: Any = 2,
+        input_partition_dims: Sequence[object] | None = None,
+        eval_training_input_configuration: int = 2,
         experimental_host_call_every_n_steps: int = 1,
         experimental_allow_per_host_v2_parallel_get_next: bool = False,
-        experimental_feed_hook: Any = None,
+        experimental_feed_hook: type | None = None,
     ) -> TPUConfig:
         if not isinstance(iterations_per_loop, int) or iterations_per_loop < 1:
             raise TfportInputError(
@@ -155,9 +161,9 @@ class RunConfig(_BaseRunConfig):
     def __init__(
         self,
         tpu_config: TPUConfig | None = None,
-        evaluation_master: Any = None,
-        master: Any = None,
-        cluster: Any = None,
+        evaluation_master: str | None = None,
+        master: str | None = None,
+        cluster: object = None,
         **kwargs: Any,
     ) -> None:
         self._tpu_config = tpu_config or TPUConfig()
@@ -173,11 +179,11 @@ class RunConfig(_BaseRunConfig):
     cluster = property(lambda self: self._cluster)
 
 
-def _while_exporting(method: Any) -> Any:
+def _while_exporting(method: Callable[..., object]) -> Any:
     """`method` of Estimator run with the TPUEstimator marked as exporting."""
 
     @functools.wraps(method)
-    def export(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def export(self: Any, *args: object, **kwargs: object) -> Any:
         self._exporting = True
         try:
             return method(self, *args, **kwargs)
@@ -197,21 +203,21 @@ class TPUEstimator(Estimator):
 
     def __init__(
         self,
-        model_fn: Any = None,
+        model_fn: ModelFn | None = None,
         model_dir: str | None = None,
-        config: Any = None,
+        config: _BaseRunConfig | None = None,
         params: dict | None = None,
         use_tpu: bool = True,
         train_batch_size: int | None = None,
         eval_batch_size: int | None = None,
         predict_batch_size: int | None = None,
-        batch_axis: Any = None,
+        batch_axis: object = None,
         eval_on_tpu: bool = True,
         export_to_tpu: bool = True,
         export_to_cpu: bool = True,
-        warm_start_from: Any = None,
-        embedding_config_spec: Any = None,
-        export_saved_model_api_version: Any = ExportSavedModelApiVersion.V1,
+        warm_start_from: str | os.PathLike[str] | WarmStartSettings | None = None,
+        embedding_config_spec: embedding.EmbeddingConfigSpec | None = None,
+        export_saved_model_api_version: ExportSavedModelApiVersion = ExportSavedModelApiVersion.V1,
     ) -> None:
         if params and ("batch_size" in params or "context" in params):
             raise TfportInputError(
@@ -298,14 +304,14 @@ class TPUEstimator(Estimator):
         Estimator.experimental_export_all_saved_models
     )
 
-    def _augment_model_fn(self, model_fn: Any, batch_axis: Any) -> Any:
+    def _augment_model_fn(self, model_fn: ModelFn, batch_axis: object) -> Any:
         """The model_fn this estimator runs around `model_fn` (legacy's wrapper's contract)."""
         from tfport.estimator._tpu import tpu_programs
 
         return tpu_programs.augmented_model_fn(self, model_fn, batch_axis)
 
     def _call_model_fn_for_inference(
-        self, features: Any, labels: Any, mode: str, config: Any
+        self, features: Features, labels: Labels, mode: str, config: object
     ) -> Any:
         """The model_fn's spec for export to a TPU (mode `_inference_on_tpu` only)."""
         from tfport.estimator._tpu import tpu_programs
@@ -314,18 +320,18 @@ class TPUEstimator(Estimator):
 
     def train(
         self,
-        input_fn: Any,
-        hooks: Any = None,
+        input_fn: InputFn,
+        hooks: Iterable[Hook] | None = None,
         steps: int | None = None,
         max_steps: int | None = None,
-        saving_listeners: Any = None,
+        saving_listeners: Iterable[object] | None = None,
     ) -> TPUEstimator:
         hooks = list(hooks or []) + [_examples_per_second_hook(self)]
         super().train(input_fn, hooks, steps, max_steps, saving_listeners)
         return self
 
 
-def _warn_if_no_tpu(config: Any) -> None:
+def _warn_if_no_tpu(config: _BaseRunConfig) -> None:
     strategy = config.train_distribute
     if strategy is None or "TPU" not in type(strategy).__name__:
         log.warning(

@@ -16,6 +16,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Operation, Session
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
@@ -50,7 +51,7 @@ class TensorPacker:
         self._small_feature_names: dict = {}
         self._small_feature_sizes: dict = {}
 
-    def maybe_concatenate_features(self, features: Any) -> None:
+    def maybe_concatenate_features(self, features: Features) -> None:
         """Replaces enough small features of `features` (a dict, in place) by their concat."""
         self._small_feature_names, self._small_feature_sizes = {}, {}
         if not isinstance(features, dict) or not features:
@@ -86,7 +87,7 @@ class TensorPacker:
             splits = tf.split(packed, self._small_feature_sizes[dtype], axis=1)
             maybe_concatenated_features.update(zip(names, splits))
 
-    def _get_small_feature_key(self, dtype: Any) -> str:
+    def _get_small_feature_key(self, dtype: object) -> str:
         return f"{_SMALL_FEATURES_KEY}_{dtype}"
 
 
@@ -101,7 +102,7 @@ class PeriodicLogger:
         self._log_every_n_seconds = seconds
         self._last_log_time = 0.0
 
-    def log(self, msg: str, *args: Any, **kw: Any) -> None:
+    def log(self, msg: str, *args: object, **kw: object) -> None:
         """Logs `msg % args` unless the last log is more recent than `seconds`."""
         if time.time() - self._last_log_time > self._log_every_n_seconds:
             self._last_log_time = time.time()
@@ -119,12 +120,12 @@ class InstallSignalHandlerHook(_SessionRunHook):
     def __init__(self) -> None:
         self._signal_fn = signal.getsignal(signal.SIGINT)
 
-    def before_run(self, run_context: Any) -> None:
+    def before_run(self, run_context: object) -> None:
         """Installs the default SIGINT handler."""
         del run_context
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         """Restores the handler found at construction."""
         del session
         signal.signal(signal.SIGINT, self._signal_fn)
@@ -139,7 +140,7 @@ class CatchInvalidHostcallFunctions(tf_internals.xla_control_flow_context_class(
         >>> context.Enter()  # doctest: +SKIP
     """
 
-    def AddOp(self, op: Any) -> None:  # noqa: N802 - legacy's name
+    def AddOp(self, op: Operation) -> None:  # noqa: N802 - legacy's name
         """Raises ValueError for a v1 summary op created inside the context."""
         if op.type in _SUMMARY_OPS:
             raise ValueError(

@@ -16,9 +16,11 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, ModelFn, Params, Session, TPUDeployment
 from tfport.estimator._tpu.loop_hooks import (
     _OpQueueContext,
     _OpSignalOnceQueueContext,
@@ -46,15 +48,15 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
 
     def __init__(
         self,
-        ctx: Any,
-        enqueue_ops: Any,
-        dequeue_ops: Any,
-        tpu_compile_op: Any,
+        ctx: TPUDeployment,
+        enqueue_ops: object,
+        dequeue_ops: object,
+        tpu_compile_op: object,
         run_infeed_loop_on_coordinator: bool = True,
-        rendezvous: Any = None,
-        master: Any = None,
-        session_config: Any = None,
-        tpu_init_ops: Any = None,
+        rendezvous: ErrorRendezvous | None = None,
+        master: str | None = None,
+        session_config: object = None,
+        tpu_init_ops: Iterable[object] | None = None,
         outfeed_every_n_steps: int = 1,
     ) -> None:
         self._master_job = getattr(ctx, "master_job", None)
@@ -81,7 +83,7 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
         if self._should_initialize_tpu and _tpu_system_present():
             self._finalize_ops = [tf.compat.v1.tpu.shutdown_system(job=self._master_job)]
 
-    def _run_infeed(self, queue_ctx: Any, session: Any) -> None:
+    def _run_infeed(self, queue_ctx: _OpQueueContext, session: Session) -> None:
         if self._initial_infeed_sleep_secs:
             time.sleep(self._initial_infeed_sleep_secs)
         with self._rendezvous.catch_errors(source="infeed", session=session):
@@ -89,7 +91,7 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
                 for _ in range(steps if self._run_infeed_loop_on_coordinator else 1):
                     session.run(self._enqueue_ops)
 
-    def _run_outfeed(self, queue_ctx: Any, session: Any) -> None:
+    def _run_outfeed(self, queue_ctx: _OpQueueContext, session: Session) -> None:
         status_logger = PeriodicLogger(seconds=60)
         with self._rendezvous.catch_errors(source="outfeed", session=session):
             for count, steps in enumerate(queue_ctx.read_iteration_counts()):
@@ -98,10 +100,12 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
                         session.run(self._dequeue_ops)
                     status_logger.log("Outfeed finished for iteration (%d, %d)", count, i)
 
-    def _create_infeed_controller(self, name: str, target: Any, args: tuple) -> Any:
+    def _create_infeed_controller(
+        self, name: str, target: Callable[..., object], args: tuple
+    ) -> Any:
         return _OpQueueContext(name=name, target=target, args=args)
 
-    def _assertCompilationSucceeded(self, result: Any, coord: Any) -> None:  # noqa: N802
+    def _assertCompilationSucceeded(self, result: object, coord: Any) -> None:  # noqa: N802
         from tensorflow.core.protobuf.tpu import compilation_result_pb2
 
         proto = compilation_result_pb2.CompilationResultProto()
@@ -110,7 +114,7 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
             log.error("Compilation failed: %s", proto.status_error_message)
             coord.request_stop()
 
-    def after_create_session(self, session: Any, coord: Any) -> None:
+    def after_create_session(self, session: Session, coord: object) -> None:
         """Initializes the TPU system (where one exists), runs the init ops, starts threads."""
         if self._should_initialize_tpu and _tpu_system_present():
             with (
@@ -134,7 +138,7 @@ class TPUInfeedOutfeedSessionHook(_SessionRunHook):
         self._infeed_controller.send_next_batch_signal(iterations)
         self._outfeed_controller.send_next_batch_signal(iterations)
 
-    def end(self, session: Any) -> None:
+    def end(self, session: Session) -> None:
         """Stops and joins both threads, then runs the finalize ops."""
         self._infeed_controller.join()
         self._rendezvous.record_done("infeed")
@@ -154,13 +158,13 @@ class TPUInfeedOutfeedSessionHookForPrediction(TPUInfeedOutfeedSessionHook):
 
     def __init__(
         self,
-        ctx: Any,
-        enqueue_ops: Any,
-        dequeue_ops: Any,
-        tpu_compile_op: Any,
-        rendezvous: Any = None,
-        master: Any = None,
-        session_config: Any = None,
+        ctx: TPUDeployment,
+        enqueue_ops: object,
+        dequeue_ops: object,
+        tpu_compile_op: object,
+        rendezvous: ErrorRendezvous | None = None,
+        master: str | None = None,
+        session_config: object = None,
     ) -> None:
         super().__init__(
             ctx,
@@ -173,11 +177,15 @@ class TPUInfeedOutfeedSessionHookForPrediction(TPUInfeedOutfeedSessionHook):
             session_config=session_config,
         )
 
-    def _create_infeed_controller(self, name: str, target: Any, args: tuple) -> Any:
+    def _create_infeed_controller(
+        self, name: str, target: Callable[..., object], args: tuple
+    ) -> Any:
         return _OpSignalOnceQueueContext(name=name, target=target, args=args)
 
 
-def call_computation(computation_inputs: Any, computation: Any, batch_config: Any = None) -> Any:
+def call_computation(
+    computation_inputs: object, computation: Callable[..., object], batch_config: Any = None
+) -> Any:
     """`computation(computation_inputs)` on tfport's devices; with a `BatchConfig`, inside
     TF's batch function (requests batched across calls, then split back).
 
@@ -196,19 +204,19 @@ def call_computation(computation_inputs: Any, computation: Any, batch_config: An
         max_enqueued_batches=batch_config.max_enqueued_batches,
         autograph=False,
     )
-    def batched(*tensors: Any) -> Any:
+    def batched(*tensors: object) -> Any:
         return computation(tf.nest.pack_sequence_as(computation_inputs, list(tensors)))
 
     return batched(*flat)
 
 
 def inference_on_tpu(
-    computation: Any,
-    inputs_to_tpu: Any,
+    computation: Callable[..., object],
+    inputs_to_tpu: Sequence[object],
     num_batch_threads: int,
     max_batch_size: int,
     batch_timeout_micros: int,
-    allowed_batch_sizes: Any = None,
+    allowed_batch_sizes: Sequence[int] | None = None,
     max_enqueued_batches: int = 100,
 ) -> Any:
     """`computation(*inputs_to_tpu)` batched across calls (no batching when
@@ -228,7 +236,7 @@ def inference_on_tpu(
         max_enqueued_batches=max_enqueued_batches,
         autograph=False,
     )
-    def batched(*tensors: Any) -> Any:
+    def batched(*tensors: object) -> Any:
         return computation(*tensors)
 
     return batched(*inputs_to_tpu)
@@ -250,12 +258,12 @@ def _clone_export_output(output: Any, tensors: list) -> Any:
 
 
 def model_fn_inference_on_tpu(
-    model_fn: Any,
-    features: Any,
-    labels: Any = None,
-    config: Any = None,
-    params: Any = None,
-    batch_config: Any = None,
+    model_fn: ModelFn,
+    features: Features,
+    labels: Labels = None,
+    config: object = None,
+    params: Params | None = None,
+    batch_config: object = None,
 ) -> Any:
     """The PREDICT EstimatorSpec of `model_fn` on `features`, computed through
     `call_computation` (batched with `batch_config`): its predictions and export outputs
@@ -268,7 +276,7 @@ def model_fn_inference_on_tpu(
 
     captured: list = []
 
-    def computation(computation_features: Any) -> list:
+    def computation(computation_features: Features) -> list:
         spec = calls.call_model_fn(
             model_fn, computation_features, labels, "infer", dict(params or {}), config
         )

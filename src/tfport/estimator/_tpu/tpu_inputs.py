@@ -14,9 +14,11 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels
 from tfport.estimator._tpu.tpu_host import TensorPacker
 
 tf = import_tf()
@@ -24,7 +26,7 @@ _SMALL_FEATURE_DIM_SIZE = 1
 _MIN_SMALL_FEATURES_TO_GROUP = 5
 
 
-def _extract_key_names(tensor_or_dict: Any) -> list:
+def _extract_key_names(tensor_or_dict: object) -> list:
     """The sorted keys of a dict, [] for anything else."""
     return sorted(tensor_or_dict) if isinstance(tensor_or_dict, dict) else []
 
@@ -43,7 +45,7 @@ class _CapturedObject:
         self._object: Any = None
         self._captured = False
 
-    def capture(self, o: Any) -> None:
+    def capture(self, o: object) -> None:
         """Captures `o` (once)."""
         if self._captured:
             raise RuntimeError("InternalError: Object can capture only once. Please file bug.")
@@ -68,7 +70,11 @@ class _Inputs:
     """
 
     def __init__(
-        self, features: Any = None, labels: Any = None, dataset: Any = None, signals: Any = None
+        self,
+        features: Features | None = None,
+        labels: Labels = None,
+        dataset: object = None,
+        signals: dict[str, object] | None = None,
     ) -> None:
         if dataset is not None and (
             features is not None or labels is not None or signals is not None
@@ -82,14 +88,14 @@ class _Inputs:
         self._iterator: Any = None
 
     @staticmethod
-    def from_input_fn(return_values: Any) -> _Inputs:
+    def from_input_fn(return_values: object) -> _Inputs:
         """The `_Inputs` of what an input_fn returned."""
         if isinstance(return_values, tf.data.Dataset):
             return _Inputs(dataset=return_values)
         return _Inputs(*_Inputs._parse_inputs(return_values))
 
     @staticmethod
-    def _parse_inputs(return_values: Any) -> tuple[Any, Any]:
+    def _parse_inputs(return_values: object) -> tuple[Any, Any]:
         if isinstance(return_values, tuple):
             features, labels = return_values
             return features, labels
@@ -176,7 +182,7 @@ class _InputsWithStoppingSignals(_Inputs):
     def insert_stopping_signal(stop: bool, batch_size: int, add_padding: bool = False) -> Any:
         """A Dataset map function: element -> {'features', 'labels'?, 'signals'}."""
 
-        def map_fn(*args: Any) -> dict:
+        def map_fn(*args: object) -> dict:
             features, labels = _Inputs._parse_inputs(args[0] if len(args) == 1 else args)
             mask = None
             if add_padding:
@@ -209,7 +215,7 @@ class _StopSignals:
     NON_STOPPING_SIGNAL = False
     STOPPING_SIGNAL = True
 
-    def __init__(self, stop: bool, batch_size: int, padding_mask: Any = None) -> None:
+    def __init__(self, stop: bool, batch_size: int, padding_mask: object = None) -> None:
         self._stop, self._batch_size, self._padding_mask = stop, batch_size, padding_mask
 
     def as_dict(self) -> dict:
@@ -226,7 +232,7 @@ class _StopSignals:
         return tf.identity(signals["stopping"][0][0])
 
     @staticmethod
-    def should_stop(scalar_stopping_signal: Any) -> Any:
+    def should_stop(scalar_stopping_signal: object) -> Any:
         """Whether the signal says stop (a bool tensor for a tensor, else a bool)."""
         if isinstance(scalar_stopping_signal, tf.Tensor):
             return tf.math.logical_and(scalar_stopping_signal, _StopSignals.STOPPING_SIGNAL)
@@ -242,7 +248,7 @@ class _PaddingSignals:
     """
 
     @staticmethod
-    def pad_features_and_labels(features: Any, labels: Any, batch_size: int) -> tuple:
+    def pad_features_and_labels(features: Features, labels: Labels, batch_size: int) -> tuple:
         """(padding mask, padded features, padded labels): rows appended with zeros."""
         real = tf.shape(_PaddingSignals._find_any_tensor(features))[0]
         full = tf.constant(batch_size, tf.int32)
@@ -266,7 +272,7 @@ class _PaddingSignals:
         return _PaddingSignals._padding_mask(real, missing, batch_size), features, labels
 
     @staticmethod
-    def slice_tensor_or_dict(tensor_or_dict: Any, signals: dict) -> Any:
+    def slice_tensor_or_dict(tensor_or_dict: object, signals: dict) -> Any:
         """`tensor_or_dict` without its padded rows (unchanged for full or stop batches)."""
         mask = signals["padding_mask"]
         real = tf.shape(mask)[0] - tf.reduce_sum(mask)
@@ -281,14 +287,14 @@ class _PaddingSignals:
         return tf.nest.map_structure(slice_one, tensor_or_dict)
 
     @staticmethod
-    def _find_any_tensor(batch_features: Any) -> Any:
+    def _find_any_tensor(batch_features: object) -> Any:
         tensors = [x for x in tf.nest.flatten(batch_features) if isinstance(x, tf.Tensor)]
         if not tensors:
             raise ValueError("Cannot find any Tensor in features dict.")
         return tensors[0]
 
     @staticmethod
-    def _padding_mask(real_batch_size: Any, missing_count: Any, batch_size: int) -> Any:
+    def _padding_mask(real_batch_size: object, missing_count: object, batch_size: int) -> Any:
         mask = tf.concat(
             [tf.zeros((real_batch_size,), tf.int32), tf.ones((missing_count,), tf.int32)], axis=0
         )
@@ -335,7 +341,7 @@ class InputsStructureRecorder:
         """Whether the last flattened inputs had labels."""
         return "labels" in self._feature_structure
 
-    def validate_and_record_structure(self, features: Any, labels: Any) -> None:
+    def validate_and_record_structure(self, features: Features, labels: Labels) -> None:
         """Checks the partition dims' keys against the first inputs' keys and records them."""
         if self._initialized:
             return
@@ -356,7 +362,7 @@ class InputsStructureRecorder:
             )
         self._flattened_input_dims = self._flatten_input_dims(features, labels)
 
-    def _flatten_input_dims(self, features: Any, labels: Any) -> list:
+    def _flatten_input_dims(self, features: Features, labels: Labels) -> list:
         dims = _flatten_up_to(features, self._feature_dims, 0, "features")
         if labels is not None and self._label_dims is not None:
             dims.extend(_flatten_up_to(labels, self._label_dims, 1, "labels"))
@@ -364,7 +370,9 @@ class InputsStructureRecorder:
             dims.extend([None] * len(tf.nest.flatten(labels)))
         return dims
 
-    def flatten_features_and_labels(self, features: Any, labels: Any, signals: Any = None) -> list:
+    def flatten_features_and_labels(
+        self, features: Features, labels: Labels, signals: object = None
+    ) -> list:
         """The tensors of features (small ones packed), labels and signals, in one list."""
         self.tensor_packer = TensorPacker(_SMALL_FEATURE_DIM_SIZE, _MIN_SMALL_FEATURES_TO_GROUP)
         self.tensor_packer.maybe_concatenate_features(features)
@@ -375,7 +383,7 @@ class InputsStructureRecorder:
             self._feature_structure["signals"] = signals
         return tf.nest.flatten(self._feature_structure)
 
-    def unflatten_features_and_labels(self, flattened_inputs: Any) -> _Inputs:
+    def unflatten_features_and_labels(self, flattened_inputs: Iterable[object]) -> _Inputs:
         """The `_Inputs` (features, labels, signals) of a flattened list."""
         inputs = tf.nest.pack_sequence_as(self._feature_structure, list(flattened_inputs))
         features = inputs["features"]
@@ -383,7 +391,7 @@ class InputsStructureRecorder:
         return _Inputs(features, inputs.get("labels"), signals=inputs.get("signals"))
 
 
-def _flatten_up_to(structure: Any, dims: Any, index: int, what: str) -> list:
+def _flatten_up_to(structure: object, dims: object, index: int, what: str) -> list:
     try:
         return _dims_up_to(structure, dims)
     except (TypeError, KeyError) as exc:
@@ -393,7 +401,7 @@ def _flatten_up_to(structure: Any, dims: Any, index: int, what: str) -> list:
         ) from None
 
 
-def _dims_up_to(structure: Any, dims: Any) -> list:
+def _dims_up_to(structure: object, dims: object) -> list:
     """`dims` flattened down to the leaves of `structure` (dicts in sorted key order, as
     `tf.nest.flatten` orders the inputs); a leaf's dims are kept whole (a list or None)."""
     if isinstance(structure, dict):

@@ -17,12 +17,13 @@ from __future__ import annotations
 import collections
 import re
 import threading
+from types import TracebackType
 from typing import Any
 
 IterationsPerLoopCounter = collections.namedtuple("IterationsPerLoopCounter", ["value", "unit"])
 
 
-def check_positive_integer(value: Any, name: str) -> None:
+def check_positive_integer(value: object, name: str) -> None:
     """Raises ValueError unless `value` is a positive int.
 
     Example:
@@ -32,7 +33,7 @@ def check_positive_integer(value: Any, name: str) -> None:
         raise ValueError(f"{name} should be positive integer. Given {value}")
 
 
-def parse_iterations_per_loop(iterations_per_loop: Any) -> IterationsPerLoopCounter:
+def parse_iterations_per_loop(iterations_per_loop: int | str) -> IterationsPerLoopCounter:
     """`iterations_per_loop` (an int or a duration like '30s', '5m', '1h') as a counter.
 
     Example:
@@ -61,19 +62,24 @@ class ErrorRendezvous:
         self._done = 0
         self._lock = threading.Lock()
 
-    def record_error(self, source: Any, exc_info: Any, session: Any = None) -> None:
+    def record_error(
+        self,
+        source: str,
+        exc_info: tuple[type[BaseException] | None, BaseException | None, TracebackType | None],
+        session: object = None,
+    ) -> None:
         """Records `exc_info` raised by `source`."""
         del session
         with self._lock:
             self._errors.setdefault(source, exc_info)
 
-    def record_done(self, source: Any) -> None:
+    def record_done(self, source: str) -> None:
         """Marks `source` finished."""
         del source
         with self._lock:
             self._done += 1
 
-    def catch_errors(self, source: Any, session: Any = None) -> Any:
+    def catch_errors(self, source: str, session: object = None) -> Any:
         """A context manager recording (and swallowing) any error raised inside it."""
         return _Catch(self, source, session)
 
@@ -87,13 +93,18 @@ class ErrorRendezvous:
 
 
 class _Catch:
-    def __init__(self, rendezvous: ErrorRendezvous, source: Any, session: Any) -> None:
+    def __init__(self, rendezvous: ErrorRendezvous, source: str, session: object) -> None:
         self._r, self._source, self._session = rendezvous, source, session
 
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
         if isinstance(value, Exception):  # recorded, re-raised by raise_errors (legacy)
             self._r.record_error(self._source, (kind, value, tb), self._session)
             return True

@@ -16,9 +16,11 @@ Example:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import InputFn, TPUDeployment
 from tfport.estimator._engine.api.spec import ModeKeys
 from tfport.estimator._tpu import tpu_enqueue
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
@@ -40,7 +42,7 @@ class MultiHostDatasetInitializerHook(_SessionRunHook):
             session.run(self._initializers)
 
 
-def _wrap_computation_in_while_loop(device: Any, op_fn: Any) -> Any:
+def _wrap_computation_in_while_loop(device: str, op_fn: Callable[[], object]) -> Any:
     """A while_loop running `op_fn()`'s ops `iterations_per_loop` times, one at a time.
 
     Example:
@@ -59,7 +61,9 @@ def _wrap_computation_in_while_loop(device: Any, op_fn: Any) -> Any:
         )
 
 
-def _wrap_computation_in_while_loop_with_stopping_signals(device: Any, op_fn: Any) -> Any:
+def _wrap_computation_in_while_loop_with_stopping_signals(
+    device: str, op_fn: Callable[[], dict]
+) -> Any:
     """A while_loop running `op_fn()['ops']` until its `signals` say stop (PREDICT).
 
     Example:
@@ -67,10 +71,10 @@ def _wrap_computation_in_while_loop_with_stopping_signals(device: Any, op_fn: An
         ...     "/cpu:0", enqueue_ops_fn)  # doctest: +SKIP
     """
 
-    def cond(stop: Any) -> Any:
+    def cond(stop: object) -> Any:
         return tf.math.logical_not(_StopSignals.should_stop(stop))
 
-    def body(unused_stop: Any) -> Any:
+    def body(unused_stop: object) -> Any:
         result = op_fn()
         with tf.control_dependencies(result["ops"]):
             return _StopSignals.as_scalar_stopping_signal(result["signals"])
@@ -90,7 +94,7 @@ class _InputPipeline:
 
     InputsStructureRecorder = InputsStructureRecorder
 
-    def __init__(self, input_fn: Any, batch_axis: Any, ctx: Any) -> None:
+    def __init__(self, input_fn: InputFn, batch_axis: object, ctx: TPUDeployment) -> None:
         self._inputs_structure_recorder = InputsStructureRecorder(ctx.input_partition_dims)
         self._sharded_per_core = ctx.is_input_sharded_per_core()
         self._input_fn = input_fn
@@ -137,7 +141,7 @@ class _InputPipeline:
     def _broadcast(self) -> bool:
         return not self._sharded_per_core and self._ctx.is_input_broadcast_with_iterators()
 
-    def _host_scope(self, device: Any, host_id: int) -> Any:
+    def _host_scope(self, device: str, host_id: int) -> Any:
         """The host's device and `input_pipeline_task<id>` name scope (none in broadcast)."""
         scope = contextlib.ExitStack()
         if not self._broadcast():
@@ -153,7 +157,7 @@ class _InputPipeline:
             return [(0, 0)]
         return self._host_invocations()
 
-    def _build(self, device: Any, host_id: int, index: int) -> tuple:
+    def _build(self, device: str, host_id: int, index: int) -> tuple:
         """The builder the context's input configuration asks for, called for one host."""
         ctx, fn, recorder = self._ctx, self._input_fn, self._inputs_structure_recorder
         if self._sharded_per_core:

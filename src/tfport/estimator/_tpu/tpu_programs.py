@@ -19,17 +19,22 @@ from __future__ import annotations
 
 import collections
 import copy
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import DequeueFn, Features, Labels, ModelFn, Params, TPUDeployment
 from tfport.distribute import num_replicas
 from tfport.estimator._engine.building import calls
 from tfport.estimator._engine.building.context import strategy_for
 from tfport.estimator._tpu.legacy_helpers import _add_item_to_params, _export_output_to_tensors
 from tfport.estimator._tpu.loop_hooks import iterations_per_loop_variable
 from tfport.estimator._tpu.tpu_inputs import _CapturedObject, _StopSignals
+
+if TYPE_CHECKING:
+    from tfport.estimator._engine.estimator import Estimator
 
 tf = import_tf()
 _INITIAL_LOSS = 1e7
@@ -39,11 +44,11 @@ _KEY_WHEN_PREDICTIONS_IS_A_TENSOR = "_key_when_predictions_is_a_tensor"
 _TPU_KEYS = ("batch_size", "use_tpu", "context")
 
 
-def _replicated(ctx: Any, loop: Any) -> tuple[Any, Any]:
+def _replicated(ctx: TPUDeployment, loop: Callable[[object], object]) -> tuple[Any, Any]:
     """(compile op, replica 0's output) of `loop(replica_id)` over the context's replicas."""
 
     @tf_internals.tpu_on_device_training_loop()
-    def on_one_shard(replica_id: Any) -> Any:
+    def on_one_shard(replica_id: object) -> Any:
         return loop(tf.reshape(replica_id, []))
 
     replica_ids = [[tf.constant(i) for i in range(ctx.num_replicas)]]
@@ -57,7 +62,7 @@ def _replicated(ctx: Any, loop: Any) -> tuple[Any, Any]:
     return compile_op, outputs[0]
 
 
-def _train_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tuple:
+def _train_on_tpu_system(ctx: TPUDeployment, model_fn_wrapper: Any, dequeue_fn: DequeueFn) -> tuple:
     """(compile op, loss, host calls, captured scaffold_fn, training hooks) of the TPU
     training program: `iterations_per_loop` train steps on every replica."""
     iterations = iterations_per_loop_variable()
@@ -65,7 +70,7 @@ def _train_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tu
         dequeue_fn
     )
 
-    def loop(replica_id: Any) -> Any:
+    def loop(replica_id: object) -> Any:
         del replica_id
         outputs = tf_internals.tpu_training_loop().while_loop(
             lambda i, loss: i < iterations,
@@ -78,7 +83,7 @@ def _train_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tu
     return compile_op, loss, host_call, scaffold_fn, hooks.get()
 
 
-def _eval_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tuple:
+def _eval_on_tpu_system(ctx: TPUDeployment, model_fn_wrapper: Any, dequeue_fn: DequeueFn) -> tuple:
     """(compile op, total loss, host calls, captured scaffold_fn, evaluation hooks) of the
     TPU evaluation program: `iterations_per_loop` eval steps on every replica."""
     iterations = iterations_per_loop_variable()
@@ -86,7 +91,7 @@ def _eval_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tup
         dequeue_fn
     )
 
-    def loop(replica_id: Any) -> Any:
+    def loop(replica_id: object) -> Any:
         del replica_id
         return tf_internals.tpu_training_loop().repeat(iterations, step_fn, [_ZERO_LOSS])
 
@@ -94,17 +99,19 @@ def _eval_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tup
     return compile_op, loss, host_calls, scaffold_fn, hooks.get()
 
 
-def _predict_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> tuple:
+def _predict_on_tpu_system(
+    ctx: TPUDeployment, model_fn_wrapper: Any, dequeue_fn: DequeueFn
+) -> tuple:
     """(compile op, predict op, host calls, captured scaffold_fn, prediction hooks) of the
     TPU prediction program: predict steps on every replica until the stopping signal."""
     step_fn, host_calls, scaffold_fn, hooks = model_fn_wrapper.convert_to_single_tpu_predict_step(
         dequeue_fn
     )
 
-    def loop(replica_id: Any) -> Any:
+    def loop(replica_id: object) -> Any:
         del replica_id
 
-        def cond(scalar_stopping_signal: Any) -> Any:
+        def cond(scalar_stopping_signal: object) -> Any:
             return tf.math.logical_not(_StopSignals.should_stop(scalar_stopping_signal))
 
         return tf_internals.tpu_training_loop().while_loop(
@@ -116,7 +123,7 @@ def _predict_on_tpu_system(ctx: Any, model_fn_wrapper: Any, dequeue_fn: Any) -> 
 
 
 def _build_tpu_computation_for_inference(
-    model_fn: Any, features: Any, labels: Any, config: Any, params: Any
+    model_fn: Any, features: Features, labels: Labels, config: object, params: Params
 ) -> tuple[Any, _CapturedObject]:
     """(computation, capture): `computation()` calls model_fn for PREDICT and returns its
     predictions' and export outputs' tensors; `capture` then holds (spec, export outputs
@@ -143,14 +150,14 @@ def _build_tpu_computation_for_inference(
 
 
 def _build_computation_for_inference(
-    model_fn: Any, labels: Any, config: Any, params: Any
+    model_fn: ModelFn, labels: Labels, config: object, params: Params
 ) -> tuple[Any, _CapturedObject]:
     """(computation, capture): `computation(features)` runs the inference computation
     through `tpu.rewrite` and returns its CPU-side tensors; `capture` then holds (spec,
     export outputs dict, predictions dict, positions of the None export tensors)."""
     capture = _CapturedObject()
 
-    def computation(computation_input: Any) -> list:
+    def computation(computation_input: Features) -> list:
         tpu_computation, tpu_capture = _build_tpu_computation_for_inference(
             model_fn, computation_input, labels, config, params
         )
@@ -167,7 +174,7 @@ def _build_computation_for_inference(
     return computation, capture
 
 
-def _check_batch_axis(batch_axis: Any) -> None:
+def _check_batch_axis(batch_axis: object) -> None:
     axes = [a for a in tf.nest.flatten(batch_axis) if a is not None]
     if any(a != 0 for a in axes):
         raise TfportInputError(
@@ -180,7 +187,7 @@ def _check_batch_axis(batch_axis: Any) -> None:
         )
 
 
-def augmented_model_fn(estimator: Any, model_fn: Any, batch_axis: Any) -> Any:
+def augmented_model_fn(estimator: Estimator, model_fn: ModelFn, batch_axis: object) -> Any:
     """Legacy `TPUEstimator._augment_model_fn`: `model_fn(features, labels, mode, config,
     params)` calling the user's `model_fn` as `estimator` runs it (params completed with
     `batch_size`, `use_tpu` and `context` for the mode; an EstimatorSpec back).
@@ -190,7 +197,9 @@ def augmented_model_fn(estimator: Any, model_fn: Any, batch_axis: Any) -> Any:
     """
     _check_batch_axis(batch_axis)
 
-    def _model_fn(features: Any, labels: Any, mode: str, config: Any, params: Any) -> Any:
+    def _model_fn(
+        features: Features, labels: Labels, mode: str, config: object, params: dict
+    ) -> Any:
         replicas = num_replicas(strategy_for(estimator.config, mode))
         tpu_params = estimator._params_for_model_fn(mode, replicas)
         params = copy.deepcopy(params)
@@ -203,7 +212,7 @@ def augmented_model_fn(estimator: Any, model_fn: Any, batch_axis: Any) -> Any:
 
 
 def call_model_fn_for_inference(
-    estimator: Any, features: Any, labels: Any, mode: str, config: Any
+    estimator: Estimator, features: Features, labels: Labels, mode: str, config: object
 ) -> Any:
     """Legacy `TPUEstimator._call_model_fn_for_inference`: the PREDICT spec of the model_fn
     computed for export to a TPU (`model_fn_inference_on_tpu`, with `params['use_tpu']`).

@@ -17,6 +17,8 @@ Example:
 
 from __future__ import annotations
 
+import unittest
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tfport._common import tf_internals
@@ -58,7 +60,7 @@ class FakeSummaryWriter:
         cls._replaced_summary_writer = None
         _clear_writer_cache()
 
-    def __init__(self, logdir: Any, graph: Any = None) -> None:
+    def __init__(self, logdir: str, graph: object = None) -> None:
         self._logdir = logdir
         self._graph = graph
         self._summaries: dict = {}
@@ -74,13 +76,13 @@ class FakeSummaryWriter:
 
     def assert_summaries(
         self,
-        test_case: Any,
-        expected_logdir: Any = None,
-        expected_graph: Any = None,
-        expected_summaries: Any = None,
-        expected_added_graphs: Any = None,
-        expected_added_meta_graphs: Any = None,
-        expected_session_logs: Any = None,
+        test_case: unittest.TestCase,
+        expected_logdir: str | None = None,
+        expected_graph: object = None,
+        expected_summaries: Mapping[int, object] | None = None,
+        expected_added_graphs: Sequence[object] | None = None,
+        expected_added_meta_graphs: Sequence[object] | None = None,
+        expected_session_logs: Sequence[object] | None = None,
     ) -> None:
         """Asserts (with `test_case`'s assertions) what was added; None skips a check.
 
@@ -105,7 +107,7 @@ class FakeSummaryWriter:
         if expected_session_logs is not None:
             test_case.assertEqual(expected_session_logs, self._added_session_logs)
 
-    def simple_values(self, step: Any) -> dict:
+    def simple_values(self, step: int) -> dict:
         """`{tag: simple_value}` of the summaries added at `step` (`global_step/sec` left out).
 
         Example:
@@ -119,7 +121,7 @@ class FakeSummaryWriter:
             if value.tag != _UNTIMED_TAG
         }
 
-    def add_summary(self, summ: Any, current_global_step: Any) -> None:
+    def add_summary(self, summ: object, current_global_step: int) -> None:
         """Records a `Summary` (or its serialized bytes) at `current_global_step`."""
         if isinstance(summ, bytes):
             from tensorflow.core.framework import summary_pb2
@@ -127,24 +129,28 @@ class FakeSummaryWriter:
             summ = summary_pb2.Summary.FromString(summ)
         self._summaries.setdefault(current_global_step, []).append(summ)
 
-    def add_graph(self, graph: Any, global_step: Any = None, graph_def: Any = None) -> None:
+    def add_graph(
+        self, graph: object, global_step: int | None = None, graph_def: object = None
+    ) -> None:
         """Records a graph (a `graph_def` is refused, as legacy did)."""
         _check_step(global_step)
         if graph_def is not None:
             raise ValueError(f"Unexpected graph_def {graph_def}.")
         self._added_graphs.append(graph)
 
-    def add_meta_graph(self, meta_graph_def: Any, global_step: Any = None) -> None:
+    def add_meta_graph(self, meta_graph_def: object, global_step: int | None = None) -> None:
         """Records a `MetaGraphDef`."""
         _check_step(global_step)
         self._added_meta_graphs.append(meta_graph_def)
 
-    def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
+    def add_session_log(self, session_log: object, global_step: int | None = None) -> None:
         """Records a `SessionLog` (the step is not kept: legacy ignored it too)."""
         del global_step
         self._added_session_logs.append(session_log)
 
-    def add_run_metadata(self, run_metadata: Any, tag: Any, global_step: Any = None) -> None:
+    def add_run_metadata(
+        self, run_metadata: object, tag: str, global_step: int | None = None
+    ) -> None:
         """Records `RunMetadata` under `tag`."""
         _check_step(global_step)
         self._added_run_metadata[tag] = run_metadata
@@ -159,12 +165,12 @@ class FakeSummaryWriter:
         """Nothing to close."""
 
 
-def _check_step(global_step: Any) -> None:
+def _check_step(global_step: int | None) -> None:
     if global_step is not None and global_step < 0:
         raise ValueError(f"Invalid global_step {global_step}.")
 
 
-def _assert_meta_graphs_equal(test_case: Any, expected: Any, actual: Any) -> None:
+def _assert_meta_graphs_equal(test_case: unittest.TestCase, expected: Any, actual: Any) -> None:
     """Meta graphs equal up to the order of the graph's nodes and of the collections."""
     test_case.assertEqual(expected.meta_info_def, actual.meta_info_def)
     test_case.assertEqual(dict(expected.collection_def), dict(actual.collection_def))

@@ -77,7 +77,7 @@ def _negation(f: _Filter) -> _Filter:
     return keep
 
 
-def _get_paths(base_dir: Any, parser: Callable[[Path], Any]) -> list:
+def _get_paths(base_dir: str | bytes | os.PathLike[str], parser: Callable[[Path], Any]) -> list:
     """`parser(Path(base_dir/name, None))` for each entry of `base_dir`, those not None, sorted."""
     from tfport._common.tfenv import import_tf
 

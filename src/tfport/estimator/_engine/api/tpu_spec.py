@@ -13,9 +13,11 @@ Example:
 from __future__ import annotations
 
 import collections
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import Hook
 from tfport.estimator._engine.api.spec import EstimatorSpec
 
 
@@ -50,16 +52,16 @@ class TPUEstimatorSpec(
     def __new__(
         cls,
         mode: str,
-        predictions: Any = None,
-        loss: Any = None,
-        train_op: Any = None,
-        eval_metrics: Any = None,
-        export_outputs: Any = None,
-        scaffold_fn: Any = None,
-        host_call: Any = None,
-        training_hooks: Any = None,
-        evaluation_hooks: Any = None,
-        prediction_hooks: Any = None,
+        predictions: object = None,
+        loss: object = None,
+        train_op: object = None,
+        eval_metrics: object = None,
+        export_outputs: Mapping[str, object] | None = None,
+        scaffold_fn: Callable[[], object] | None = None,
+        host_call: object = None,
+        training_hooks: Iterable[Hook] | None = None,
+        evaluation_hooks: Iterable[Hook] | None = None,
+        prediction_hooks: Iterable[Hook] | None = None,
     ) -> TPUEstimatorSpec:
         for name, call in (("eval_metrics", eval_metrics), ("host_call", host_call)):
             if call is not None and not (
@@ -114,6 +116,8 @@ class TPUEstimatorSpec(
         )
 
 
-def _call(fn_and_tensors: Any) -> Any:
+def _call(
+    fn_and_tensors: tuple[Callable[..., object], Sequence[object] | Mapping[str, object]],
+) -> Any:
     fn, tensors = fn_and_tensors
     return fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)

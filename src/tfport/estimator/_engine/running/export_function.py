@@ -21,12 +21,13 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, Labels, Mode, ModelFn, Params
 from tfport.estimator._engine.building import calls
 from tfport.estimator._engine.estimator_helpers import _verify_model_fn_args
 
@@ -51,7 +52,7 @@ class _VariablesByName(_AutoTrackable):
     def __init__(self) -> None:
         self.__dict__["_names"] = []
 
-    def _add(self, name: str, variable: Any) -> None:
+    def _add(self, name: str, variable: object) -> None:
         self._names.append(name)
         setattr(self, name, variable)
 
@@ -60,7 +61,7 @@ class _VariablesByName(_AutoTrackable):
             raise KeyError(name)
         return getattr(self, name)
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: object = None) -> Any:
         """The variable named `name`, else `default`."""
         return self[name] if name in self._names else default
 
@@ -105,7 +106,7 @@ class _VariableHolder:
             _tf.compat.v1.train.get_or_create_global_step()
             yield
 
-    def creator(self, next_creator: Any, **kwargs: Any) -> Any:
+    def creator(self, next_creator: Callable[..., object], **kwargs: Any) -> Any:
         """Returns the variable of this name, creating it outside the function first."""
         v1 = _tf.compat.v1
         collections = kwargs.pop("collections", None) or [v1.GraphKeys.GLOBAL_VARIABLES]
@@ -121,7 +122,7 @@ class _VariableHolder:
         _add_once(collections, variable)
         return variable
 
-    def _create(self, next_creator: Any, name: str, kwargs: dict) -> Any:
+    def _create(self, next_creator: Callable[..., object], name: str, kwargs: dict) -> Any:
         initial = kwargs.get("initial_value")
         if _tf.is_tensor(initial) and not callable(initial):
             value = _tf.get_static_value(initial)
@@ -144,7 +145,7 @@ class _VariableHolder:
             )
 
 
-def _add_once(collections: list, variable: Any) -> None:
+def _add_once(collections: list, variable: object) -> None:
     """Adds `variable` to the graph's `collections` it is not in yet.
 
     A function graph shares the variable collections with the graph around it: adding on
@@ -157,11 +158,11 @@ def _add_once(collections: list, variable: Any) -> None:
 
 
 def _wrap_and_verify_model_fn(
-    model_fn: Any,
-    mode: Any = None,
-    config: Any = None,
-    params: Any = None,
-    input_signature: Any = None,
+    model_fn: ModelFn,
+    mode: Mode | None = None,
+    config: object = None,
+    params: Params | None = None,
+    input_signature: Sequence[object] | None = None,
 ) -> tuple[Any, bool]:
     """(a function of `(features[, labels])` calling model_fn, whether it takes labels)."""
     _verify_model_fn_args(model_fn, params)
@@ -172,12 +173,12 @@ def _wrap_and_verify_model_fn(
     takes_labels = "labels" in args
     if takes_labels and (input_signature is None or len(input_signature) == 2):
 
-        def with_labels(features: Any, labels: Any = None) -> Any:
+        def with_labels(features: Features, labels: Labels = None) -> Any:
             return model_fn(features=features, labels=labels, **kwargs)
 
         return with_labels, True
 
-    def features_only(features: Any) -> Any:
+    def features_only(features: Features) -> Any:
         if takes_labels:
             return model_fn(features=features, labels=None, **kwargs)
         return model_fn(features=features, **kwargs)
@@ -192,7 +193,7 @@ def _filter_estimator_spec_outputs(spec: Any) -> dict:
     return {"predictions": spec.predictions}
 
 
-def _spec_outputs(ret: Any) -> Any:
+def _spec_outputs(ret: object) -> Any:
     from tfport.estimator._engine.api.spec import EstimatorSpec
 
     # the train op is stateful: the function's automatic control dependencies run it
@@ -210,21 +211,25 @@ class _EstimatorSpecFunction(_PolymorphicFunction):
     """
 
     def __init__(
-        self, python_function: Any, name: Any, variable_holder: Any = None, **kwargs: Any
+        self,
+        python_function: Callable[..., object],
+        name: str,
+        variable_holder: _VariableHolder | None = None,
+        **kwargs: object,
     ) -> None:
         self._python_function = python_function
         self._name = name
         self._variable_holder = variable_holder or _VariableHolder()
         holder = self._variable_holder
 
-        def traced(*args: Any, **kw: Any) -> Any:
+        def traced(*args: object, **kw: object) -> Any:
             with holder.scope():
                 return _spec_outputs(python_function(*args, **kw))
 
         traced.__name__ = f"model_fn_{name}"
         self._function = _tf.function(traced, **kwargs)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         try:
             return self._function(*args, **kwargs)
         except Exception:
@@ -233,7 +238,12 @@ class _EstimatorSpecFunction(_PolymorphicFunction):
                 raise
             raise error from None
 
-    def _create_graph_function(self, args: Any, kwargs: Any, **other_kwargs: Any) -> Any:
+    def _create_graph_function(
+        self,
+        args: Sequence[object] | None,
+        kwargs: Mapping[str, object] | None,
+        **other_kwargs: object,
+    ) -> Any:
         """The concrete function (the graph) of `python_function` for `args`/`kwargs`."""
         if other_kwargs:
             raise TfportInputError(
@@ -245,7 +255,7 @@ class _EstimatorSpecFunction(_PolymorphicFunction):
             )
         return self.get_concrete_function(*(args or ()), **(kwargs or {}))
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> Any:
         """The traced graph for these inputs (traced now if new)."""
         return self._function.get_concrete_function(*args, **kwargs)
 
@@ -274,11 +284,11 @@ class EstimatorSpecFunction(_AutoTrackable, _PolymorphicFunction):
 
     def __init__(
         self,
-        fn: Any,
-        mode: Any,
-        config: Any = None,
-        params: Any = None,
-        variable_holder: Any = None,
+        fn: ModelFn,
+        mode: Mode,
+        config: object = None,
+        params: Params | None = None,
+        variable_holder: _VariableHolder | None = None,
         **kwargs: Any,
     ) -> None:
         python_function, self.expects_labels = _wrap_and_verify_model_fn(
@@ -292,16 +302,16 @@ class EstimatorSpecFunction(_AutoTrackable, _PolymorphicFunction):
         # a child named `__call__`: tf.saved_model.load makes the restored object callable
         self.__call__ = self._defined._function  # type: ignore[method-assign]
 
-    def _defun(self, fn: Any) -> _EstimatorSpecFunction:
+    def _defun(self, fn: Callable[..., object]) -> _EstimatorSpecFunction:
         """`fn` as this mode's function (`_EstimatorSpecFunction`, this object's variables)."""
         return _EstimatorSpecFunction(
             fn, name=self._name, variable_holder=self._variable_holder, **self._function_kwargs
         )
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # the instance's tf.function
+    def __call__(self, *args: object, **kwargs: object) -> Any:  # the instance's tf.function
         return self._defined(*args, **kwargs)
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> Any:
         """The traced graph of this mode for these inputs."""
         return self._defined.get_concrete_function(*args, **kwargs)
 
@@ -325,7 +335,7 @@ class ModelFunction(_AutoTrackable):
         >>> tf.saved_model.save(mfn, "saved")  # doctest: +SKIP
     """
 
-    def __init__(self, config: Any = None, params: Any = None) -> None:
+    def __init__(self, config: object = None, params: Params | None = None) -> None:
         self._config = config
         self._params = params
         self._functions: dict = {}
@@ -334,7 +344,10 @@ class ModelFunction(_AutoTrackable):
 
     @staticmethod
     def from_function(
-        model_fn: Any, all_modes: Any = None, config: Any = None, params: Any = None
+        model_fn: ModelFn,
+        all_modes: Iterable[Mode] | None = None,
+        config: object = None,
+        params: Params | None = None,
     ) -> ModelFunction:
         """A ModelFunction with `model_fn` added for each of `all_modes` (default: all three)."""
         obj = ModelFunction(config=config, params=params)
@@ -347,7 +360,9 @@ class ModelFunction(_AutoTrackable):
         """The variables by name (a mapping; each is also an attribute of it)."""
         return self._variables_by_name
 
-    def add_mode(self, fn: Any, mode: Any, input_signature: Any = None) -> None:
+    def add_mode(
+        self, fn: ModelFn, mode: Mode, input_signature: Sequence[object] | None = None
+    ) -> None:
         """Adds `fn` as the function of `mode` (ValueError if the mode has one)."""
         if mode in self._functions:
             raise ValueError(f"ModelFunction object has multiple functions with name {mode}.")
@@ -360,19 +375,19 @@ class ModelFunction(_AutoTrackable):
             input_signature=input_signature,
         )
 
-    def train(self, features: Any, labels: Any) -> Any:
+    def train(self, features: Features, labels: Labels) -> Any:
         """Runs the TRAIN function (its train op included)."""
         return self.call("train", features, labels)
 
-    def evaluate(self, features: Any, labels: Any) -> Any:
+    def evaluate(self, features: Features, labels: Labels) -> Any:
         """Runs the EVAL function."""
         return self.call("eval", features, labels)
 
-    def predict(self, features: Any) -> Any:
+    def predict(self, features: Features) -> Any:
         """Runs the PREDICT function."""
         return self.call("infer", features)
 
-    def call(self, mode: Any, features: Any, labels: Any = None) -> Any:
+    def call(self, mode: Mode, features: Features, labels: Labels = None) -> Any:
         """Runs the function of `mode` (ValueError if none was added)."""
         if mode not in self._functions:
             raise ValueError(

@@ -14,10 +14,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Mode
 from tfport.estimator._engine.running.export_function import (
     _filter_estimator_spec_outputs,
     _VariableHolder,
@@ -33,10 +35,10 @@ class _NestedArguments:
     Any other attribute is the concrete function's (`graph`, `prune`, `variables`, ...).
     """
 
-    def __init__(self, concrete: Any) -> None:
+    def __init__(self, concrete: Callable[..., object]) -> None:
         self._concrete = concrete
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         leaves = _tf.nest.flatten([list(args), kwargs])
         return self._concrete(*[_tf.convert_to_tensor(x) for x in leaves if _is_data(x)])
 
@@ -44,19 +46,19 @@ class _NestedArguments:
         return getattr(self._concrete, name)
 
 
-def _is_data(x: Any) -> bool:
+def _is_data(x: object) -> bool:
     """A tensor or array-like argument (not None, not a string such as a mode)."""
     return x is not None and not isinstance(x, (str, bytes))
 
 
-def _identity(x: Any) -> Any:
+def _identity(x: object) -> Any:
     return None if x is None else _tf.identity(x)
 
 
 class _EstimatorWrappedGraph:
     """Graph functions of a model_fn's modes and input receivers over shared variables."""
 
-    def __init__(self, variable_holder: Any = None) -> None:
+    def __init__(self, variable_holder: object = None) -> None:
         if variable_holder is not None and not isinstance(variable_holder, _VariableHolder):
             raise TfportInputError(
                 message(
@@ -72,10 +74,10 @@ class _EstimatorWrappedGraph:
         self._estimator_spec: Any = None
         self._global_step_read_fn = self._wrap(self._global_step, [])
 
-    def _wrap(self, fn: Any, signature: list) -> Any:
+    def _wrap(self, fn: Callable[..., object], signature: list) -> Any:
         holder = self._variable_holder
 
-        def scoped(*args: Any) -> Any:
+        def scoped(*args: object) -> Any:
             with holder.scope():
                 return fn(*args)
 
@@ -107,7 +109,12 @@ class _EstimatorWrappedGraph:
         return self._estimator_spec
 
     def wrap_model_fn(
-        self, model_fn: Any, mode: Any, args: Any = None, kwargs: Any = None, signature: Any = None
+        self,
+        model_fn: Callable[..., object],
+        mode: Mode,
+        args: Sequence[object] | None = None,
+        kwargs: Mapping[str, object] | None = None,
+        signature: Sequence[object] | None = None,
     ) -> Any:
         """`model_fn(*args, **kwargs)` as a function of the tensors among `args`/`kwargs`.
 
@@ -121,7 +128,7 @@ class _EstimatorWrappedGraph:
         if signature is None:
             signature = [_tf.TensorSpec.from_tensor(t) for t in leaves]
 
-        def fn(*tensors: Any) -> Any:
+        def fn(*tensors: object) -> Any:
             it = iter(tensors)
             call_args, call_kwargs = _tf.nest.map_structure(
                 lambda x: next(it) if _is_data(x) else x, [args, kwargs]
@@ -168,7 +175,7 @@ class _EstimatorWrappedGraph:
         return functions
 
 
-def _canonicalize_receiver_tensors(receiver_tensors: Any) -> dict:
+def _canonicalize_receiver_tensors(receiver_tensors: object) -> dict:
     """Receiver tensors as a dict (a single tensor under `input`); tensors only."""
     for tensor in _tf.nest.flatten(receiver_tensors):
         if not isinstance(tensor, _tf.Tensor):
@@ -180,13 +187,13 @@ def _canonicalize_receiver_tensors(receiver_tensors: Any) -> dict:
     return {"input": receiver_tensors}
 
 
-def _input_receiver_fn_name(name: Any) -> str:
+def _input_receiver_fn_name(name: str | None) -> str:
     """`_input_receiver` or `_input_receiver_<name>`."""
     return _RECEIVER_FN_NAME if name is None else f"{_RECEIVER_FN_NAME}_{name}"
 
 
 def _prune_receiver_tensors(
-    wrapped_function: Any, receiver_tensors: Any, outputs: Any, name: Any
+    wrapped_function: Any, receiver_tensors: object, outputs: object, name: str | None
 ) -> Any:
     """`wrapped_function` pruned to take the receiver tensors (sorted keys) to `outputs`."""
     inputs = _canonicalize_receiver_tensors(receiver_tensors)
