@@ -28,8 +28,8 @@ def _x(n=4):
 
 
 def _dnn(tmp_path, v2=False, **kwargs):
-    from tfport.estimator._canned import estimators_v1 as _canned_v1
-    from tfport.estimator._canned import estimators_v2 as _canned
+    import tfport.estimator as _canned
+    from tfport.estimator import v1 as _canned_v1
 
     module = _canned if v2 else _canned_v1
     column = _tf().feature_column.numeric_column("x", shape=(2,))
@@ -50,7 +50,7 @@ def test_wrong_dtype_names_column_and_dtype(tmp_path):
 
 
 def test_categorical_column_wrong_dtype(tmp_path):
-    from tfport.estimator._canned import estimators_v1 as _canned_v1
+    from tfport.estimator import v1 as _canned_v1
 
     tf = _tf()
     color = tf.feature_column.categorical_column_with_vocabulary_list("color", ["r", "g"])

@@ -65,14 +65,23 @@ def _fns(features, labels):
     return train, evaluate, predict
 
 
-def test_v1_and_v2_public_names():
-    from tfport.estimator import v1
-    from tfport.estimator._canned import estimators_v1, estimators_v2
+def test_v1_and_v2_public_names_come_from_the_registry():
+    import importlib
 
+    import tfport.estimator as v2
+    from tfport._common import canned
+    from tfport.estimator import v1
+
+    stems = ("Baseline", "DNN", "DNNLinearCombined", "Linear")  # legacy's canned families
+    kinds = ("Classifier", "Estimator", "Regressor")
+    assert sorted(canned.FAMILY) == sorted(s + k for s in stems for k in kinds)
     for name in V1_NAMES:
-        assert getattr(v1, name) is getattr(estimators_v1, name)
-        assert getattr(estimators_v2, name) is not getattr(estimators_v1, name)
-    assert {"MultiClassHead", "BinaryClassHead", "RegressionHead"} <= set(estimators_v2.__all__)
+        home_v1 = importlib.import_module(canned.home(name, v1=True))
+        assert getattr(v1, name) is getattr(home_v1, name)
+        assert getattr(v2, name) is getattr(importlib.import_module(canned.home(name)), name)
+        assert getattr(v2, name) is not getattr(v1, name)
+        assert name in v1.__all__ and name in v2.__all__ and name in dir(v2)
+    assert {"MultiClassHead", "BinaryClassHead", "RegressionHead"} <= set(v2.__all__)
 
 
 def test_default_optimizers_follow_legacy_rules():
@@ -92,8 +101,8 @@ def test_default_optimizers_follow_legacy_rules():
 
 @pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
-    from tfport.estimator._canned import estimators_v1 as _canned_v1
-    from tfport.estimator._canned import estimators_v2 as _canned
+    import tfport.estimator as _canned
+    from tfport.estimator import v1 as _canned_v1
 
     module = _canned if v2 else _canned_v1
     features = _data()
@@ -127,8 +136,8 @@ def test_binary_classifier_metrics_match_its_own_predictions(tmp_path, v2):
 
 @pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 def test_regressor_loss_reduction_and_metrics(tmp_path, v2):
-    from tfport.estimator._canned import estimators_v1 as _canned_v1
-    from tfport.estimator._canned import estimators_v2 as _canned
+    import tfport.estimator as _canned
+    from tfport.estimator import v1 as _canned_v1
 
     module = _canned if v2 else _canned_v1
     features = _data()
@@ -149,7 +158,7 @@ def test_regressor_loss_reduction_and_metrics(tmp_path, v2):
 
 
 def test_baseline_classifier_learns_the_prior(tmp_path):
-    from tfport.estimator._canned import estimators_v2 as _canned
+    import tfport.estimator as _canned
 
     features = _data()
     labels = np.array([0, 1, 2, 2] * 12, "int64")
@@ -164,8 +173,8 @@ def test_baseline_classifier_learns_the_prior(tmp_path):
 
 
 def test_v1_estimator_takes_public_head_with_v1_semantics(tmp_path):
-    from tfport.estimator._canned import estimators_v1 as _canned_v1
-    from tfport.estimator._canned import estimators_v2 as _canned
+    import tfport.estimator as _canned
+    from tfport.estimator import v1 as _canned_v1
 
     features = _data()
     labels = np.argmax(features["x"], 1).astype("int64")

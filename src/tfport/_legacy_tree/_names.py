@@ -3,6 +3,7 @@ import (issues 27 and 41's first rounds)."""
 
 from __future__ import annotations
 
+from tfport._common import canned
 from tfport._legacy_tree._paths import (
     _EXPORT,
     _N,
@@ -33,16 +34,8 @@ def _names(*names: str) -> dict[str, str]:
 NAMES: dict[str, dict[str, str]] = {suffix: {} for suffix in PATHS}
 for _suffix in _EXPORT_DECORATED:
     NAMES[_suffix]["estimator_export"] = f"{_N}:estimator_export"
-NAMES["canned.baseline"].update(
-    _v2_renames("BaselineClassifier", "BaselineEstimator", "BaselineRegressor")
-)
-NAMES["canned.dnn"].update(_v2_renames("DNNClassifier", "DNNEstimator", "DNNRegressor"))
-NAMES["canned.dnn_linear_combined"].update(
-    _v2_renames(
-        "DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator", "DNNLinearCombinedRegressor"
-    )
-)
-NAMES["canned.linear"].update(_v2_renames("LinearClassifier", "LinearEstimator", "LinearRegressor"))
+for _module, _family in canned.LEGACY_MODULE.items():
+    NAMES[f"canned.{_module}"].update(_v2_renames(*canned.FAMILIES[_family]))
 NAMES["canned.parsing_utils"].update(
     {
         "classifier_parse_example_spec_v2": f"{_V2}:classifier_parse_example_spec",
@@ -53,10 +46,11 @@ NAMES["canned.rnn"]["USE_DEFAULT"] = f"{_N}:USE_DEFAULT"
 NAMES["estimator"].update(
     {"EstimatorV2": f"{_V2}:Estimator"}
     | {
-        "create_per_replica_ready_for_local_init_op": "tfport.estimator._engine.estimator_helpers:"
-        "create_per_replica_ready_for_local_init_op",
-        "maybe_overwrite_model_dir_and_session_config": "tfport.estimator._engine.api.tf_config:"
-        "maybe_overwrite_model_dir_and_session_config",
+        n: f"tfport.estimator._engine.estimator_helpers:{n}"
+        for n in (
+            "create_per_replica_ready_for_local_init_op",
+            "maybe_overwrite_model_dir_and_session_config",
+        )
     }
 )
 NAMES["estimator_lib"].update(

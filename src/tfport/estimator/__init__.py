@@ -9,21 +9,8 @@ Example:
 import importlib as _importlib
 import typing as _typing
 
+from tfport._common import canned as _registry
 from tfport.estimator import export
-from tfport.estimator._canned.estimators_v2 import (
-    BaselineClassifier,
-    BaselineEstimator,
-    BaselineRegressor,
-    DNNClassifier,
-    DNNEstimator,
-    DNNLinearCombinedClassifier,
-    DNNLinearCombinedEstimator,
-    DNNLinearCombinedRegressor,
-    DNNRegressor,
-    LinearClassifier,
-    LinearEstimator,
-    LinearRegressor,
-)
 from tfport.estimator._engine.api.extenders import (
     add_metrics,
     classifier_parse_example_spec,
@@ -112,24 +99,15 @@ __all__ = [
     "MultiLabelHead",
     "PoissonRegressionHead",
     "RegressionHead",
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
+    *_registry.FAMILY,  # the canned estimators (v2), served from their homes
     *_TF_NAMES,
     *_SUBMODULES,
 ]
 
 
 def __getattr__(name: str) -> _typing.Any:
+    if name in _registry.FAMILY:
+        return getattr(_importlib.import_module(_registry.home(name)), name)
     if name in _TF_NAMES:
         from tfport.estimator._engine.api import hooks
 

@@ -10,36 +10,10 @@ import importlib as _importlib
 import typing as _typing
 
 import tfport.estimator as _core
-from tfport.estimator._canned.estimators_v1 import (
-    BaselineClassifier,
-    BaselineEstimator,
-    BaselineRegressor,
-    DNNClassifier,
-    DNNEstimator,
-    DNNLinearCombinedClassifier,
-    DNNLinearCombinedEstimator,
-    DNNLinearCombinedRegressor,
-    DNNRegressor,
-    LinearClassifier,
-    LinearEstimator,
-    LinearRegressor,
-)
+from tfport._common import canned as _registry
 
 # The v1 canned estimators; every other name is `tfport.estimator`'s (see `__getattr__`).
-__all__ = [
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
-]
+__all__ = list(_registry.FAMILY)
 
 
 _SUBMODULES = {
@@ -50,6 +24,8 @@ _SUBMODULES = {
 
 
 def __getattr__(name: str) -> _typing.Any:
+    if name in _registry.FAMILY:
+        return getattr(_importlib.import_module(_registry.home(name, v1=True)), name)
     if name in _SUBMODULES:
         return _importlib.import_module(_SUBMODULES[name])
     if name in _core.__all__:

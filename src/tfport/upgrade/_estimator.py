@@ -14,6 +14,7 @@ from typing import cast
 
 import libcst as cst
 
+from tfport._common.canned import FAMILY
 from tfport.upgrade._base import Pass
 from tfport.upgrade._names import build, module_path, tf_path
 from tfport.upgrade._report import INFO, WARNING
@@ -21,23 +22,7 @@ from tfport.upgrade._report import INFO, WARNING
 # Whether rewrite targets are checked against the installed tfport (imports tfport.estimator).
 CHECK_TARGETS: contextvars.ContextVar[bool] = contextvars.ContextVar("check", default=False)
 
-CANNED = (
-    "BaselineClassifier",
-    "BaselineEstimator",
-    "BaselineRegressor",
-    "BoostedTreesClassifier",
-    "BoostedTreesEstimator",
-    "BoostedTreesRegressor",
-    "DNNClassifier",
-    "DNNEstimator",
-    "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedEstimator",
-    "DNNLinearCombinedRegressor",
-    "DNNRegressor",
-    "LinearClassifier",
-    "LinearEstimator",
-    "LinearRegressor",
-)
+CANNED = (*FAMILY, "BoostedTreesClassifier", "BoostedTreesEstimator", "BoostedTreesRegressor")
 TPU_NAMES = (
     "TPUEstimator",
     "TPUEstimatorSpec",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
 from tfport._common.types import Hook
+from tfport.estimator._engine.api.tf_config import path_to_str
 from tfport.estimator._engine.building.calls import _verify_model_fn_args
 from tfport.estimator._engine.internals import _assert_members_are_not_overridden
 from tfport.estimator._engine.running import evaluation
@@ -241,3 +242,32 @@ def create_per_replica_ready_for_local_init_op(scaffold: Any) -> Any:
     if scaffold.ready_for_local_init_op is not None:
         return scaffold.ready_for_local_init_op
     return tf.compat.v1.report_uninitialized_variables(tf.compat.v1.global_variables())
+
+
+def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) -> Any:
+    """The RunConfig with `model_dir` set (legacy `estimator.maybe_overwrite_...`).
+
+    Example:
+        >>> maybe_overwrite_model_dir_and_session_config(RunConfig(), "/m").model_dir
+        ... # doctest: +SKIP
+        '/m'
+    """
+    from tfport.estimator._engine.api.run_config import RunConfig
+
+    if config is None:
+        config = RunConfig()
+    if not isinstance(config, RunConfig):
+        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+    model_dir = path_to_str(model_dir)
+    if model_dir and config.model_dir and model_dir != config.model_dir:
+        raise ValueError(
+            f"`model_dir` are set both in constructor and `RunConfig`, but with different "
+            f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
+        )
+    if model_dir:
+        config = config.replace(model_dir=model_dir)
+    elif config.model_dir is None:
+        import tempfile
+
+        config = config.replace(model_dir=tempfile.mkdtemp())
+    return config

@@ -247,35 +247,6 @@ def get_default_session_config() -> Any:
     return tf.compat.v1.ConfigProto(allow_soft_placement=True, graph_options=graph_options)
 
 
-def maybe_overwrite_model_dir_and_session_config(config: Any, model_dir: Any) -> Any:
-    """The RunConfig with `model_dir` set (legacy `estimator.maybe_overwrite_...`).
-
-    Example:
-        >>> maybe_overwrite_model_dir_and_session_config(RunConfig(), "/m").model_dir
-        ... # doctest: +SKIP
-        '/m'
-    """
-    from tfport.estimator._engine.api.run_config import RunConfig
-
-    if config is None:
-        config = RunConfig()
-    if not isinstance(config, RunConfig):
-        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
-    model_dir = path_to_str(model_dir)
-    if model_dir and config.model_dir and model_dir != config.model_dir:
-        raise ValueError(
-            f"`model_dir` are set both in constructor and `RunConfig`, but with different "
-            f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
-        )
-    if model_dir:
-        config = config.replace(model_dir=model_dir)
-    elif config.model_dir is None:
-        import tempfile
-
-        config = config.replace(model_dir=tempfile.mkdtemp())
-    return config
-
-
 def path_to_str(path: Any) -> Any:
     """`os.fspath(path)` for path-like objects, other values unchanged.
 
