@@ -135,7 +135,7 @@ class GoneFinder:
     "cannot import name ... (unknown location)".
     """
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
         for prefix in PREFIXES:
             if not fullname.startswith(prefix + "."):
                 continue

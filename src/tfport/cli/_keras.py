@@ -9,6 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 
 def add_parser(subparsers, parents) -> None:
@@ -92,7 +96,7 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_folder(args: argparse.Namespace, estimator: object, shapes: dict) -> int:
+def _export_folder(args: argparse.Namespace, estimator: Estimator, shapes: dict) -> int:
     """OUT is a folder: the model_fn traced and written as Keras 3 code (any Estimator)."""
     from tfport.keras import export_model_fn
 

@@ -8,13 +8,16 @@ Example:
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._export._columns import Columns, constant_row
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 FAMILIES = {
     "dnn_model_fn": "dnn",
@@ -29,7 +32,7 @@ CONVERTIBLE = (
 _ACTIVATIONS = ("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softplus", "softsign")
 
 
-def canned_spec(estimator: Any) -> tuple[str, dict]:
+def canned_spec(estimator: Estimator) -> tuple[str, dict]:
     """(family, model_fn keyword arguments) of a canned estimator, or a one-line refusal.
 
     The canned classes bind `head`, feature columns, hidden units, ... into the model_fn
@@ -91,7 +94,7 @@ class Weights:
         return self._cache[name]
 
 
-def _activation(fn: Any) -> str:
+def _activation(fn: object) -> str:
     name = fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
     if name in _ACTIVATIONS:
         return name
@@ -173,7 +176,7 @@ def _head_outputs(head: Any, logits: Any) -> dict:
 
 
 def build(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None,
     input_shapes: dict | None,
     baseline_input: str | None = None,
@@ -183,7 +186,7 @@ def build(
 
 
 def build_with_names(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None,
     input_shapes: dict | None,
     baseline_input: str | None = None,
