@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from tfport._common.types import KerasModel
+from tfport._common.types import KerasModel, Tensor
 
 # (module, attribute): every internal symbol of tf_keras / Keras 3 tfport uses.
 SYMBOLS: tuple[tuple[str, str], ...] = (
@@ -175,7 +175,7 @@ def tf_keras_losses_allow_sum_over_batch() -> Iterator[None]:
 
 @contextlib.contextmanager
 def loss_scaling_replaced(
-    scale: Callable[[Any], Any], unscale: Callable[[Any], Any]
+    scale: Callable[[Tensor], Tensor], unscale: Callable[[Tensor], Tensor]
 ) -> Iterator[None]:
     """Keras's distribution loss scaling replaced in the block.
 
@@ -205,9 +205,9 @@ def loss_scaling_replaced(
 
 @contextlib.contextmanager
 def batch_norm_replaced(
-    build: Callable[[Callable, Any, Any], None],
-    calculate: Callable[..., Any],
-    assign: Callable[..., Any] | None = None,
+    build: Callable[[Callable[..., object], object, object], None],
+    calculate: Callable[..., object],
+    assign: Callable[..., object] | None = None,
 ) -> Iterator[None]:
     """tf_keras BatchNormalization's `build` and statistics replaced in the block.
 
@@ -224,13 +224,17 @@ def batch_norm_replaced(
     original_calculate, original_build = base._calculate_mean_and_var, base.build
     original_assign = base._assign_moving_average
 
-    def new_build(self: Any, input_shape: Any) -> None:
+    def new_build(self: Any, input_shape: object) -> None:
         build(original_build, self, input_shape)
 
-    def new_calculate(self: Any, x: Any, axes: Any, keep_dims: bool, mask: object = None) -> Any:
+    def new_calculate(
+        self: Any, x: object, axes: object, keep_dims: bool, mask: object = None
+    ) -> Any:
         return calculate(original_calculate, self, x, axes, keep_dims, mask)
 
-    def new_assign(self: Any, variable: object, value: object, momentum: Any, size: Any) -> Any:
+    def new_assign(
+        self: Any, variable: object, value: object, momentum: object, size: object
+    ) -> Any:
         return assign(original_assign, self, variable, value, momentum, size)  # type: ignore[misc]
 
     base.build, base._calculate_mean_and_var = new_build, new_calculate

@@ -294,3 +294,52 @@ class KerasOptimizer(Protocol):
     def get_config(self) -> dict[str, object]:
         """Its hyperparameters."""
         ...
+
+
+class CannedHeadConfig(Protocol):
+    """What a canned estimator's head says about its task (the `CannedHead` attributes)."""
+
+    @property
+    def kind(self) -> str:
+        """'classifier', 'multi_label', 'regression', 'poisson' or 'logistic'."""
+        ...
+
+    @property
+    def v2(self) -> bool:
+        """Whether it is the v2 head (Keras reductions)."""
+        ...
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes (classifiers)."""
+        ...
+
+    @property
+    def label_dimension(self) -> int:
+        """The width of the labels (regression)."""
+        ...
+
+    @property
+    def logits_dimension(self) -> int:
+        """The width of the logits the model must produce."""
+        ...
+
+    @property
+    def weight_column(self) -> object:
+        """The example weight feature key or column, or None."""
+        ...
+
+    @property
+    def vocabulary(self) -> Sequence[object] | None:
+        """The label vocabulary, or None (integer labels)."""
+        ...
+
+    @property
+    def loss_reduction(self) -> object:
+        """How the weighted per-example losses are reduced."""
+        ...
+
+    @property
+    def loss_fn(self) -> object:
+        """A custom `loss_fn(labels, logits[, features])`, or None."""
+        ...

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tfport._common.types import KerasModel
@@ -112,7 +112,7 @@ def save_keras(model: KerasModel, path: str, overwrite: bool = False) -> str:
 
 def one_training_step(
     estimator: Estimator,
-    make: Any,
+    make: Callable[[str], Estimator],
     model: KerasModel,
     features: dict,
     labels: np.ndarray | None = None,

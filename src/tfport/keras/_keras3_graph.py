@@ -10,12 +10,13 @@ variables; nothing eager is created or changed while building the graph.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import keras_internals, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport._common.types import KerasModel, TFModule
+from tfport._common.types import KerasModel, TFModule, Variable
 from tfport.keras._keras3_layout import Slot, layout
 
 
@@ -43,7 +44,7 @@ class GraphModel:
                 use_resource=True,
             )
 
-    def of(self, variables: Any) -> list:
+    def of(self, variables: Iterable[Variable]) -> list:
         """The graph variables of some Keras variables."""
         return [self.graph_vars[id(v)] for v in variables]
 
@@ -51,7 +52,7 @@ class GraphModel:
         """(Keras variable, graph variable) pairs for a `keras.StatelessScope`."""
         return [(s.variable, self.graph_vars[id(s.variable)]) for s in self.slots]
 
-    def call(self, inputs: Any, training: bool) -> tuple[Any, list, list]:
+    def call(self, inputs: object, training: bool) -> tuple[Any, list, list]:
         """Runs the model; returns (outputs, non-trainable update ops, regularization losses)."""
         tf = import_tf()
         model = self.model
@@ -166,13 +167,13 @@ def _result(tf: TFModule, metric: Any, state: list) -> Any:
     if replicas_in_sync() == 1:
         return metric.stateless_result(state)
 
-    def merged(_: object, *aggregated: Any) -> Any:
+    def merged(_: object, *aggregated: object) -> Any:
         return metric.stateless_result([tf.convert_to_tensor(v) for v in aggregated])
 
     return tf.distribute.get_replica_context().merge_call(merged, args=tuple(state))
 
 
-def _zeros_for(variables: Any) -> list:
+def _zeros_for(variables: Iterable[Variable]) -> list:
     tf = import_tf()
     return [(v, tf.zeros(tuple(v.shape), tf.as_dtype(v.dtype))) for v in variables]
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
-from tfport._common.types import KerasOptimizer
+from tfport._common.types import KerasOptimizer, Variable
 
 log = logging.getLogger("tfport")
 
@@ -135,7 +136,7 @@ def graph_methods() -> list[tuple[type, str, Any]]:
     return out
 
 
-def _get_gradients(self: Any, loss: Any, params: Any) -> list:
+def _get_gradients(self: Any, loss: object, params: Sequence[Variable]) -> list:
     """Gradients of `loss` for `params` in the current graph (legacy `get_gradients`)."""
     import tensorflow as tf
 
@@ -154,7 +155,7 @@ def _get_gradients(self: Any, loss: Any, params: Any) -> list:
     return grads
 
 
-def _get_updates(self: Any, loss: Any, params: Any) -> list:
+def _get_updates(self: Any, loss: object, params: Sequence[Variable]) -> list:
     """`[update_op]` for `loss`, as the `OptimizerV2.get_updates` that TF 2.0 ran.
 
     tf_keras 2.21's optimizers build, in a graph, updates that nothing runs; their legacy

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import CannedHeadConfig
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._export._columns import Columns, constant_row
 
@@ -146,14 +147,14 @@ def _logits(ctx: Columns, family: str, kw: dict, units: int) -> Any:
     return None  # baseline: made once the inputs are known
 
 
-def _baseline(ctx: Columns, head: Any, baseline_input: str | None) -> Any:
+def _baseline(ctx: Columns, head: CannedHeadConfig, baseline_input: str | None) -> Any:
     weight = head.weight_column
     key = baseline_input or (weight if isinstance(weight, str) else getattr(weight, "key", "x"))
     like = ctx.raw(key, "float32", (None,))
     return constant_row(ctx, "baseline_bias", ctx.weight("baseline/", "/bias"), like)
 
 
-def _head_outputs(head: Any, logits: Any) -> dict:
+def _head_outputs(head: CannedHeadConfig, logits: Any) -> dict:
     from keras import layers, ops
 
     logits = layers.Identity(name="logits")(logits)

@@ -18,7 +18,7 @@ import numpy as np
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
-from tfport._common.types import TFModule
+from tfport._common.types import CannedHeadConfig, OptimizerArg, TFModule
 
 MAPPED = (
     "SGD/GradientDescent, Adagrad, Adam (not amsgrad), Ftrl (dense weights only); "
@@ -50,7 +50,7 @@ _V1 = {"SGD": "GradientDescentOptimizer", "RMSProp": "RMSPropOptimizer"}
 _V2 = {"RMSProp": "RMSprop"}
 
 
-def _resolve(tf: TFModule, opt: Any, lr: float | None, v2: bool) -> Any:
+def _resolve(tf: TFModule, opt: OptimizerArg, lr: float | None, v2: bool) -> Any:
     """The canned estimators' optimizer resolution (tfport's `_canned.optimizers`)."""
     if isinstance(opt, str) and opt in _NAMES:
         if v2:
@@ -95,7 +95,7 @@ def _number(value: object, what: str, name: str) -> float:
     raise refuse(f"a {what} that is not a constant number", name)
 
 
-def keras_optimizer(opt: Any, sparse: bool) -> Any:
+def keras_optimizer(opt: object, sparse: bool) -> Any:
     """The Keras 3 optimizer with the same update as `opt` (v1 or legacy Keras).
 
     Args:
@@ -158,7 +158,7 @@ def keras_optimizer(opt: Any, sparse: bool) -> Any:
     raise refuse(f"the optimizer {name}", name)
 
 
-def keras_loss(head: Any) -> tuple[Any, Any]:
+def keras_loss(head: CannedHeadConfig) -> tuple[Any, Any]:
     """(Keras 3 loss on the `logits` output, labels -> the loss's labels) of a head."""
     import keras
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
-from tfport._common.types import KerasModel, Labels, TFModule
+from tfport._common.types import CannedHeadConfig, KerasModel, Labels, TFModule
 
 if TYPE_CHECKING:
     from tfport.estimator import Estimator
@@ -34,7 +34,7 @@ tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
-def _labels(head: Any, rows: int, seed: int) -> np.ndarray:
+def _labels(head: CannedHeadConfig, rows: int, seed: int) -> np.ndarray:
     rng = np.random.RandomState(seed + 1)
     if head.kind == "regression":
         return rng.normal(size=(rows, head.label_dimension)).astype(np.float32)
@@ -84,7 +84,7 @@ class _LossHook(_SessionRunHook):
         self.value = float(run_values.results)
 
 
-def _summed(tf: TFModule, grad: Any) -> Any:
+def _summed(tf: TFModule, grad: object) -> Any:
     """An embedding gradient with its repeated ids summed, as TensorFlow's optimizers do
     (Keras 3's scatter the slices as they come: Adagrad/Adam would square each repeat)."""
     if not isinstance(grad, tf.IndexedSlices):
@@ -120,7 +120,7 @@ def _keras_step(model: Any, optimizer: Any, loss_fn: Any, features: dict, labels
 
 def one_step(
     estimator: Estimator,
-    make: Callable[[str], Any],
+    make: Callable[[str], Estimator],
     model: KerasModel,
     features: dict,
     labels: np.ndarray | None = None,

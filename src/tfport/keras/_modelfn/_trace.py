@@ -57,7 +57,7 @@ class _NeedKey(Exception):
 class _KeyRecorder(dict):
     """A features dict that stops the model_fn at its first read of an unknown key."""
 
-    def __init__(self, known: dict, make: Any) -> None:
+    def __init__(self, known: dict, make: object) -> None:
         super().__init__(known)
         self._make = make
 
