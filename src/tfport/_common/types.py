@@ -343,3 +343,23 @@ class CannedHeadConfig(Protocol):
     def loss_fn(self) -> object:
         """A custom `loss_fn(labels, logits[, features])`, or None."""
         ...
+
+
+class PortableModel(Protocol):
+    """A built model whose weights `tfport ckpt port` fills: Keras 3, tf_keras or `tf.Module`."""
+
+    @property
+    def variables(self) -> Sequence[Variable]:
+        """Its variables (a Keras model's `weights` are read first when it has them)."""
+        ...
+
+    def save_weights(self, filepath: str) -> None:
+        """Keras models: writes a `.weights.h5` file (`--to keras-weights`)."""
+        ...
+
+
+class UpgradeSpec(Protocol):
+    """`tf_upgrade_v2.TFAPIChangeSpec`: the rewrite tables tfport's rule table edits."""
+
+    symbol_renames: dict[str, str]
+    function_warnings: Mapping[str, object]
