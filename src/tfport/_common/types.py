@@ -206,6 +206,10 @@ class KerasLayer(Protocol):
         """Its variables, trainable first."""
         ...
 
+    def set_weights(self, weights: Sequence[object]) -> None:
+        """Sets its weights from values (numpy arrays), in `weights` order."""
+        ...
+
 
 class KerasModel(KerasLayer, Protocol):
     """A Keras model (tf_keras or Keras 3): the members tfport reads off one.
@@ -261,6 +265,10 @@ class KerasModel(KerasLayer, Protocol):
 
     def get_config(self) -> dict[str, object]:
         """Its constructor arguments."""
+        ...
+
+    def get_layer(self, name: str) -> KerasLayer:
+        """The layer called `name`."""
         ...
 
     def get_weights(self) -> list[object]:
@@ -363,3 +371,21 @@ class UpgradeSpec(Protocol):
 
     symbol_renames: dict[str, str]
     function_warnings: Mapping[str, object]
+
+
+class Strategy(Protocol):
+    """A `tf.distribute.Strategy`: what tfport reads off one."""
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        """The number of replicas a step runs on."""
+        ...
+
+
+class NamedColumn(Protocol):
+    """A feature column (v1 or v2, any kind): each has a `name`."""
+
+    @property
+    def name(self) -> str:
+        """The column's name (its feature key, or one derived from its inputs)."""
+        ...
