@@ -9,9 +9,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._version import __version__
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 __all__ = ["__version__", "install", "to_accelerator", "uninstall"]
 
@@ -49,7 +52,7 @@ def uninstall() -> bool:
     return _uninstall()
 
 
-def to_accelerator(estimator: Any, strategy: Any = "auto") -> Any:
+def to_accelerator(estimator: Estimator, strategy: object = "auto") -> Any:
     """Returns a copy of `estimator` that trains and evaluates on `strategy`.
 
     Args:

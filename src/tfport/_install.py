@@ -11,10 +11,16 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import filter_autograph_warnings, import_tf, prepare_environment
+from tfport._common.types import KerasModel, TFModule
+
+if TYPE_CHECKING:
+    from tfport.estimator import RunConfig
 
 _MISSING = object()
 
@@ -37,12 +43,12 @@ class Installation:
         self.modules: dict[str, Any] = {}
         self.active = False
 
-    def set(self, module: Any, name: str, value: Any) -> None:
+    def set(self, module: object, name: str, value: object) -> None:
         """Sets `module.name = value`, remembering the previous value."""
         self.changes.append((module, name, module.__dict__.get(name, _MISSING)))
         _set(module, name, value)
 
-    def add_module(self, key: str, module: Any) -> None:
+    def add_module(self, key: str, module: ModuleType) -> None:
         """Adds `sys.modules[key]` unless present, remembering what was there."""
         if key in sys.modules:
             return
@@ -132,7 +138,7 @@ def uninstall() -> bool:
     return True
 
 
-def _add_nested_compat_aliases(handle: Installation, tf: Any, v2: Any, v1: Any) -> None:
+def _add_nested_compat_aliases(handle: Installation, tf: TFModule, v2: object, v1: object) -> None:
     """`tf.compat.vX.compat.vY.estimator` for X, Y in (1, 2), as TF's own tree has them."""
     for outer in (tf.compat.v1, tf.compat.v2):
         compat = getattr(outer, "compat", None)
@@ -142,7 +148,7 @@ def _add_nested_compat_aliases(handle: Installation, tf: Any, v2: Any, v1: Any) 
                 handle.set(inner, "estimator", target)
 
 
-def _set(module: Any, name: str, value: Any) -> None:
+def _set(module: object, name: str, value: object) -> None:
     try:
         setattr(module, name, value)
     except (AttributeError, TypeError):
@@ -152,7 +158,7 @@ def _set(module: Any, name: str, value: Any) -> None:
         setattr(wrapped, name, value)
 
 
-def _delete(module: Any, name: str) -> None:
+def _delete(module: object, name: str) -> None:
     for target in (module, tf_internals.module_wrapper_target(module)):
         if target is None:
             continue
@@ -162,7 +168,7 @@ def _delete(module: Any, name: str) -> None:
             target.__dict__.pop(name, None)
 
 
-def _estimator_package(estimator: Any, estimator_v1: Any) -> Any:
+def _estimator_package(estimator: object, estimator_v1: object) -> Any:
     import types
 
     package: Any = types.ModuleType("tensorflow_estimator")
@@ -172,7 +178,7 @@ def _estimator_package(estimator: Any, estimator_v1: Any) -> Any:
     return package
 
 
-def _add_legacy_paths(handle: Installation, package: Any) -> None:
+def _add_legacy_paths(handle: Installation, package: object) -> None:
     """`tensorflow_estimator.python.estimator.*` and `tensorflow.python.estimator.*` modules."""
     from tfport import _legacy_paths
 
@@ -187,7 +193,7 @@ def _add_legacy_paths(handle: Installation, package: Any) -> None:
     handle.set(sys, "meta_path", [_legacy_paths.GoneFinder(), *sys.meta_path])
 
 
-def _arrange_v1_layers(handle: Installation, tf: Any) -> None:
+def _arrange_v1_layers(handle: Installation, tf: TFModule) -> None:
     """Points `tf.compat.v1.layers` at tf_keras's TF1 layers if the lazy route fails."""
     try:
         tf.compat.v1.layers.dense  # noqa: B018 - probing the lazy loader
@@ -210,14 +216,14 @@ def _add_graph_optimizer_methods(handle: Installation) -> None:
 
 
 def model_to_estimator_v2(
-    keras_model: Any = None,
-    keras_model_path: Any = None,
-    custom_objects: Any = None,
-    model_dir: Any = None,
-    config: Any = None,
+    keras_model: KerasModel | None = None,
+    keras_model_path: str | os.PathLike[str] | None = None,
+    custom_objects: Mapping[str, object] | None = None,
+    model_dir: str | os.PathLike[str] | None = None,
+    config: RunConfig | None = None,
     checkpoint_format: str = "checkpoint",
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Any:
     """`tf.keras.estimator.model_to_estimator` (v2 Estimator, object-based checkpoints).
 
@@ -240,14 +246,14 @@ def model_to_estimator_v2(
 
 
 def model_to_estimator_v1(
-    keras_model: Any = None,
-    keras_model_path: Any = None,
-    custom_objects: Any = None,
-    model_dir: Any = None,
-    config: Any = None,
+    keras_model: KerasModel | None = None,
+    keras_model_path: str | os.PathLike[str] | None = None,
+    custom_objects: Mapping[str, object] | None = None,
+    model_dir: str | os.PathLike[str] | None = None,
+    config: RunConfig | None = None,
     checkpoint_format: str = "saver",
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Any:
     """`tf.compat.v1.keras.estimator.model_to_estimator` (`checkpoint_format='saver'`).
 

@@ -107,7 +107,7 @@ def modules() -> dict[str, types.ModuleType]:
     return out
 
 
-def attach_glue(set_attr: Callable[[Any, str, Any], None], made: dict) -> None:
+def attach_glue(set_attr: Callable[[object, str, object], None], made: dict) -> None:
     """Makes TF 2.15's Estimator glue modules attributes of TensorFlow's packages.
 
     `set_attr(package, name, module)` (the installation's, so that uninstall undoes it)
@@ -135,7 +135,7 @@ class GoneFinder:
     "cannot import name ... (unknown location)".
     """
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
         for prefix in PREFIXES:
             if not fullname.startswith(prefix + "."):
                 continue

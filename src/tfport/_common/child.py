@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import FrameType
 from typing import Any
 
@@ -73,7 +73,7 @@ class Confinement:
 def run_in_child(
     module: str,
     function: str,
-    kwargs: dict[str, Any],
+    kwargs: Mapping[str, object],
     timeout: float,
     what: str,
     confine: Confinement | None = None,

@@ -7,7 +7,6 @@ The CLI maps :class:`TfportInputError` to exit code 2 (bad input or usage) and
 from __future__ import annotations
 
 import errno
-from typing import Any
 
 
 class TfportError(Exception):
@@ -28,7 +27,7 @@ class TfportOperationError(TfportError, RuntimeError):
     exit_code = 1
 
 
-def message(what: str, fix: str | None = None, **received: Any) -> str:
+def message(what: str, fix: str | None = None, **received: object) -> str:
     """Builds the one-line error message of the project's contract.
 
     Args:

@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from tfport._common.types import KerasModel, Tensor
+
 # (module, attribute): every internal symbol of tf_keras / Keras 3 tfport uses.
 SYMBOLS: tuple[tuple[str, str], ...] = (
     ("tf_keras.src.backend", "_SEED_GENERATOR"),
@@ -173,7 +175,7 @@ def tf_keras_losses_allow_sum_over_batch() -> Iterator[None]:
 
 @contextlib.contextmanager
 def loss_scaling_replaced(
-    scale: Callable[[Any], Any], unscale: Callable[[Any], Any]
+    scale: Callable[[Tensor], Tensor], unscale: Callable[[Tensor], Tensor]
 ) -> Iterator[None]:
     """Keras's distribution loss scaling replaced in the block.
 
@@ -203,9 +205,9 @@ def loss_scaling_replaced(
 
 @contextlib.contextmanager
 def batch_norm_replaced(
-    build: Callable[[Callable, Any, Any], None],
-    calculate: Callable[..., Any],
-    assign: Callable[..., Any] | None = None,
+    build: Callable[[Callable[..., object], object, object], None],
+    calculate: Callable[..., object],
+    assign: Callable[..., object] | None = None,
 ) -> Iterator[None]:
     """tf_keras BatchNormalization's `build` and statistics replaced in the block.
 
@@ -222,13 +224,17 @@ def batch_norm_replaced(
     original_calculate, original_build = base._calculate_mean_and_var, base.build
     original_assign = base._assign_moving_average
 
-    def new_build(self: Any, input_shape: Any) -> None:
+    def new_build(self: Any, input_shape: object) -> None:
         build(original_build, self, input_shape)
 
-    def new_calculate(self: Any, x: Any, axes: Any, keep_dims: bool, mask: Any = None) -> Any:
+    def new_calculate(
+        self: Any, x: object, axes: object, keep_dims: bool, mask: object = None
+    ) -> Any:
         return calculate(original_calculate, self, x, axes, keep_dims, mask)
 
-    def new_assign(self: Any, variable: Any, value: Any, momentum: Any, size: Any) -> Any:
+    def new_assign(
+        self: Any, variable: object, value: object, momentum: object, size: object
+    ) -> Any:
         return assign(original_assign, self, variable, value, momentum, size)  # type: ignore[misc]
 
     base.build, base._calculate_mean_and_var = new_build, new_calculate
@@ -246,7 +252,7 @@ def tf_keras_optimizer_class() -> Any:
     return _tf_keras("optimizers.optimizer").Optimizer
 
 
-def restore_eager_classes(model: Any) -> None:
+def restore_eager_classes(model: KerasModel) -> None:
     """Swaps `model`'s (and its submodules') classes back to eager tf_keras bases.
 
     Cloning in a graph swaps them to the v1 bases; `version_utils.swap_class` with
@@ -269,12 +275,12 @@ def set_learning_phase(training: bool) -> None:
     _tf_keras("backend").deprecated_internal_set_learning_phase(training)
 
 
-def clone_metrics(metrics: Any) -> Any:
+def clone_metrics(metrics: object) -> Any:
     """tf_keras's `metrics.clone_metrics` (fresh metric objects of a compile argument)."""
     return _tf_keras("metrics").clone_metrics(metrics)
 
 
-def is_graph_network(model: Any) -> bool:
+def is_graph_network(model: KerasModel) -> bool:
     """A functional tf_keras model (`_is_graph_network`, tf_keras 2.x)."""
     return bool(getattr(model, "_is_graph_network", False))
 
@@ -294,17 +300,17 @@ def make_test_function(model: Any) -> None:
     model._make_test_function()
 
 
-def compile_sample_weights(model: Any, weights: Any) -> None:
+def compile_sample_weights(model: Any, weights: object) -> None:
     """`_compile_weights_loss_and_weighted_metrics(weights)` of a v1 graph model."""
     model._compile_weights_loss_and_weighted_metrics(weights)
 
 
-def has_subclassed_state(model: Any) -> bool:
+def has_subclassed_state(model: KerasModel) -> bool:
     """A subclassed model cloned in place holds `_original_attributes_cache` (tf_keras)."""
     return bool(getattr(model, "_original_attributes_cache", None))
 
 
-def compiled_metrics(model: Any) -> Any:
+def compiled_metrics(model: KerasModel) -> Any:
     """`model._compile_metrics` (tf_keras: metric list; Keras 3: CompileMetrics) or None."""
     return getattr(model, "_compile_metrics", None)
 
@@ -314,7 +320,7 @@ def compiled_metric_functions(model: Any) -> list:
     return list(model._compile_metric_functions)
 
 
-def is_compiled(model: Any) -> bool:
+def is_compiled(model: KerasModel) -> bool:
     """False only when a Keras model says it is not compiled (`_is_compiled`)."""
     return getattr(model, "_is_compiled", True) is not False
 
@@ -322,12 +328,12 @@ def is_compiled(model: Any) -> bool:
 # --- Keras 3 -----------------------------------------------------------------------------
 
 
-def inputs_struct(model: Any) -> Any:
+def inputs_struct(model: KerasModel) -> Any:
     """A Keras 3 functional model's input structure (`_inputs_struct`), else None."""
     return getattr(model, "_inputs_struct", None)
 
 
-def outputs_struct(model: Any) -> Any:
+def outputs_struct(model: KerasModel) -> Any:
     """A Keras 3 functional model's output structure (`_outputs_struct`), else None."""
     return getattr(model, "_outputs_struct", None)
 
@@ -337,12 +343,12 @@ def producing_layer_name(tensor: Any) -> str:
     return tensor._keras_history.operation.name
 
 
-def call_has_training_arg(model: Any) -> bool:
+def call_has_training_arg(model: KerasModel) -> bool:
     """Whether a Keras 3 model's `call` takes `training` (`_call_has_training_arg`)."""
     return bool(getattr(model, "_call_has_training_arg", True))
 
 
-def compiled_loss(model: Any) -> Any:
+def compiled_loss(model: KerasModel) -> Any:
     """A Keras 3 model's CompileLoss (`_compile_loss`), None when compiled without one."""
     return getattr(model, "_compile_loss", None)
 
@@ -352,29 +358,29 @@ def create_optimizer_variables(optimizer: Any, variables: list) -> None:
     optimizer._create_all_weights(variables)
 
 
-def keras3_scale_loss_for_distribution(value: Any) -> Any:
+def keras3_scale_loss_for_distribution(value: object) -> Any:
     """Keras 3's `losses.loss.scale_loss_for_distribution` (1/N under a strategy)."""
     return _module("keras.src.losses.loss").scale_loss_for_distribution(value)
 
 
-def enable_caching_device(cell: Any) -> None:
+def enable_caching_device(cell: object) -> None:
     """Sets a Keras RNN cell's `_enable_caching_device` (as the legacy estimator did)."""
     if hasattr(cell, "_enable_caching_device"):
         cell._enable_caching_device = True
 
 
-def set_keras_mask(tensor: Any, mask: Any) -> None:
+def set_keras_mask(tensor: Any, mask: object) -> None:
     """Sets a tf_keras output tensor's mask (`tensor._keras_mask`, which tf_keras's
     `Layer.__call__` keeps on a call's outputs and legacy `RNNModel` set for its logits)."""
     tensor._keras_mask = mask
 
 
-def keras_initialized(variable: Any) -> bool:
+def keras_initialized(variable: object) -> bool:
     """Whether tf_keras's graph-mode session initialized `variable` (`_keras_initialized`,
     set by `backend._initialize_variables`, tf_keras >= 2.x)."""
     return hasattr(variable, "_keras_initialized")
 
 
-def keras_mask(tensor: Any) -> Any:
+def keras_mask(tensor: object) -> Any:
     """A tf_keras tensor's mask (`tensor._keras_mask`), None when it has none."""
     return getattr(tensor, "_keras_mask", None)

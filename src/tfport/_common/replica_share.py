@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import TFModule
 
 _LOCAL = threading.local()  # replica functions run in one thread per replica
 
 
 @contextlib.contextmanager
-def scope(share: Any) -> Iterator[None]:
+def scope(share: object) -> Iterator[None]:
     """Makes `share` (a scalar tensor, b_r / B) this replica thread's loss factor.
 
     Example:
@@ -55,7 +56,7 @@ def mean_scale() -> Any:
     return 1.0 / replicas if replicas > 1 else 1.0
 
 
-def _elsewhere(tf: Any, share: Any) -> bool:
+def _elsewhere(tf: TFModule, share: object) -> bool:
     """True when code runs eagerly or in another graph than the share's (Keras 3 builds
     its losses once eagerly, a pass whose values are dropped): the share can't be used."""
     if not tf.is_tensor(share) or not hasattr(share, "graph"):

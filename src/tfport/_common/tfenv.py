@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from types import ModuleType
-from typing import Any
+from typing import IO, Any
 
 # Start-up chatter TensorFlow's C++ side prints before absl logging is set up, whatever
 # TF_CPP_MIN_LOG_LEVEL says. Only these exact lines are dropped: a C++ log line
@@ -54,7 +54,7 @@ _TF_INTERNAL_WARNINGS = (
 _progress: list = []
 
 
-def set_progress(stream: Any) -> None:
+def set_progress(stream: IO[str] | None) -> None:
     """Makes `stream` (a terminal's stderr) receive the live training progress line.
 
     `tfport run` calls it when stderr is a terminal and `--quiet` was not given; None

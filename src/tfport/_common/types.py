@@ -418,3 +418,226 @@ class V1Optimizer(Protocol):
     def variables(self) -> list[object]:
         """The optimizer's own variables."""
         ...
+
+
+# --- h38-tyb ---
+
+
+class Variable(Tensor, Protocol):
+    """A `tf.Variable` or a Keras variable: a named tensor that can be assigned."""
+
+    @property
+    def name(self) -> str:
+        """The variable's name (`dense/kernel:0` for a graph variable)."""
+        ...
+
+    def assign(self, value: object) -> object:
+        """Sets the value (in a graph: returns the assign op)."""
+        ...
+
+
+class KerasVariable(Variable, Protocol):
+    """A Keras 3 variable: a `Variable` with its path inside the model."""
+
+    @property
+    def path(self) -> str:
+        """`<layer path>/<name>`, e.g. `sequential/hidden/kernel`."""
+        ...
+
+
+class KerasLayer(Protocol):
+    """A Keras layer (tf_keras or Keras 3): its name and its weights."""
+
+    @property
+    def name(self) -> str:
+        """The layer's name."""
+        ...
+
+    @property
+    def weights(self) -> Sequence[Variable]:
+        """Its variables, trainable first."""
+        ...
+
+    def set_weights(self, weights: Sequence[object]) -> None:
+        """Sets its weights from values (numpy arrays), in `weights` order."""
+        ...
+
+
+class KerasModel(KerasLayer, Protocol):
+    """A Keras model (tf_keras or Keras 3): the members tfport reads off one.
+
+    `input_names` / `output_names` are tf_keras's (functional models), `stateless_call`
+    Keras 3's; the others both have.
+    """
+
+    @property
+    def layers(self) -> Sequence[KerasLayer]:
+        """Its top-level layers."""
+        ...
+
+    @property
+    def built(self) -> bool:
+        """Whether its weights exist."""
+        ...
+
+    @property
+    def optimizer(self) -> object:
+        """The optimizer it was compiled with (None before `compile`)."""
+        ...
+
+    @property
+    def variables(self) -> Sequence[Variable]:
+        """Every variable, trainable first."""
+        ...
+
+    @property
+    def trainable_variables(self) -> Sequence[Variable]:
+        """The variables the optimizer updates."""
+        ...
+
+    @property
+    def non_trainable_variables(self) -> Sequence[Variable]:
+        """The others (e.g. batch-norm statistics)."""
+        ...
+
+    @property
+    def input_names(self) -> Sequence[str]:
+        """The names of its inputs (tf_keras functional models)."""
+        ...
+
+    @property
+    def output_names(self) -> Sequence[str]:
+        """The names of its outputs (tf_keras functional models)."""
+        ...
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, object]) -> KerasModel:
+        """A new model of this class from `get_config()`'s output."""
+        ...
+
+    def get_config(self) -> dict[str, object]:
+        """Its constructor arguments."""
+        ...
+
+    def get_layer(self, name: str) -> KerasLayer:
+        """The layer called `name`."""
+        ...
+
+    def get_weights(self) -> list[object]:
+        """The values of its weights (numpy arrays)."""
+        ...
+
+    def save(self, filepath: str) -> None:
+        """Saves it (a `.keras` file for Keras 3)."""
+        ...
+
+    def stateless_call(
+        self,
+        trainable_variables: Sequence[object],
+        non_trainable_variables: Sequence[object],
+        *args: object,
+        **kwargs: object,
+    ) -> tuple[object, Sequence[object], Sequence[object]]:
+        """Keras 3: runs the model on given variable values; returns (outputs, new
+        non-trainable values[, losses])."""
+        ...
+
+
+class KerasOptimizer(Protocol):
+    """A Keras optimizer (tf_keras, legacy or Keras 3)."""
+
+    @property
+    def iterations(self) -> object:
+        """The step counter variable."""
+        ...
+
+    def get_config(self) -> dict[str, object]:
+        """Its hyperparameters."""
+        ...
+
+
+class CannedHeadConfig(Protocol):
+    """What a canned estimator's head says about its task (the `CannedHead` attributes)."""
+
+    @property
+    def kind(self) -> str:
+        """'classifier', 'multi_label', 'regression', 'poisson' or 'logistic'."""
+        ...
+
+    @property
+    def v2(self) -> bool:
+        """Whether it is the v2 head (Keras reductions)."""
+        ...
+
+    @property
+    def n_classes(self) -> int:
+        """The number of classes (classifiers)."""
+        ...
+
+    @property
+    def label_dimension(self) -> int:
+        """The width of the labels (regression)."""
+        ...
+
+    @property
+    def logits_dimension(self) -> int:
+        """The width of the logits the model must produce."""
+        ...
+
+    @property
+    def weight_column(self) -> object:
+        """The example weight feature key or column, or None."""
+        ...
+
+    @property
+    def vocabulary(self) -> Sequence[object] | None:
+        """The label vocabulary, or None (integer labels)."""
+        ...
+
+    @property
+    def loss_reduction(self) -> object:
+        """How the weighted per-example losses are reduced."""
+        ...
+
+    @property
+    def loss_fn(self) -> object:
+        """A custom `loss_fn(labels, logits[, features])`, or None."""
+        ...
+
+
+class PortableModel(Protocol):
+    """A built model whose weights `tfport ckpt port` fills: Keras 3, tf_keras or `tf.Module`."""
+
+    @property
+    def variables(self) -> Sequence[Variable]:
+        """Its variables (a Keras model's `weights` are read first when it has them)."""
+        ...
+
+    def save_weights(self, filepath: str) -> None:
+        """Keras models: writes a `.weights.h5` file (`--to keras-weights`)."""
+        ...
+
+
+class UpgradeSpec(Protocol):
+    """`tf_upgrade_v2.TFAPIChangeSpec`: the rewrite tables tfport's rule table edits."""
+
+    symbol_renames: dict[str, str]
+    function_warnings: Mapping[str, object]
+
+
+class Strategy(Protocol):
+    """A `tf.distribute.Strategy`: what tfport reads off one."""
+
+    @property
+    def num_replicas_in_sync(self) -> int:
+        """The number of replicas a step runs on."""
+        ...
+
+
+class NamedColumn(Protocol):
+    """A feature column (v1 or v2, any kind): each has a `name`."""
+
+    @property
+    def name(self) -> str:
+        """The column's name (its feature key, or one derived from its inputs)."""
+        ...

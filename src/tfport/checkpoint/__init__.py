@@ -9,6 +9,8 @@ Example:
     ...     print(ckpt.names())
 """
 
+from typing import TYPE_CHECKING
+
 from tfport.checkpoint._convert import convert
 from tfport.checkpoint._diff import diff_checkpoints
 from tfport.checkpoint._errors import (
@@ -27,8 +29,11 @@ from tfport.checkpoint._reader import CheckpointReader, TensorEntry
 from tfport.checkpoint._reports import ConvertReport, DiffResult, InspectReport, PortReport
 from tfport.checkpoint._writer import CheckpointWriter
 
+if TYPE_CHECKING:  # loaded on first use (they import TensorFlow): see __getattr__
+    from tfport.checkpoint._port import assignment_map, port, restore
 
-def __getattr__(name: str):
+
+def __getattr__(name: str) -> object:
     # The model-facing API imports TensorFlow: load it only when asked for.
     if name in ("assignment_map", "restore", "port"):
         from tfport.checkpoint import _port

@@ -37,6 +37,7 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -45,7 +46,7 @@ from tfport._common.errors import TfportInputError, message
 from tfport.checkpoint import _plan, _slots
 from tfport.checkpoint._errors import CheckpointError
 from tfport.checkpoint._graph import GraphHyperparameters
-from tfport.checkpoint._layout import partition_layout, write_split
+from tfport.checkpoint._layout import Layout, partition_layout, write_split
 from tfport.checkpoint._reader import CheckpointReader
 from tfport.checkpoint._reports import ConvertReport
 from tfport.checkpoint._writer import CheckpointWriter
@@ -125,7 +126,7 @@ def is_converted(path: str) -> bool:
     return not names or (len(ours) == len(names) and OUTPUT_BASENAME + ".index" in names)
 
 
-def _check_args(slots, estimator, graph) -> None:
+def _check_args(slots: str | None, estimator: str | None, graph: str | None) -> None:
     if (slots is None) == (estimator is None):
         raise TfportInputError(
             message(
@@ -159,10 +160,10 @@ def _check_args(slots, estimator, graph) -> None:
         )
 
 
-def _hyper_source(graph: str | None, defaults: bool):
+def _hyper_source(graph: str | None, defaults: bool) -> _plan.HyperSource:
     hp = GraphHyperparameters(graph) if graph else None
 
-    def hyper(keras_opt: str, var: str) -> dict:
+    def hyper(keras_opt: str, var: str) -> dict[str, tuple[float, str]]:
         wanted = _slots.KERAS_HYPER.get(keras_opt, {})
         found = hp.for_variable(var) if hp else {}
         out = {k: (v, "graph") for k, v in found.items() if k in wanted}
@@ -199,7 +200,7 @@ def _estimator_extras(reader: CheckpointReader, plan: _plan.Plan, estimator: str
             plan.add(_plan.Step(f"training/{opt}/iter", value=step, note="global_step"))
 
 
-def _layout_for(reader: CheckpointReader, plan: _plan.Plan, ref: str | None) -> dict:
+def _layout_for(reader: CheckpointReader, plan: _plan.Plan, ref: str | None) -> dict[str, Layout]:
     if not ref:
         return {}
     outputs = {}
@@ -219,7 +220,10 @@ def _whole(reader: CheckpointReader, step: _plan.Step) -> np.ndarray:
 
 
 def write_plan(
-    reader: CheckpointReader, plan: _plan.Plan, prefix: str, layout: dict | None = None
+    reader: CheckpointReader,
+    plan: _plan.Plan,
+    prefix: str,
+    layout: dict[str, Layout] | None = None,
 ) -> None:
     """Executes `plan`, streaming, into a new checkpoint at `prefix` (sorted by name).
 
@@ -251,13 +255,13 @@ def write_plan(
             writer.add_stream(step.out, first.dtype, shape, _chain(reader, step.sources))
 
 
-def _merged_shape(shapes: list[tuple]) -> tuple:
+def _merged_shape(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
     if len(shapes) == 1:
         return shapes[0]
     return (sum(s[0] for s in shapes),) + tuple(shapes[0][1:])
 
 
-def _chain(reader: CheckpointReader, names: list[str]):
+def _chain(reader: CheckpointReader, names: list[str]) -> Iterator[bytes]:
     for name in names:
         yield from reader.iter_chunks(name)
 

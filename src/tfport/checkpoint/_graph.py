@@ -22,6 +22,7 @@ import numpy as np
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import NodeDef
 from tfport.checkpoint._errors import CheckpointError
 
 # op -> {hyperparameter: input position}; negative positions count from the end.
@@ -55,7 +56,7 @@ def _bad(path: str, what: str) -> CheckpointError:
 _FIELDS = ("float_val", "double_val", "int_val", "int64_val")
 
 
-def _const_value(node: Any) -> float | None:
+def _const_value(node: NodeDef) -> float | None:
     if "value" not in node.attr:
         return None
     tensor = node.attr["value"].tensor

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 from tfport.checkpoint._objgraph import describe
 from tfport.checkpoint._reader import OBJECT_GRAPH_KEY, CheckpointReader
@@ -86,14 +87,14 @@ def _classify_one(name: str, known: set[str]) -> VarInfo:
     return VarInfo(name, "model_weights")
 
 
-def _v1_variable_known(match: re.Match, known: set[str]) -> bool:
+def _v1_variable_known(match: re.Match[str], known: set[str]) -> bool:
     """The slot's variable is stored whole (`w`) or, for a slot of a piece (`w/part_0/Adam`),
     as that piece (`w/part_0`)."""
     var, part = match["var"], match["part"]
     return var in known or bool(part and var + part in known)
 
 
-def _partition_groups(names: list[str], shapes: dict) -> dict[str, list[str]]:
+def _partition_groups(names: list[str], shapes: dict[str, list[int]]) -> dict[str, list[str]]:
     groups: dict[str, list[tuple[int, str]]] = {}
     for name in names:
         match = _PART.match(name)
@@ -152,11 +153,11 @@ def inspect_checkpoint(path: str) -> InspectReport:
         return _summary(reader, rows)
 
 
-def _summary(reader: CheckpointReader, rows: list[dict]) -> InspectReport:
+def _summary(reader: CheckpointReader, rows: list[dict[str, Any]]) -> InspectReport:
     groups = {
         g: {"count": 0, "bytes": 0} for g in ("model_weights", "optimizer_slots", "bookkeeping")
     }
-    optimizers: dict[tuple, int] = {}
+    optimizers: dict[tuple[str, str], int] = {}
     for row in rows:
         groups[row["group"]]["count"] += 1
         groups[row["group"]]["bytes"] += row["bytes"]

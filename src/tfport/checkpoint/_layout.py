@@ -13,19 +13,23 @@ Example:
 from __future__ import annotations
 
 import re
+from typing import TypeAlias, cast
 
 import numpy as np
 
 from tfport.checkpoint._reader import CheckpointReader
 from tfport.checkpoint._writer import CheckpointWriter
 
+#: ("slices", [extents per slice]) or ("parts", [(part name, rows), ...]).
+Layout: TypeAlias = tuple[str, list[tuple[str, int]] | list[list[tuple[int, int]]]]
+
 _PART = re.compile(r"^(?P<base>.+)/part_(?P<n>\d+)$")
 
 
-def partition_layout(outputs: dict[str, tuple], ref: str) -> dict[str, tuple[str, list]]:
+def partition_layout(outputs: dict[str, tuple[int, ...]], ref: str) -> dict[str, Layout]:
     """{name: ("slices", [extents, ...]) or ("parts", [(part name, rows), ...])}."""
-    layout: dict[str, tuple[str, list]] = {}
-    pieces: dict[str, list[tuple[int, str, tuple]]] = {}
+    layout: dict[str, Layout] = {}
+    pieces: dict[str, list[tuple[int, str, tuple[int, ...]]]] = {}
     with CheckpointReader(ref) as reader:
         for name, entry in reader.entries.items():
             if entry.slices and outputs.get(name) == entry.shape:
@@ -46,17 +50,17 @@ def partition_layout(outputs: dict[str, tuple], ref: str) -> dict[str, tuple[str
     return layout
 
 
-def write_split(writer: CheckpointWriter, name: str, value: np.ndarray, layout) -> None:
+def write_split(writer: CheckpointWriter, name: str, value: np.ndarray, layout: Layout) -> None:
     """Writes `value` under `name` split as `layout` says."""
     kind, spec = layout
     if kind == "parts":
         start = 0
-        for part_name, rows in spec:
+        for part_name, rows in cast("list[tuple[str, int]]", spec):
             writer.add(part_name, value[start : start + rows])
             start += rows
         return
     parts = []
-    for extents in spec:
+    for extents in cast("list[list[tuple[int, int]]]", spec):
         index = tuple(
             slice(s, (s + n) if n != -1 else value.shape[d]) for d, (s, n) in enumerate(extents)
         )

@@ -25,8 +25,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
+from typing import TypeAlias
 
 _ATTR = "/.ATTRIBUTES/VARIABLE_VALUE"
+#: {name or path: shape} of what is left to match on one side.
+Shapes: TypeAlias = dict[str, tuple[int, ...]]
+#: `take(checkpoint name, model path, how)` records a pair.
+Take: TypeAlias = Callable[[str, str, str], None]
 
 
 def normalize(name: str) -> str:
@@ -41,7 +47,7 @@ def _leaf(name: str) -> str:
     return normalize(name).rpartition("/")[2].lstrip("_")
 
 
-def _order_key(name: str) -> list:
+def _order_key(name: str) -> list[int | str]:
     """Natural order: `dense_2` < `dense_10`, `layer_with_weights-2` < `-10`."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
@@ -50,7 +56,7 @@ def _order_key(name: str) -> list:
 class Match:
     """The outcome: matched pairs, and what is left on each side."""
 
-    pairs: list[dict] = dataclasses.field(default_factory=list)
+    pairs: list[dict[str, str]] = dataclasses.field(default_factory=list)
     unmatched_model: list[str] = dataclasses.field(default_factory=list)
     unused_checkpoint: list[str] = dataclasses.field(default_factory=list)
     ambiguous: list[str] = dataclasses.field(default_factory=list)
@@ -61,8 +67,8 @@ class Match:
 
 
 def match(
-    model_vars: list[tuple[str, tuple]],
-    ckpt: dict[str, tuple],
+    model_vars: list[tuple[str, tuple[int, ...]]],
+    ckpt: dict[str, tuple[int, ...]],
     overrides: dict[str, str] | None = None,
 ) -> Match:
     """Pairs model variables (path, shape), in creation order, with checkpoint names."""
@@ -91,7 +97,7 @@ def match(
     return result
 
 
-def _by_name(left_model, left_ckpt, order, take) -> None:
+def _by_name(left_model: Shapes, left_ckpt: Shapes, order: list[str], take: Take) -> None:
     by_norm = {normalize(c): c for c in left_ckpt}
     for path in [p for p in order if p in left_model]:
         norm = normalize(path)
@@ -104,7 +110,7 @@ def _by_name(left_model, left_ckpt, order, take) -> None:
             take(hits[0], path, "name")
 
 
-def _by_shape(left_model, left_ckpt, order, take) -> None:
+def _by_shape(left_model: Shapes, left_ckpt: Shapes, order: list[str], take: Take) -> None:
     for path in [p for p in order if p in left_model]:
         key = (_leaf(path), tuple(left_model[path]))
         ck_hits = [c for c in left_ckpt if (_leaf(c), tuple(left_ckpt[c])) == key]
@@ -113,8 +119,10 @@ def _by_shape(left_model, left_ckpt, order, take) -> None:
             take(ck_hits[0], path, "shape")
 
 
-def _by_order(left_model, left_ckpt, order, take, result: Match) -> None:
-    groups: dict[tuple, list[str]] = {}
+def _by_order(
+    left_model: Shapes, left_ckpt: Shapes, order: list[str], take: Take, result: Match
+) -> None:
+    groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
     for c in sorted(left_ckpt, key=_order_key):
         groups.setdefault((_leaf(c), tuple(left_ckpt[c])), []).append(c)
     for path in [p for p in order if p in left_model]:

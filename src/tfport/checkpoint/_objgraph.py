@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections import deque
 
+from tfport._common.messages import TrackableObjectGraph
+
 MAX_PATH_PARTS = 64  # deeper paths keep their last parts: memory stays linear in the graph
 
 
-def describe(graph) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+def describe(
+    graph: TrackableObjectGraph | None,
+) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """({checkpoint key: object path}, {slot key: (variable key, slot name)}).
 
     A path deeper than `MAX_PATH_PARTS` objects is shown as `.../<last parts>` (with the

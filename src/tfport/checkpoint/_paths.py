@@ -37,7 +37,7 @@ def data_path(prefix: str, shard: int, num_shards: int) -> str:
     return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
 
 
-def resolve_prefix(path: str | os.PathLike) -> str:
+def resolve_prefix(path: str | os.PathLike[str]) -> str:
     """Returns the checkpoint prefix that `path` designates.
 
     Accepts a prefix (`model.ckpt-40`), its `.index` or a `.data-*` file, a folder

@@ -14,18 +14,20 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from typing import cast
+from typing import TypeAlias, cast
 
 import numpy as np
 
 from tfport._common.errors import message
 from tfport.checkpoint import _slots
 from tfport.checkpoint._errors import CheckpointError
-from tfport.checkpoint._inspect import classify
+from tfport.checkpoint._inspect import VarInfo, classify
 from tfport.checkpoint._reader import CheckpointReader
 
 _PIECE = re.compile(r"^(?P<var>.+?)/(?:part|t)_(?P<n>\d+)/(?P<slot>[A-Za-z]+(?:_\d+)?)$")
 _PART = re.compile(r"^(?P<base>.+)/part_(?P<n>\d+)$")
+#: `hyper(keras_opt, variable) -> {name: (value, source)}`: the hyperparameters to write.
+HyperSource: TypeAlias = Callable[[str, str], dict[str, tuple[float, str]]]
 
 
 @dataclasses.dataclass
@@ -158,10 +160,10 @@ def _variable_parts(reader: CheckpointReader, var: str) -> list[str] | None:
 def _ordered_pieces(
     reader: CheckpointReader,
     pieces: list[tuple[int, str]],
-    full: tuple,
+    full: tuple[int, ...],
     var_parts: list[str] | None = None,
     what: str = "a slot",
-):
+) -> list[str]:
     names = _parts(reader, pieces, what)
     shapes = [reader.entry(n).shape for n in names]
     if var_parts is not None and len(names) == len(var_parts):
@@ -184,7 +186,7 @@ def _ordered_pieces(
     )
 
 
-def plan_v1_to_keras(reader: CheckpointReader, hyper: Callable | None = None) -> Plan:
+def plan_v1_to_keras(reader: CheckpointReader, hyper: HyperSource | None = None) -> Plan:
     """TF1 slot names -> `training/<KerasOpt>/<var>/<slot>`; beta powers -> beta_1/beta_2.
 
     Args:
@@ -247,7 +249,7 @@ def _refuse_orphan_slot_pieces(reader: CheckpointReader) -> None:
             )
 
 
-def _full_shape(reader: CheckpointReader, var: str, parts: list[str] | None) -> tuple:
+def _full_shape(reader: CheckpointReader, var: str, parts: list[str] | None) -> tuple[int, ...]:
     if parts is None:
         return reader.entry(var).shape
     shapes = [reader.entry(n).shape for n in parts]
@@ -263,7 +265,9 @@ def _full_shape(reader: CheckpointReader, var: str, parts: list[str] | None) -> 
     return (sum(s[0] for s in shapes),) + tuple(shapes[0][1:])
 
 
-def _plain_v1_names(reader, infos, plan: Plan, used_opts: dict) -> None:
+def _plain_v1_names(
+    reader: CheckpointReader, infos: dict[str, VarInfo], plan: Plan, used_opts: dict[str, str]
+) -> None:
     merged: dict[str, list[tuple[int, str]]] = {}
     for name, info in infos.items():
         if info.group == "optimizer_slots" and info.naming == "tf1":
@@ -287,14 +291,16 @@ def _plain_v1_names(reader, infos, plan: Plan, used_opts: dict) -> None:
         plan.add(Step(base, names, note="merged partitions"))
 
 
-def _keras_hyper(reader, plan: Plan, used_opts: dict, hyper: Callable | None) -> None:
+def _keras_hyper(
+    reader: CheckpointReader, plan: Plan, used_opts: dict[str, str], hyper: HyperSource | None
+) -> None:
     if "Adam" in used_opts:
         step = _step_of(reader)
         for power, beta in (("beta1_power", "beta_1"), ("beta2_power", "beta_2")):
             if power not in reader.entries:
                 continue
-            value, exact = _slots.beta_from_power(_scalar(reader, power), step)
-            plan.add(Step(f"training/Adam/{beta}", value=np.float32(value), note=power))
+            beta_value, exact = _slots.beta_from_power(_scalar(reader, power), step)
+            plan.add(Step(f"training/Adam/{beta}", value=np.float32(beta_value), note=power))
             plan.hyperparameters[f"training/Adam/{beta}"] = "checkpoint"
             if not exact:
                 plan.warnings.append(
@@ -351,7 +357,7 @@ def plan_keras_to_v1(reader: CheckpointReader) -> Plan:
     return plan
 
 
-def _keras_bookkeeping(reader, name: str, info, plan: Plan) -> None:
+def _keras_bookkeeping(reader: CheckpointReader, name: str, info: VarInfo, plan: Plan) -> None:
     hyper = name.rpartition("/")[2]
     if info.optimizer == "Adam" and hyper in ("beta_1", "beta_2"):
         step = _step_of(reader)

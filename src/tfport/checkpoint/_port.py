@@ -15,10 +15,12 @@ import importlib.util
 import json
 import os
 import shutil
+from collections.abc import Callable
 from typing import Any
 
 from tfport._common import outputs
 from tfport._common.errors import TfportInputError, message, os_error
+from tfport._common.types import PortableModel
 from tfport.checkpoint._errors import MappingError
 from tfport.checkpoint._inspect import classify
 from tfport.checkpoint._mapping import Match, match
@@ -27,7 +29,7 @@ from tfport.checkpoint._reader import CheckpointReader
 from tfport.checkpoint._reports import PortReport
 
 
-def _variables(model) -> list[tuple[str, Any]]:
+def _variables(model: PortableModel) -> list[tuple[str, Any]]:
     """(path, variable) in creation order for Keras 3, tf_keras or tf.Module models."""
     weights = getattr(model, "weights", None)
     if weights is None:
@@ -51,7 +53,9 @@ def _variables(model) -> list[tuple[str, Any]]:
     return out
 
 
-def _match(model, reader: CheckpointReader, overrides: dict | None) -> tuple[Match, dict]:
+def _match(
+    model: PortableModel, reader: CheckpointReader, overrides: dict[str, str] | None
+) -> tuple[Match, dict[str, Any]]:
     variables = _variables(model)
     infos = classify(reader.names())
     ckpt = {n: reader.entry(n).shape for n, i in infos.items() if i.group == "model_weights"}
@@ -59,7 +63,9 @@ def _match(model, reader: CheckpointReader, overrides: dict | None) -> tuple[Mat
     return found, dict(variables)
 
 
-def assignment_map(model, ckpt: str, overrides: dict[str, str] | None = None) -> PortReport:
+def assignment_map(
+    model: PortableModel, ckpt: str, overrides: dict[str, str] | None = None
+) -> PortReport:
     """Matches checkpoint names to `model`'s variables.
 
     Args:
@@ -86,7 +92,9 @@ def _report(found: Match) -> PortReport:
     }
 
 
-def restore(model, ckpt: str, assignment_map: dict[str, str] | None = None) -> PortReport:
+def restore(
+    model: PortableModel, ckpt: str, assignment_map: dict[str, str] | None = None
+) -> PortReport:
     """Assigns the checkpoint's weights to `model`'s variables, eagerly.
 
     Raises:
@@ -111,7 +119,7 @@ def restore(model, ckpt: str, assignment_map: dict[str, str] | None = None) -> P
     return _report(found)
 
 
-def load_factory(spec: str):
+def load_factory(spec: str) -> Callable[[], PortableModel]:
     """Imports `MODULE:FACTORY` (a dotted module or a `.py` path) and returns FACTORY."""
     module_name, _, attr = spec.rpartition(":")
     if not module_name or not attr:
@@ -171,7 +179,7 @@ def port(
     return report
 
 
-def _load_map(path: str | None) -> dict | None:
+def _load_map(path: str | None) -> dict[str, str] | None:
     if not path:
         return None
     try:
@@ -184,7 +192,7 @@ def _load_map(path: str | None) -> dict | None:
     return data
 
 
-def _save(model, to: str, out: str) -> None:
+def _save(model: PortableModel, to: str, out: str) -> None:
     folder = os.path.dirname(os.path.abspath(out))
     try:
         os.makedirs(folder, exist_ok=True)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tfport._common import protos
+from tfport._common import messages, protos
 from tfport._common.errors import message
 from tfport.checkpoint import _slices
 from tfport.checkpoint._dtypes import DTYPES, STRING, DType
@@ -81,7 +81,7 @@ class CheckpointReader:
         CorruptCheckpointError: a malformed index entry or table.
     """
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.prefix = resolve_prefix(path)
         index_path = self.prefix + ".index"
         self._files: dict[int, int] = {}
@@ -100,7 +100,7 @@ class CheckpointReader:
         self._shard_sizes = self._check_shards()
         raw = dict(items[1:])
         self.entries: dict[str, TensorEntry] = {}
-        self._slice_entries: dict[str, list[tuple[tuple, TensorEntry]]] = {}
+        self._slice_entries: dict[str, list[tuple[tuple[tuple[int, int], ...], TensorEntry]]] = {}
         for key, value in raw.items():
             if key.startswith(b"\x00"):
                 continue  # slice entries are reached through their full-name entry
@@ -159,7 +159,7 @@ class CheckpointReader:
         except UnicodeDecodeError:
             raise self._corrupt(f"tensor name {key!r} is not UTF-8") from None
 
-    def _entry(self, name: str, value: bytes, raw: dict) -> TensorEntry:
+    def _entry(self, name: str, value: bytes, raw: dict[bytes, bytes]) -> TensorEntry:
         try:
             proto = BundleEntryProto.FromString(value)
         except Exception:
@@ -184,7 +184,9 @@ class CheckpointReader:
             return self._partitioned(name, dtype, shape, proto, raw)
         return self._validated(name, dtype, shape, proto)
 
-    def _validated(self, name: str, dtype: DType, shape: tuple, proto) -> TensorEntry:
+    def _validated(
+        self, name: str, dtype: DType, shape: tuple[int, ...], proto: messages.BundleEntryProto
+    ) -> TensorEntry:
         if not 0 <= proto.shard_id < self.num_shards:
             raise self._corrupt(f"shard_id {proto.shard_id} not in [0, {self.num_shards})", name)
         if proto.offset < 0 or proto.size < 0:
@@ -213,7 +215,14 @@ class CheckpointReader:
             name, dtype, shape, proto.shard_id, proto.offset, proto.size, proto.crc32c
         )
 
-    def _partitioned(self, name: str, dtype: DType, shape: tuple, proto, raw) -> TensorEntry:
+    def _partitioned(
+        self,
+        name: str,
+        dtype: DType,
+        shape: tuple[int, ...],
+        proto: messages.BundleEntryProto,
+        raw: dict[bytes, bytes],
+    ) -> TensorEntry:
         if dtype.enum == STRING:
             raise UnsupportedCheckpointError(
                 message(f"Partitioned string tensor {name!r} is not supported", None)
@@ -245,7 +254,7 @@ class CheckpointReader:
     def __enter__(self) -> CheckpointReader:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -367,7 +376,7 @@ class CheckpointReader:
         self._check_crc(entry, crc)
         return out.reshape(entry.shape)
 
-    def object_graph(self):
+    def object_graph(self) -> messages.TrackableObjectGraph | None:
         """The TrackableObjectGraph of an object-based checkpoint, or None."""
         if OBJECT_GRAPH_KEY not in self.entries:
             return None

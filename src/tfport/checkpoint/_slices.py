@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from tfport._common.messages import TensorSliceProto
+
 _HEADER = [
     (0, 0),
     (0x80, 0),
@@ -60,7 +62,7 @@ def slice_key(name: str, extents: list[tuple[int, int]]) -> bytes:
     return out
 
 
-def extents_of(slice_proto) -> list[tuple[int, int]]:
+def extents_of(slice_proto: TensorSliceProto) -> list[tuple[int, int]]:
     """(start, length or -1) per extent of a TensorSliceProto."""
     return [(e.start, e.length if e.HasField("length") else -1) for e in slice_proto.extent]
 

@@ -33,6 +33,7 @@ import collections.abc
 import math
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,7 @@ OPT_VAR_NAME_V1_TO_V2: dict[str, dict[str, str | None]] = {
 _V1_SLOTS = {s for slots in OPT_VAR_NAME_V1_TO_V2.values() for s in slots}
 
 
-class _KerasOptimizers(collections.abc.Mapping):
+class _KerasOptimizers(collections.abc.Mapping[str, Any]):
     """Legacy `OPT_V2_INSTANCE`: a default Keras (legacy) optimizer per v1 name, made
     when first read (legacy made all five at import)."""
 
@@ -100,7 +101,7 @@ class _KerasOptimizers(collections.abc.Mapping):
             self._made[name] = getattr(import_tf().keras.optimizers.legacy, keras_name)()
         return self._made[name]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(OPT_NAME_V1_TO_V2)
 
     def __len__(self) -> int:
@@ -145,7 +146,11 @@ def _variable_value(value: object) -> np.ndarray:
 
 
 def _add_new_variable(
-    initial_value: object, var_name_v2: str, var_name_v1: str, var_map: dict, var_names_map: dict
+    initial_value: object,
+    var_name_v2: str,
+    var_name_v1: str,
+    var_map: dict[str, object],
+    var_names_map: dict[str, str],
 ) -> None:
     """Records `var_name_v2` (its value) and where it came from (legacy helper).
 
@@ -165,8 +170,8 @@ def _add_opt_variable(
     idx: int,
     suffix_v2: str,
     reader: _Reader,
-    var_map: dict,
-    var_names_map: dict,
+    var_map: dict[str, object],
+    var_names_map: dict[str, str],
 ) -> None:
     """Adds slot `var_name_v1` as `training/<opt>/<var_name_v1[:idx]><suffix_v2>`."""
     var_name_v2 = "training/" + opt_name_v2 + "/" + var_name_v1[:idx] + suffix_v2
@@ -177,9 +182,9 @@ def _add_opt_variable(
 def _convert_variables_in_ckpt(
     opt_name_v1: str,
     reader: _Reader,
-    variable_names: list,
-    var_map: dict,
-    var_names_map: dict,
+    variable_names: list[str],
+    var_map: dict[str, object],
+    var_names_map: dict[str, str],
     est_type: str,
 ) -> None:
     """Converts every checkpoint variable for optimizer `opt_name_v1` (legacy helper):
@@ -221,7 +226,10 @@ def _slot_suffix(opt_name_v1: str, suffix_v1: str, var_name: str) -> str | None:
 
 
 def _convert_hyper_params_in_graph(
-    graph_from_path: str, opt_name_v1: str, var_map: dict, var_names_map: dict
+    graph_from_path: str,
+    opt_name_v1: str,
+    var_map: dict[str, object],
+    var_names_map: dict[str, str],
 ) -> None:
     """Adds the Keras hyperparameter variables of `opt_name_v1` (legacy helper).
 
@@ -233,7 +241,9 @@ def _convert_hyper_params_in_graph(
     _add_hyper_defaults(opt_name_v1, var_map, var_names_map)
 
 
-def _add_hyper_defaults(opt_name_v1: str, var_map: dict, var_names_map: dict) -> None:
+def _add_hyper_defaults(
+    opt_name_v1: str, var_map: dict[str, object], var_names_map: dict[str, str]
+) -> None:
     opt_name_v2 = OPT_NAME_V1_TO_V2[opt_name_v1]
     defaults = _slots.KERAS_HYPER[opt_name_v2]  # the Keras optimizers' get_config()
     for node_name in sorted(HP_IN_GRAPH[opt_name_v1]):
@@ -260,7 +270,9 @@ def _optimizers(names: list[str], estimator_type: str) -> dict[str, str]:
     return found or {"SGD": ""}
 
 
-def _linear_iter(reader: _Reader, found: dict[str, str], var_map: dict, names_map: dict) -> None:
+def _linear_iter(
+    reader: _Reader, found: dict[str, str], var_map: dict[str, object], names_map: dict[str, str]
+) -> None:
     """Combined: the linear optimizer's own `iter` (the DNN one uses global_step)."""
     linear = [k for k, v in found.items() if v.startswith("linear/linear_model/")]
     if len(found) == 1:
@@ -280,7 +292,7 @@ def _linear_iter(reader: _Reader, found: dict[str, str], var_map: dict, names_ma
     )
 
 
-def _save(var_map: dict, target: str) -> None:
+def _save(var_map: dict[str, object], target: str) -> None:
     with CheckpointWriter(target, overwrite=True) as writer:
         for name in sorted(var_map):
             writer.add(name, var_map[name])
@@ -318,7 +330,7 @@ def convert_checkpoint(
         target = check_target(target_checkpoint, ckpt)
         reader = _Reader(ckpt)
         found = _optimizers(names, estimator_type)
-        var_map: dict[str, np.ndarray] = {}
+        var_map: dict[str, object] = {}
         names_map: dict[str, str] = {}
         if estimator_type == "combined":
             _linear_iter(reader, found, var_map, names_map)

@@ -71,7 +71,7 @@ def open_checkpoint(source_checkpoint: str) -> CheckpointReader:
         raise not_found(str(err).split(". ")[0], str(source_checkpoint)) from None
 
 
-def check_kind(estimator_type: str, names: list[str], source: str, slot_names: set) -> None:
+def check_kind(estimator_type: str, names: list[str], source: str, slot_names: set[str]) -> None:
     """Refuses an unknown `estimator_type` or a checkpoint of another kind of estimator
     (missing `dnn/` or `linear/` variables, or TF1 slots not cut where that kind cuts them).
 
@@ -106,7 +106,7 @@ def check_kind(estimator_type: str, names: list[str], source: str, slot_names: s
         )
 
 
-def check_graph(graph: Any, names: list[str], path: str, slot_names: set) -> None:
+def check_graph(graph: Any, names: list[str], path: str, slot_names: set[str]) -> None:
     """Refuses a graph holding none of the checkpoint's model variables (another model's).
 
     Example:

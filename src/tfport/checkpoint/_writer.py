@@ -18,11 +18,12 @@ import contextlib
 import math
 import os
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from types import TracebackType
 
 import numpy as np
 
-from tfport._common import outputs, protos
+from tfport._common import messages, outputs, protos
 from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message, os_error
 from tfport.checkpoint._dtypes import BY_NAME, STRING, DType, from_numpy
@@ -43,7 +44,7 @@ class CheckpointWriter:
         overwrite: replace an existing checkpoint at `prefix`.
     """
 
-    def __init__(self, prefix: str | os.PathLike, overwrite: bool = False) -> None:
+    def __init__(self, prefix: str | os.PathLike[str], overwrite: bool = False) -> None:
         self.prefix = os.fspath(prefix)
         self._final = [self.prefix + ".index", data_path(self.prefix, 0, 1)]
         for path in self._final:
@@ -64,7 +65,12 @@ class CheckpointWriter:
     def __enter__(self) -> CheckpointWriter:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if exc_type is None:
             self.finish()
         else:
@@ -72,7 +78,7 @@ class CheckpointWriter:
 
     # ------------------------------------------------------------------ adding
 
-    def add(self, name: str, value) -> None:
+    def add(self, name: str, value: object) -> None:
         """Adds a whole tensor (numpy array, scalar, bytes/str or list of them)."""
         self._add_array(self._key(name), name, _as_array(value))
 
@@ -96,7 +102,9 @@ class CheckpointWriter:
             raise TfportInputError(message("add_stream takes numeric tensors", "Use add()"))
         self._add_chunks(self._key(name), name, dtype, tuple(int(d) for d in shape), chunks)
 
-    def _add_chunks(self, key: bytes, name: str, dtype: DType, shape: tuple, chunks) -> None:
+    def _add_chunks(
+        self, key: bytes, name: str, dtype: DType, shape: tuple[int, ...], chunks: Iterable[bytes]
+    ) -> None:
         start, crc = self._offset, 0
         for chunk in chunks:
             crc = crc32c(chunk, crc)
@@ -114,7 +122,10 @@ class CheckpointWriter:
         self._entries[key] = _serialize(_entry(dtype, shape, start, size, mask_crc(crc)))
 
     def add_slices(
-        self, name: str, full_shape: Iterable[int], parts: list[tuple[list, np.ndarray]]
+        self,
+        name: str,
+        full_shape: Iterable[int],
+        parts: Sequence[tuple[Sequence[tuple[int, int]], np.ndarray]],
     ) -> None:
         """Adds a partitioned variable as TF1's Saver does.
 
@@ -148,7 +159,7 @@ class CheckpointWriter:
             )
         return key
 
-    def _write(self, chunk) -> None:
+    def _write(self, chunk: bytes) -> None:
         view = memoryview(chunk)
         try:
             while view:
@@ -219,7 +230,7 @@ class CheckpointWriter:
                     os.unlink(path)
 
 
-def _as_array(value) -> np.ndarray:
+def _as_array(value: object) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, (bytes, str)):
@@ -230,7 +241,9 @@ def _as_array(value) -> np.ndarray:
     return array
 
 
-def _entry(dtype: DType, shape, offset: int, size: int, crc: int):
+def _entry(
+    dtype: DType, shape: Iterable[int], offset: int, size: int, crc: int
+) -> messages.BundleEntryProto:
     entry = BundleEntryProto(dtype=dtype.enum, offset=offset, size=size, crc32c=crc)
     entry.shape.SetInParent()
     for dim in shape:
@@ -238,5 +251,5 @@ def _entry(dtype: DType, shape, offset: int, size: int, crc: int):
     return entry
 
 
-def _serialize(entry) -> bytes:
+def _serialize(entry: messages.Message) -> bytes:
     return entry.SerializeToString(deterministic=True)

@@ -20,7 +20,10 @@ if TYPE_CHECKING:
     from tfport.checkpoint import DiffResult
 
 
-def add_parser(subparsers, parents) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport ckpt` and its verbs."""
     p = subparsers.add_parser(
         "ckpt", parents=parents, help="inspect, diff, convert and port TF checkpoints"
@@ -89,7 +92,7 @@ def add_parser(subparsers, parents) -> None:
     v.set_defaults(func=_port, filter_tf_noise=True)  # port builds a model: TensorFlow starts
 
 
-def _print_json(data) -> None:
+def _print_json(data: object) -> None:
     json.dump(data, sys.stdout, indent=2, sort_keys=True, default=str)
     sys.stdout.write("\n")
 

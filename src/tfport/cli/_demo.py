@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 
-def add_parser(subparsers: Any, parents: list) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport demo`."""
     p = subparsers.add_parser(
         "demo",

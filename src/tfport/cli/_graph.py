@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from collections.abc import Callable
 
 from tfport._common import sandbox
 from tfport._common.child import DEFAULT_TIMEOUT
@@ -16,7 +16,10 @@ from tfport.cli._output import spinner
 from tfport.graph import ConvertReport, Limits
 
 
-def add_parser(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport graph` and its verbs."""
     parser = subparsers.add_parser(
         "graph",
@@ -227,7 +230,7 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_convert(convert: Any, args: argparse.Namespace) -> ConvertReport:
+def _run_convert(convert: Callable[..., ConvertReport], args: argparse.Namespace) -> ConvertReport:
     return convert(
         args.path,
         args.out_dir,

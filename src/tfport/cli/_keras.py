@@ -9,9 +9,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 
-def add_parser(subparsers, parents) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport keras` and its verbs."""
     p = subparsers.add_parser("keras", parents=parents, help="Estimators as Keras 3 models")
     verbs = p.add_subparsers(dest="verb", metavar="VERB", required=True)
@@ -47,7 +54,7 @@ def add_parser(subparsers, parents) -> None:
     v.set_defaults(func=_export, filter_tf_noise=True)
 
 
-def _shapes(items: list) -> dict:
+def _shapes(items: list[str]) -> dict[str, tuple[int | None, ...]]:
     from tfport._common.errors import TfportInputError, message
 
     out = {}
@@ -92,7 +99,9 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_folder(args: argparse.Namespace, estimator: object, shapes: dict) -> int:
+def _export_folder(
+    args: argparse.Namespace, estimator: Estimator, shapes: dict[str, tuple[int | None, ...]]
+) -> int:
     """OUT is a folder: the model_fn traced and written as Keras 3 code (any Estimator)."""
     from tfport.keras import export_model_fn
 

@@ -13,6 +13,7 @@ import importlib
 import os
 import sys
 import traceback
+from typing import NoReturn
 
 from tfport._common.errors import TfportError, os_error
 from tfport._version import __version__
@@ -31,7 +32,7 @@ _AREAS = (
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2); the usage stays behind `--help`."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         text = " ".join(message.split())
         self.exit(2, f"tfport: error: {text}. See `{self.prog} --help`\n")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
 from tfport._common.text import human_bytes, plural
@@ -35,7 +35,7 @@ __all__ = [
 _DIFF_COLOURS = (("+++", "1"), ("---", "1"), ("@@", "36"), ("+", "32"), ("-", "31"))
 
 
-def is_terminal(stream: IO[Any] | None = None) -> bool:
+def is_terminal(stream: IO[str] | None = None) -> bool:
     """Whether `stream` (default stdout) is a terminal.
 
     Example:
@@ -49,7 +49,7 @@ def is_terminal(stream: IO[Any] | None = None) -> bool:
         return False
 
 
-def use_colour(stream: IO[Any] | None = None) -> bool:
+def use_colour(stream: IO[str] | None = None) -> bool:
     """Colour only on a terminal, and never when `NO_COLOR` is set (no-color.org).
 
     Example:
@@ -76,7 +76,7 @@ def colour_diff(text: str) -> str:
 
 
 @contextlib.contextmanager
-def spinner(text: str, stream: IO[Any] | None = None) -> Iterator[None]:
+def spinner(text: str, stream: IO[str] | None = None) -> Iterator[None]:
     """Shows `text` with a spinner and the elapsed time on `stream` (default stderr),
     only when it is a terminal; the line goes away when the block ends.
 
@@ -105,7 +105,7 @@ class Counter:
         ...     counter.advance()
     """
 
-    def __init__(self, text: str, total: int, stream: IO[Any] | None = None) -> None:
+    def __init__(self, text: str, total: int, stream: IO[str] | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.text, self.total = text, total
         self._progress: Any = None
@@ -145,7 +145,7 @@ class Counter:
 
 
 def print_table(
-    title: str, columns: list[str], rows: list[list[Any]], stream: IO[Any] | None = None
+    title: str, columns: list[str], rows: Sequence[Sequence[object]], stream: IO[str] | None = None
 ) -> None:
     """Prints rows for people: a rich table on a terminal (long cells wrap, never cut),
     plain columns separated by two spaces otherwise (every cell whole, so `grep` and

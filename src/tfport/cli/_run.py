@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from tfport import distribute
 from tfport._common.errors import TfportInputError, message
@@ -16,7 +15,10 @@ STRATEGY_HELP = (
 )
 
 
-def add_parser(subparsers: Any, parents: list) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport run`."""
     p = subparsers.add_parser(
         "run",

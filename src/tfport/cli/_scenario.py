@@ -22,7 +22,7 @@ import numpy as np
 N_CLASSES = 3
 
 
-def make_data(seed: int = 1234) -> dict:
+def make_data(seed: int = 1234) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Synthetic 4-feature, 3-class data (512 rows; 384 train, 128 test)."""
     rng = np.random.RandomState(seed)
     x = rng.normal(size=(512, 4)).astype("float32")
@@ -31,7 +31,7 @@ def make_data(seed: int = 1234) -> dict:
     return {"train": (x[:384], y[:384]), "test": (x[384:], y[384:])}
 
 
-def _input_fn(data: tuple, key: str, train: bool, batch: int = 32) -> Any:
+def _input_fn(data: tuple[np.ndarray, np.ndarray], key: str, train: bool, batch: int = 32) -> Any:
     import tensorflow as tf
 
     def input_fn() -> Any:
@@ -59,7 +59,7 @@ def _keras_model() -> Any:
     return model
 
 
-def run(model_dir: str | None, strategy: str, steps: int) -> dict:
+def run(model_dir: str | None, strategy: str, steps: int) -> dict[str, int | float]:
     """Runs the demo; returns the final metrics. See the module docstring.
 
     Without `model_dir` the outputs go to a temporary folder removed at the end;
@@ -85,7 +85,7 @@ def run(model_dir: str | None, strategy: str, steps: int) -> dict:
     return metrics
 
 
-def _run(model_dir: str, strategy: str, steps: int) -> dict:
+def _run(model_dir: str, strategy: str, steps: int) -> dict[str, int | float]:
     from tfport.distribute import resolve
 
     distribute = resolve(strategy)  # before TF's runtime starts (logical devices)

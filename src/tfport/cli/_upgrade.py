@@ -60,7 +60,10 @@ examples:
 """
 
 
-def add_parser(subparsers: argparse._SubParsersAction, parents: list) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport upgrade` (a single-verb area).
 
     Example:
@@ -163,7 +166,7 @@ def _status_line(result: FileResult) -> str:
     return f"{result.status.value:9} {result.path}{where}"
 
 
-def _print_human(results: list, diff: bool) -> None:
+def _print_human(results: list[FileResult], diff: bool) -> None:
     colour = use_colour(sys.stdout)
     for result in results:
         if diff and result.diff:
@@ -173,7 +176,7 @@ def _print_human(results: list, diff: bool) -> None:
                 print(line)
 
 
-def _summary_line(counts: dict, diff: bool) -> str:
+def _summary_line(counts: dict[str, int], diff: bool) -> str:
     """The last line on stderr, e.g. `tfport upgrade: 1 file: 1 changed, ...; 2 warnings`.
 
     Example:

@@ -27,7 +27,10 @@ _FORMS = (
 )
 
 
-def add_parser(subparsers, parents) -> None:
+def add_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
     """Registers `tfport verify`."""
     p = subparsers.add_parser(
         "verify",
@@ -101,7 +104,7 @@ def add_parser(subparsers, parents) -> None:
     p.set_defaults(func=_verify, filter_tf_noise=True)
 
 
-def _names(text: str | None) -> list | None:
+def _names(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Strategy
 from tfport.distribute import _devices
 
 
@@ -132,7 +133,7 @@ def _refuse_tpu(spec: str) -> None:
     )
 
 
-def resolve(spec: Any) -> Any:
+def resolve(spec: object) -> Any:
     """Returns the strategy object of a spec (None for one device); objects pass through.
 
     Example:
@@ -145,7 +146,7 @@ def resolve(spec: Any) -> Any:
     return _BY_NAME[parsed.kind].make(parsed.arg)
 
 
-def set_default(spec: Any) -> Any:
+def set_default(spec: object) -> Any:
     """Resolves `spec` once and makes it the strategy of every later RunConfig.
 
     Returns the strategy object (None for one device).
@@ -169,7 +170,7 @@ def default() -> Any:
     return _state["strategy"]
 
 
-def num_replicas(strategy: Any) -> int:
+def num_replicas(strategy: Strategy | None) -> int:
     """Replicas in sync of `strategy` (1 for None).
 
     Example:

@@ -18,6 +18,7 @@ from tfport._common import outputs as _outputs
 from tfport._common.child import DEFAULT_TIMEOUT
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import TFModule
 from tfport.graph import _parse, _plan, _runnable, _sizes, _verify
 from tfport.graph._reports import ConvertReport, SignatureReport
 from tfport.graph._textstream import Limits
@@ -86,7 +87,7 @@ def convert(
             message("--atol must be a finite number >= 0", "Pass e.g. 1e-6", atol=atol)
         )
     _outputs.check_output(out_dir, [path], overwrite=overwrite, is_kind=is_saved_model, kind=_KIND)
-    replan: dict[str, Any] = {
+    replan: _verify.Replan = {
         "path": path,
         "inputs": list(inputs or []) or None,
         "outputs": list(outputs or []) or None,
@@ -115,8 +116,8 @@ def convert(
 
 
 def save_and_outputs(
-    replan: dict[str, Any], out_dir: str, feeds: _verify.Feeds
-) -> tuple[dict[str, SignatureReport], dict, dict]:
+    replan: _verify.Replan, out_dir: str, feeds: _verify.Feeds
+) -> tuple[dict[str, SignatureReport], _verify.Outputs, _verify.Outputs]:
     """`convert --verify`'s child: plan again, save into `out_dir`, run both models.
 
     Returns:
@@ -223,7 +224,7 @@ def _describe(plan: _plan.Plan) -> dict[str, SignatureReport]:
     }
 
 
-def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
+def _variables(tf: TFModule, plan: _plan.Plan) -> dict[str, Any]:
     values = _runnable.variable_values(plan)
     defs = {n: plan.variable_defs.get(n, {"key": n}) for n in plan.variables}
     return {
@@ -232,7 +233,7 @@ def _variables(tf: Any, plan: _plan.Plan) -> dict[str, Any]:
     }
 
 
-def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
+def _wrap(tf: TFModule, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
     graph_def = tf.compat.v1.GraphDef.FromString(plan.graph_def.SerializeToString())
 
     def imports() -> None:
@@ -255,7 +256,7 @@ def _wrap(tf: Any, plan: _plan.Plan, variables: dict[str, Any]) -> Any:
     return wrapped
 
 
-def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
+def _serving_function(tf: TFModule, wrapped: Any, sig: _plan.Signature) -> Any:
     graph = wrapped.graph
     try:
         feeds = [graph.get_tensor_by_name(t.name) for t in sig.inputs]
@@ -277,13 +278,13 @@ def _serving_function(tf: Any, wrapped: Any, sig: _plan.Signature) -> Any:
         tf.TensorSpec(f.shape, f.dtype, name=t.key) for f, t in zip(feeds, sig.inputs, strict=True)
     ]
 
-    def serve(*args: Any) -> Any:
+    def serve(*args: object) -> Any:
         return pruned(*args)
 
     return tf.function(serve, input_signature=specs, autograph=False).get_concrete_function()
 
 
-def _save_trusted(tf: Any, plan: _plan.Plan, out_dir: str) -> dict[str, SignatureReport]:
+def _save_trusted(tf: TFModule, plan: _plan.Plan, out_dir: str) -> dict[str, SignatureReport]:
     """--trust: TensorFlow's loader (runs main_op/init ops), then a TF2 save."""
     try:
         loaded = tf.saved_model.load(plan.source, tags=plan.tags)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import GraphDef, NodeDef, TensorShapeProto
 
 # Node names never hold '^' or ':' (TensorFlow's name rule), so a whole list of inputs
 # ("^ctrl", "name:1", "name") maps to node names with two C-speed passes.
@@ -32,7 +32,7 @@ class GraphIndex:
     question (histogram, placeholders, sinks, dangling inputs, safety) uses these lists.
     """
 
-    def __init__(self, graph_def: Any, data: bytes | None = None) -> None:
+    def __init__(self, graph_def: GraphDef, data: bytes | None = None) -> None:
         self.graph_def = graph_def
         canonical = graph_def.SerializeToString()  # each field once: protobuf's own reading
         self.nbytes = len(canonical if data is None else data)
@@ -52,7 +52,7 @@ class GraphIndex:
         """(position, name) of the nodes named in `wanted`, in graph order."""
         return _sorted_positions(self.names, wanted)
 
-    def placeholders(self, with_default: bool = False) -> list[Any]:
+    def placeholders(self, with_default: bool = False) -> list[NodeDef]:
         """The Placeholder nodes (and PlaceholderWithDefault ones when asked)."""
         wanted = {"Placeholder", "PlaceholderWithDefault"} if with_default else {"Placeholder"}
         return [self.graph_def.node[i] for i, op in enumerate(self.ops) if op in wanted]
@@ -88,7 +88,7 @@ def _sorted_positions(names: list[str], wanted: set[str]) -> list[tuple[int, str
     return [(i, n) for i, n in enumerate(names) if n in wanted]
 
 
-def _walk(graph_def: Any) -> tuple[list[str], list[str], list[str]]:
+def _walk(graph_def: GraphDef) -> tuple[list[str], list[str], list[str]]:
     names: list[str] = []
     ops: list[str] = []
     inputs: list[str] = []
@@ -143,7 +143,7 @@ def check_same_reading(data: bytes, bulk: tuple[list[str], list[str], list[str]]
     )
 
 
-def index(graph_def: Any, data: bytes | None = None) -> GraphIndex:
+def index(graph_def: GraphDef, data: bytes | None = None) -> GraphIndex:
     """Returns the GraphIndex of `graph_def` (the last one is cached).
 
     Args:
@@ -156,7 +156,7 @@ def index(graph_def: Any, data: bytes | None = None) -> GraphIndex:
     return _LAST[0]
 
 
-def node_map(graph_def: Any) -> dict[str, Any]:
+def node_map(graph_def: GraphDef) -> dict[str, NodeDef]:
     """Returns {node name: NodeDef}."""
     return {node.name: node for node in graph_def.node}
 
@@ -184,7 +184,7 @@ def tensor_name(name: str) -> str:
     return name if sep and head and tail.isdigit() else name + ":0"
 
 
-def closure(nodes: dict[str, Any], seeds: Iterable[str]) -> set[str]:
+def closure(nodes: Mapping[str, NodeDef], seeds: Iterable[str]) -> set[str]:
     """Returns the names of the seed nodes and all their ancestors (data and control inputs)."""
     seen: set[str] = set()
     stack = [input_node(s) for s in seeds]
@@ -197,7 +197,7 @@ def closure(nodes: dict[str, Any], seeds: Iterable[str]) -> set[str]:
     return seen
 
 
-def shape_of(shape: Any) -> list[int | None] | None:
+def shape_of(shape: TensorShapeProto) -> list[int | None] | None:
     """Returns a TensorShapeProto as a list (None for unknown sizes), or None for unknown rank."""
     if shape.unknown_rank:
         return None

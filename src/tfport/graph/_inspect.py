@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tfport._common import protos
+from tfport._common.messages import FunctionDef, GraphDef, MetaGraphDef, NodeDef
 from tfport.graph import _index, _ops, _parse, _safety, _savedmodel, _stream
 from tfport.graph._reports import GraphReport, InspectReport, UnsafeNode
 from tfport.graph._textstream import Limits
@@ -95,7 +96,7 @@ def describe(
 
 
 def _graph_report(
-    graph_def: Any,
+    graph_def: GraphDef,
     allow: tuple[str, ...],
     trust: bool,
     limits: Limits,
@@ -120,7 +121,7 @@ def _graph_report(
     }
 
 
-def _unbounded(histogram: Mapping[str, int], graph_def: Any) -> dict[str, int]:
+def _unbounded(histogram: Mapping[str, int], graph_def: GraphDef) -> dict[str, int]:
     """Op -> how many nodes (main graph and functions) have an output size no scan bounds."""
     found = collections.Counter({op: n for op, n in histogram.items() if op in _ops.UNBOUNDED_OPS})
     for function in graph_def.library.function:
@@ -142,7 +143,9 @@ def _unsafe(result: _safety.Scan) -> list[UnsafeNode]:
     ]
 
 
-def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits) -> GraphReport:
+def _meta_report(
+    meta: MetaGraphDef, allow: tuple[str, ...], trust: bool, limits: Limits
+) -> GraphReport:
     report: GraphReport = {
         "tags": list(meta.meta_info_def.tags),
         "tf2_object_graph": _savedmodel.is_tf2(meta),
@@ -172,7 +175,7 @@ def _meta_report(meta: Any, allow: tuple[str, ...], trust: bool, limits: Limits)
     return report
 
 
-def _placeholder(node: Any) -> dict[str, Any]:
+def _placeholder(node: NodeDef) -> dict[str, Any]:
     shape = node.attr["shape"].shape if "shape" in node.attr else None
     return {
         "name": node.name + ":0",
@@ -181,7 +184,7 @@ def _placeholder(node: Any) -> dict[str, Any]:
     }
 
 
-def _function(function: Any, via: dict[str, str]) -> dict[str, Any]:
+def _function(function: FunctionDef, via: dict[str, str]) -> dict[str, Any]:
     return {
         "name": function.signature.name,
         "nodes": len(function.node_def),

@@ -15,6 +15,7 @@ from google.protobuf.unknown_fields import UnknownFieldSet
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message, os_error
+from tfport._common.messages import GraphDef
 from tfport.graph import _index, _textstream
 from tfport.graph._textstream import Limits
 
@@ -157,7 +158,9 @@ def _parse_text(data: bytes, cls: Any, file: str, what: str) -> Any:
     return protos.parse_text(data, cls, file, what)
 
 
-def _check_graph_def(graph_def: Any, file: str, limits: Limits, data: bytes | None = None) -> None:
+def _check_graph_def(
+    graph_def: GraphDef, file: str, limits: Limits, data: bytes | None = None
+) -> None:
     if not graph_def.node and not graph_def.library.function:
         raise TfportInputError(
             message(f"{file} holds an empty graph (no nodes)", "Pass a frozen graph", path=file)

@@ -11,11 +11,19 @@ import dataclasses
 import keyword
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import (
+    GraphDef,
+    MetaGraphDef,
+    NodeDef,
+    SignatureDef,
+    TensorInfo,
+    TensorShapeProto,
+)
 from tfport.graph import _index, _ops, _parse, _safety, _savedmodel
 
 DT_RESOURCE = 20
@@ -47,7 +55,9 @@ class Plan:
     original: Any  # the graph as given, for verification
     signatures: dict[str, Signature]
     variables: dict[str, str] = dataclasses.field(default_factory=dict)  # node -> op
-    variable_defs: dict[str, dict] = dataclasses.field(default_factory=dict)  # checkpoint keys
+    variable_defs: dict[str, dict[str, Any]] = dataclasses.field(
+        default_factory=dict
+    )  # checkpoint keys
     checkpoint: str | None = None
     tags: list[str] = dataclasses.field(default_factory=list)
     restore: tuple[str, str] | None = None  # (restore op, filename tensor)
@@ -159,7 +169,7 @@ def plan_frozen(
 
 
 def _check_names(
-    names: Sequence[str], nodes: dict[str, Any], candidates: list[str], flag: str
+    names: Sequence[str], nodes: Mapping[str, NodeDef], candidates: list[str], flag: str
 ) -> list[str]:
     result = []
     for name in names:
@@ -176,14 +186,14 @@ def _check_names(
     return result
 
 
-def _tensor(key: str, name: str, nodes: dict[str, Any]) -> Tensor:
+def _tensor(key: str, name: str, nodes: Mapping[str, NodeDef]) -> Tensor:
     node = nodes[_index.input_node(name)]
     dtype = _input_dtype(node)
     shape = _index.shape_of(node.attr["shape"].shape) if "shape" in node.attr else None
     return Tensor(key, name, dtype, shape)
 
 
-def _prune(graph_def: Any, outputs: Sequence[str]) -> Any:
+def _prune(graph_def: GraphDef, outputs: Sequence[str]) -> GraphDef:
     """Keeps the nodes the outputs need and the function library; drops devices, colocation."""
     keep = _index.closure(_index.node_map(graph_def), outputs)
     pruned = protos.graph_def_class()()
@@ -199,14 +209,14 @@ def _prune(graph_def: Any, outputs: Sequence[str]) -> Any:
     return pruned
 
 
-def _input_dtype(node: Any) -> int:
+def _input_dtype(node: NodeDef) -> int:
     for key in ("dtype", "T", "out_type"):
         if key in node.attr and node.attr[key].type:
             return node.attr[key].type
     return 1
 
 
-def _to_placeholder(node: Any, dtype: int, shape: Any = None) -> None:
+def _to_placeholder(node: NodeDef, dtype: int, shape: TensorShapeProto | None = None) -> None:
     """Rewrites `node` in place as a Placeholder (the original graph is never touched)."""
     node.op = "Placeholder"
     node.ClearField("input")
@@ -266,7 +276,7 @@ def plan_saved_model(
     )  # fmt: skip
 
 
-def choose_meta_graph(art: _parse.Artifact, tags: Sequence[str] | None) -> Any:
+def choose_meta_graph(art: _parse.Artifact, tags: Sequence[str] | None) -> MetaGraphDef:
     """Returns the MetaGraph with exactly these tags (default: the only one, or 'serve')."""
     metas = list(art.saved_model.meta_graphs)
     available = [sorted(m.meta_info_def.tags) for m in metas]
@@ -287,8 +297,8 @@ def choose_meta_graph(art: _parse.Artifact, tags: Sequence[str] | None) -> Any:
     return found[0]
 
 
-def _signature(key: str, sig: Any, path: str) -> Signature:
-    def tensors(mapping: Any) -> list[Tensor]:
+def _signature(key: str, sig: SignatureDef, path: str) -> Signature:
+    def tensors(mapping: Mapping[str, TensorInfo]) -> list[Tensor]:
         result = []
         for k, info in sorted(mapping.items()):
             if info.WhichOneof("encoding") != "name":
@@ -315,7 +325,7 @@ def _valid(key: str) -> bool:
     return key.isidentifier() and not keyword.iskeyword(key) and not key.startswith("_")
 
 
-def _replace_variables(pruned: Any) -> dict[str, str]:
+def _replace_variables(pruned: GraphDef) -> dict[str, str]:
     """Turns variable nodes into placeholders that tfport maps onto TF2 variables."""
     variables = {}
     for node in pruned.node:
@@ -326,7 +336,7 @@ def _replace_variables(pruned: Any) -> dict[str, str]:
     return variables
 
 
-def _refuse_tables(pruned: Any, path: str) -> None:
+def _refuse_tables(pruned: GraphDef, path: str) -> None:
     tables = [n.name for n in pruned.node if n.op in _ops.TABLE_OPS]
     if tables:
         raise TfportInputError(

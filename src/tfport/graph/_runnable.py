@@ -24,6 +24,7 @@ import numpy as np
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import GraphDef, NodeDef
 from tfport.graph import _parse, _plan, _safety, _savedmodel
 from tfport.graph._textstream import Limits
 
@@ -110,7 +111,7 @@ def nbytes(dims: list[int], dtype: int) -> int:
     return math.prod(max(d, 1) for d in dims) * size
 
 
-def _nodes(graph_def: Any) -> Iterator[tuple[str, Any]]:
+def _nodes(graph_def: GraphDef) -> Iterator[tuple[str, NodeDef]]:
     for node in graph_def.node:
         yield "graph", node
     for function in graph_def.library.function:
@@ -118,7 +119,7 @@ def _nodes(graph_def: Any) -> Iterator[tuple[str, Any]]:
             yield "function:" + function.signature.name, node
 
 
-def check_constants(graph_def: Any, limit: int, path: str) -> None:
+def check_constants(graph_def: GraphDef, limit: int, path: str) -> None:
     """Refuses a `Const` (main graph or function) over `limit` bytes or with a short
     `tensor_content`, before anything materialises it.
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import FunctionDef, GraphDef, NodeDef
 from tfport.graph import _index, _ops
 
 MAX_CALL_DEPTH = 1000
@@ -64,7 +64,7 @@ class Scan:
 
 
 def scan(
-    graph_def: Any,
+    graph_def: GraphDef,
     allow: Iterable[str] = (),
     roles: dict[str, str] | None = None,
     trust: bool = False,
@@ -143,7 +143,7 @@ def _blocks(role: str, op: str, init_runs: bool = False) -> bool:
     return not (role == "saver" and op in _ops.SAVER_OPS)
 
 
-def _check_size(graph_def: Any, max_nodes: int) -> None:
+def _check_size(graph_def: GraphDef, max_nodes: int) -> None:
     total = len(graph_def.node) + sum(len(f.node_def) for f in graph_def.library.function)
     if total > max_nodes:
         raise TfportInputError(
@@ -155,7 +155,7 @@ def _check_size(graph_def: Any, max_nodes: int) -> None:
         )
 
 
-def _all_nodes(graph_def: Any, with_graph: bool = True) -> Iterator[tuple[str, Any]]:
+def _all_nodes(graph_def: GraphDef, with_graph: bool = True) -> Iterator[tuple[str, NodeDef]]:
     if with_graph:
         for node in graph_def.node:
             yield GRAPH, node
@@ -166,7 +166,10 @@ def _all_nodes(graph_def: Any, with_graph: bool = True) -> Iterator[tuple[str, A
 
 
 def _call_graph(
-    graph_def: Any, library: dict[str, Any], primitive: list, max_depth: int
+    graph_def: GraphDef,
+    library: dict[str, FunctionDef],
+    primitive: list[tuple[str, str, str, str]],
+    max_depth: int,
 ) -> dict[str, list[tuple[str, str, str]]]:
     if ROOT in library:
         raise TfportInputError(message("A function name holds a NUL character", name=ROOT))
@@ -192,7 +195,7 @@ def _call_graph(
 
 
 def _node_refs(
-    node: Any, library: dict[str, Any], max_depth: int
+    node: NodeDef, library: dict[str, FunctionDef], max_depth: int
 ) -> Iterator[tuple[str, str, str]]:
     """(node, attr, name) of each function the node calls (library or primitive op)."""
     if node.op in library:
@@ -264,7 +267,7 @@ def _first_referrers(calls: dict[str, list[tuple[str, str, str]]]) -> dict[str, 
     return via
 
 
-def _implementations(library: dict[str, Any]) -> dict[str, list[str]]:
+def _implementations(library: dict[str, FunctionDef]) -> dict[str, list[str]]:
     """Function -> every function sharing its ``api_implements`` (itself included)."""
     by_api: dict[bytes, list[str]] = {}
     for name, function in library.items():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tfport._common import protos
+from tfport._common.messages import GraphDef, MetaGraphDef, SignatureDef, TensorInfo
 from tfport.graph import _index, _ops
 from tfport.graph._reports import SignatureReport
 
@@ -13,7 +15,7 @@ INIT_COLLECTIONS = ("saved_model_main_op", "legacy_init_op", "table_initializer"
 INIT_SIGNATURE = "__saved_model_init_op"
 
 
-def init_ops(meta: Any) -> dict[str, list[str]]:
+def init_ops(meta: MetaGraphDef) -> dict[str, list[str]]:
     """Returns {collection or signature key: [op names]} of what a TF loader would run.
 
     Example:
@@ -32,15 +34,15 @@ def init_ops(meta: Any) -> dict[str, list[str]]:
     return found
 
 
-def signatures(meta: Any) -> dict[str, Any]:
+def signatures(meta: MetaGraphDef) -> dict[str, SignatureDef]:
     """Returns the serving signatures (the init-op pseudo-signature left out)."""
     return {k: v for k, v in meta.signature_def.items() if k != INIT_SIGNATURE}
 
 
-def describe_signature(sig: Any) -> SignatureReport:
+def describe_signature(sig: SignatureDef) -> SignatureReport:
     """Returns a JSON-ready description of a SignatureDef."""
 
-    def tensors(mapping: Any) -> dict[str, Any]:
+    def tensors(mapping: Mapping[str, TensorInfo]) -> dict[str, Any]:
         return {
             key: {
                 "name": info.name,
@@ -57,7 +59,7 @@ def describe_signature(sig: Any) -> SignatureReport:
     }
 
 
-def variables(graph_def: Any) -> list[dict[str, Any]]:
+def variables(graph_def: GraphDef) -> list[dict[str, Any]]:
     """Returns the variable nodes (VarHandleOp, VariableV2) with dtype and shape."""
     result = []
     for node in graph_def.node:
@@ -73,7 +75,7 @@ def variables(graph_def: Any) -> list[dict[str, Any]]:
     return result
 
 
-def roles(meta: Any, init_runs: bool = False) -> dict[str, str]:
+def roles(meta: MetaGraphDef, init_runs: bool = False) -> dict[str, str]:
     """Maps each node to what runs it: "signature", "saver", "init" or "other" (first wins).
 
     With `init_runs` (the caller lets TensorFlow's loader run the init ops) a node both
@@ -96,7 +98,7 @@ def roles(meta: Any, init_runs: bool = False) -> dict[str, str]:
     return result
 
 
-def loaded_functions(meta: Any) -> list[str]:
+def loaded_functions(meta: MetaGraphDef) -> list[str]:
     """The functions `tf.saved_model.load` may run: every concrete function the object
     graph names (its functions, signatures, resource and saveable restore functions).
 
@@ -126,12 +128,12 @@ def loaded_functions(meta: Any) -> list[str]:
     return sorted(found)
 
 
-def is_tf2(meta: Any) -> bool:
+def is_tf2(meta: MetaGraphDef) -> bool:
     """Whether the MetaGraph was written by TF2's `tf.saved_model.save` (has an object graph)."""
     return len(meta.object_graph_def.nodes) > 0
 
 
-def variable_defs(meta: Any) -> dict[str, dict[str, Any]]:
+def variable_defs(meta: MetaGraphDef) -> dict[str, dict[str, Any]]:
     """Maps variable node names to their checkpoint key, slice and trainable flag.
 
     Partitioned variables (``w/part_0``) are stored in the checkpoint under the full

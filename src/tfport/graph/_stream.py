@@ -35,6 +35,7 @@ from typing import Any, BinaryIO
 from google.protobuf import message as pb_message
 
 from tfport._common import protos
+from tfport._common.messages import LiteNodes
 from tfport.graph import _index, _ops, _safety
 from tfport.graph._textstream import Limits
 
@@ -66,7 +67,7 @@ class Summary:
 
     nodes: int
     nbytes: int
-    histogram: collections.Counter
+    histogram: collections.Counter[str]
     sparse: Any
     sinks: list[str]
 
@@ -100,7 +101,7 @@ class _Reducer:
         self.limits = limits
         self.blobs: list[str] = []  # each block's names, "\n"-joined
         self.ops: list[str] = []  # interned: one pointer per node
-        self.histogram: collections.Counter = collections.Counter()
+        self.histogram: collections.Counter[str] = collections.Counter()
         self.unread: list[tuple[int, str]] = []  # (position, name) not read in its block
         self.remote: set[str] = set()  # names read from another block
         self.first_input: dict[int, str] = {}  # Identity position -> its first input
@@ -132,7 +133,7 @@ class _Reducer:
         hist = self.histogram
         return Summary(len(self.ops), size, hist, self.sparse, self._sinks())
 
-    def _reduce(self, region: memoryview, count: int, merged: Any) -> None:
+    def _reduce(self, region: memoryview, count: int, merged: LiteNodes) -> None:
         names, ops = list(merged.name), list(map(_intern, merged.op))
         blob = "\n".join(names)
         if len(names) != count or len(ops) != count or blob.count("\n") != count - 1:
@@ -185,7 +186,7 @@ class _Reducer:
         if not sources:
             return [n for _, n in found]
         wanted = set(sources.values())
-        source_ops: dict = {}
+        source_ops: dict[str, str] = {}
         base = 0
         for blob in self.blobs:
             names = blob.split("\n")

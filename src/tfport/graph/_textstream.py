@@ -24,6 +24,7 @@ from google.protobuf import text_format
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError, message
+from tfport._common.messages import FunctionDef, Message
 
 _TOKENS = re.compile(rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|#[^\n]*|[{}<>]')
 _NAME = re.compile(rb"\s*([A-Za-z_][\w.]*|\[[^\]]*\])")
@@ -104,7 +105,7 @@ def _syntax(where: str, what: str) -> _Invalid:
     return _Invalid(what)
 
 
-def _merge(text: bytes, msg: Any, where: str) -> None:
+def _merge(text: bytes, msg: Message, where: str) -> None:
     try:
         text_format.Merge(text.decode("utf-8"), msg, descriptor_pool=protos.pool())
     except (UnicodeDecodeError, text_format.ParseError, RecursionError, ValueError) as err:
@@ -139,7 +140,7 @@ class _Depths:
             work.extend((caller, depth + 1) for caller in self.callers.get(fn, ()))
 
 
-def _callees(function: Any) -> set[str]:
+def _callees(function: FunctionDef) -> set[str]:
     found = set()
     for node in function.node_def:
         found.add(node.op)

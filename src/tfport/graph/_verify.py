@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -18,15 +18,31 @@ from tfport._common import protos, sandbox
 from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
 from tfport._common.errors import TfportInputError, TfportOperationError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Session, TFModule
 from tfport.graph import _parse, _plan, _runnable, _sizes
 from tfport.graph._reports import SignatureReport, VerifyResult
 from tfport.graph._textstream import Limits
 
 Feeds = dict[str, dict[str, np.ndarray]]  # signature key -> input key -> value
+Outputs = dict[str, dict[str, np.ndarray]]  # signature key -> output key -> value
+
+
+class Replan(TypedDict):
+    """The arguments of :func:`make_plan`: what the `--verify` child plans again from."""
+
+    path: str
+    inputs: list[str] | None
+    outputs: list[str] | None
+    allow_ops: list[str]
+    trust: bool
+    tags: list[str] | None
+    limits: Limits | None
+
+
 _UNKNOWN_DIM = 2
 
 
-def _too_big(what: str, nbytes: int, limit: int, **received: Any) -> TfportInputError:
+def _too_big(what: str, nbytes: int, limit: int, **received: object) -> TfportInputError:
     return TfportInputError(
         message(
             f"--verify would materialise {what} of {nbytes} bytes, over the limit of {limit}",
@@ -120,7 +136,7 @@ def save_and_verify(
     out_dir: str,
     feeds: Feeds,
     atol: float,
-    replan: dict[str, Any],
+    replan: Replan,
     timeout: float = DEFAULT_TIMEOUT,
     max_memory: int | None = None,
 ) -> tuple[dict[str, SignatureReport], VerifyResult]:
@@ -157,7 +173,7 @@ def save_and_verify(
     return signatures, _compare(reference, converted, atol)
 
 
-def _compare(reference: dict, converted: dict, atol: float) -> VerifyResult:
+def _compare(reference: Outputs, converted: Outputs, atol: float) -> VerifyResult:
     diffs = {
         key: {out: _max_diff(reference[key][out], converted[key][out]) for out in reference[key]}
         for key in reference
@@ -199,7 +215,7 @@ def make_plan(
     return _plan.plan_saved_model(art, tags, allow_ops, trust)
 
 
-def outputs(plan: _plan.Plan, saved_dir: str, feeds: Feeds) -> tuple[dict, dict]:
+def outputs(plan: _plan.Plan, saved_dir: str, feeds: Feeds) -> tuple[Outputs, Outputs]:
     """The original graph's and the converted SavedModel's outputs (TensorFlow errors as
     one line)."""
     tf = import_tf()
@@ -269,7 +285,7 @@ def saved_model_outputs(saved_dir: str, feeds: Feeds) -> dict[str, dict[str, np.
     return result
 
 
-def _assign_from_bundle(tf: Any, graph: Any, sess: Any, plan: _plan.Plan) -> None:
+def _assign_from_bundle(tf: TFModule, graph: Any, sess: Session, plan: _plan.Plan) -> None:
     """Assigns the plan's variables the bundle's values (no op of the artifact's saver runs)."""
     values = _runnable.variable_values(plan)
     assigns, feeds = [], {}

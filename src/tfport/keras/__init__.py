@@ -3,22 +3,28 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tfport._common.types import KerasModel
+
 if TYPE_CHECKING:  # no TensorFlow at import time: the types only for type checkers
+    import numpy as np
+
     from tfport.estimator import Estimator, RunConfig
 
 
 def model_to_estimator(
-    keras_model: Any = None,
-    keras_model_path: str | None = None,
-    custom_objects: dict | None = None,
-    model_dir: str | None = None,
+    keras_model: KerasModel | None = None,
+    keras_model_path: str | os.PathLike[str] | None = None,
+    custom_objects: Mapping[str, object] | None = None,
+    model_dir: str | os.PathLike[str] | None = None,
     config: RunConfig | None = None,
     checkpoint_format: str | None = "checkpoint",
     use_v2_estimator: bool = False,
-    metric_names_map: dict | None = None,
-    export_outputs: dict | None = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Estimator:
     """Turns a compiled Keras model into a `tfport.estimator.Estimator`.
 
@@ -55,7 +61,7 @@ def graph_optimizer_methods() -> list:
     return graph_methods()
 
 
-def load_estimator_weights(keras_model: Any, model_dir: str) -> Any:
+def load_estimator_weights(keras_model: KerasModel, model_dir: str) -> Any:
     """Loads the weights an Estimator trained into `keras_model` (Keras 2 or 3).
 
     Example:
@@ -67,7 +73,7 @@ def load_estimator_weights(keras_model: Any, model_dir: str) -> Any:
 
 
 def estimator_to_keras(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None = None,
     *,
     input_shapes: dict | None = None,
@@ -93,7 +99,7 @@ def estimator_to_keras(
     )
 
 
-def save_keras(model: Any, path: str, overwrite: bool = False) -> str:
+def save_keras(model: KerasModel, path: str, overwrite: bool = False) -> str:
     """Saves a Keras 3 model to a `.keras` file atomically (refuses to overwrite by default).
 
     Example:
@@ -105,11 +111,11 @@ def save_keras(model: Any, path: str, overwrite: bool = False) -> str:
 
 
 def one_training_step(
-    estimator: Any,
-    make: Any,
-    model: Any,
+    estimator: Estimator,
+    make: Callable[[str], Estimator],
+    model: KerasModel,
     features: dict,
-    labels: Any = None,
+    labels: np.ndarray | None = None,
     seed: int = 0,
 ) -> dict:
     """One training step of a canned estimator and of its Keras 3 export from the same
@@ -126,7 +132,7 @@ def one_training_step(
 
 
 def export_model_fn(
-    estimator: Any,
+    estimator: Estimator,
     out: str,
     *,
     factory: str = "",

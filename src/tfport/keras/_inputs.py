@@ -6,9 +6,10 @@ from typing import Any
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features
 
 
-def split_sample_weights(features: Any) -> tuple[Any, Any]:
+def split_sample_weights(features: Features | None) -> tuple[Any, Any]:
     """Splits `{"features": ..., "sample_weights": ...}` (the legacy convention).
 
     Example:
@@ -22,7 +23,7 @@ def split_sample_weights(features: Any) -> tuple[Any, Any]:
     return features, None
 
 
-def ordered(obj: Any, names: list[str] | None, what: str, where: str) -> list | None:
+def ordered(obj: object, names: list[str] | None, what: str, where: str) -> list | None:
     """Returns `obj` (tensor, list or dict) as a list in the model's `names` order.
 
     Raises TfportInputError listing expected and received keys when a dict
@@ -72,7 +73,7 @@ def check_count(tensors: list | None, names: list[str], what: str) -> None:
         )
 
 
-def _tensor(x: Any) -> Any:
+def _tensor(x: object) -> Any:
     tf = import_tf()
     if tf.is_tensor(x) or isinstance(x, tf.SparseTensor):
         return x

@@ -16,18 +16,23 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KerasModel, Labels
 from tfport.estimator import EstimatorSpec, ModeKeys, WarmStartSettings
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 from tfport.keras._keras3_graph import GraphModel, compiled_loss, metric_ops
 from tfport.keras._keras3_layout import layout
 
+if TYPE_CHECKING:
+    from tfport.estimator import RunConfig
 
-def is_keras3_model(model: Any) -> bool:
+
+def is_keras3_model(model: KerasModel) -> bool:
     """True for a Keras 3 model.
 
     Example:
@@ -41,7 +46,7 @@ def is_keras3_model(model: Any) -> bool:
     return isinstance(getattr(keras, "Model", None), type) and isinstance(model, keras.Model)
 
 
-def input_names(model: Any) -> list[str]:
+def input_names(model: KerasModel) -> list[str]:
     """Feature keys the model accepts, in its flat input order.
 
     Example:
@@ -57,7 +62,7 @@ def input_names(model: Any) -> list[str]:
     return [keras_internals.producing_layer_name(t) for t in tree.flatten(inputs)]
 
 
-def output_names(model: Any) -> list[str]:
+def output_names(model: KerasModel) -> list[str]:
     """Prediction keys, in the model's flat output order (made unique).
 
     Example:
@@ -88,10 +93,10 @@ class ModelFn:
 
     def __init__(
         self,
-        model: Any,
+        model: KerasModel,
         save_object_ckpt: bool,
-        metric_names_map: dict | None = None,
-        export_outputs: dict | None = None,
+        metric_names_map: Mapping[str, str] | None = None,
+        export_outputs: Mapping[str, type] | None = None,
     ) -> None:
         if not getattr(model, "built", False) or not model.variables:
             raise TfportInputError(
@@ -117,7 +122,7 @@ class ModelFn:
     def after_graph(self) -> None:
         """Nothing to undo: the Keras 3 model is never changed by graph building."""
 
-    def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+    def __call__(self, features: Features, labels: Labels, mode: str) -> EstimatorSpec:
         tf = import_tf()
         gm = GraphModel(self.model)
         features, weights = _inputs.split_sample_weights(features)
@@ -151,7 +156,7 @@ class ModelFn:
         )
 
     def _loss_and_metrics(
-        self, gm: GraphModel, labels: Any, outputs: Any, weights: Any, reg_losses: list
+        self, gm: GraphModel, labels: Labels, outputs: object, weights: object, reg_losses: list
     ) -> tuple[Any, Any, dict]:
         """(loss for the gradients, loss to report, eval metric ops)."""
         y_true = self._targets(labels, outputs)
@@ -169,14 +174,14 @@ class ModelFn:
         metrics = _metrics.rename(metric_ops(gm, y_true, outputs, weights), self._names_map)
         return replica_loss, loss, metrics
 
-    def _output_names(self, outputs: Any) -> list[str]:
+    def _output_names(self, outputs: object) -> list[str]:
         if self.output_names is not None:
             return self.output_names
         if isinstance(outputs, dict):
             return sorted(outputs)
         return [f"output_{i + 1}" for i in range(len(_flat(outputs)))]
 
-    def _inputs(self, features: Any) -> Any:
+    def _inputs(self, features: object) -> Any:
         from keras import tree
 
         names = self.input_names
@@ -192,7 +197,7 @@ class ModelFn:
             return flat[0]
         return tree.pack_sequence_as(struct, flat)
 
-    def _targets(self, labels: Any, outputs: Any) -> Any:
+    def _targets(self, labels: Labels, outputs: object) -> Any:
         from keras import tree
 
         if labels is None:
@@ -211,13 +216,13 @@ class ModelFn:
         return tree.pack_sequence_as(outputs, flat)
 
 
-def _flat(outputs: Any) -> list:
+def _flat(outputs: object) -> list:
     from keras import tree
 
     return tree.flatten(outputs)
 
 
-def _sequential_aliases(model: Any, names: list[str]) -> dict:
+def _sequential_aliases(model: KerasModel, names: list[str]) -> dict[str, str]:
     """Also accept tf_keras's Sequential key `<first layer>_input`."""
     import keras
 
@@ -226,7 +231,7 @@ def _sequential_aliases(model: Any, names: list[str]) -> dict:
     return {}
 
 
-def save_first_checkpoint(fn: ModelFn, config: Any) -> WarmStartSettings:
+def save_first_checkpoint(fn: ModelFn, config: RunConfig) -> WarmStartSettings:
     """Writes the model's current weights to `model_dir/keras/keras_model.ckpt` (once).
 
     Returns the WarmStartSettings that start the Estimator from it (every
@@ -244,7 +249,7 @@ def save_first_checkpoint(fn: ModelFn, config: Any) -> WarmStartSettings:
     return WarmStartSettings(path, vars_to_warm_start=names)
 
 
-def _write_first_checkpoint(fn: ModelFn, config: Any, keras_dir: str) -> str:
+def _write_first_checkpoint(fn: ModelFn, config: RunConfig, keras_dir: str) -> str:
     tf = import_tf()
     values = {id(s.variable): s.variable.numpy() for s in layout(fn.model)}
     tf.io.gfile.makedirs(keras_dir)

@@ -10,11 +10,13 @@ variables; nothing eager is created or changed while building the graph.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tfport._common import keras_internals, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import KerasModel, TFModule, Variable
 from tfport.keras._keras3_layout import Slot, layout
 
 
@@ -26,7 +28,7 @@ class GraphModel:
         >>> outputs, updates, losses = gm.call(inputs, training=True)  # doctest: +SKIP
     """
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: KerasModel) -> None:
         tf = import_tf()
         self.model = model
         self.slots: list[Slot] = layout(model)
@@ -42,7 +44,7 @@ class GraphModel:
                 use_resource=True,
             )
 
-    def of(self, variables: Any) -> list:
+    def of(self, variables: Iterable[Variable]) -> list:
         """The graph variables of some Keras variables."""
         return [self.graph_vars[id(v)] for v in variables]
 
@@ -50,7 +52,7 @@ class GraphModel:
         """(Keras variable, graph variable) pairs for a `keras.StatelessScope`."""
         return [(s.variable, self.graph_vars[id(s.variable)]) for s in self.slots]
 
-    def call(self, inputs: Any, training: bool) -> tuple[Any, list, list]:
+    def call(self, inputs: object, training: bool) -> tuple[Any, list, list]:
         """Runs the model; returns (outputs, non-trainable update ops, regularization losses)."""
         tf = import_tf()
         model = self.model
@@ -67,7 +69,7 @@ class GraphModel:
                     updates.append(var.assign(tf.convert_to_tensor(value)))
         return outputs, updates, list(losses)
 
-    def trackable_root(self, optimizer: Any, global_step: Any) -> Any:
+    def trackable_root(self, optimizer: object, global_step: object) -> Any:
         """An object tree with tf_keras's checkpoint layout over the graph variables."""
         root = tf_internals.auto_trackable()
         for slot in self.slots:
@@ -87,7 +89,7 @@ class GraphModel:
 
 
 def compiled_loss(
-    gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any, reg_losses: list
+    gm: GraphModel, y_true: object, y_pred: object, sample_weight: object, reg_losses: list
 ) -> Any:
     """The compiled total loss (per-output losses x loss_weights + regularization).
 
@@ -113,7 +115,7 @@ def compiled_loss(
     return loss
 
 
-def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> dict:
+def metric_ops(gm: GraphModel, y_true: object, y_pred: object, sample_weight: object) -> dict:
     """{compiled metric name: (value, update_op)} on graph local variables."""
     tf = import_tf()
     metrics = keras_internals.compiled_metrics(gm.model)
@@ -135,7 +137,7 @@ def metric_ops(gm: GraphModel, y_true: Any, y_pred: Any, sample_weight: Any) -> 
 _AGGREGATION = {"sum": "SUM", "mean": "MEAN", "only_first_replica": "ONLY_FIRST_REPLICA"}
 
 
-def _metric_state(tf: Any, variables: list) -> list:
+def _metric_state(tf: TFModule, variables: list) -> list:
     """Local, sync-on-read graph variables (like tf.compat.v1.metrics') for metric state."""
     v1 = tf.compat.v1
     state = []
@@ -158,25 +160,25 @@ def _metric_state(tf: Any, variables: list) -> list:
     return state
 
 
-def _result(tf: Any, metric: Any, state: list) -> Any:
+def _result(tf: TFModule, metric: Any, state: list) -> Any:
     """The metric's result; across replicas it reads the aggregated state (cross-replica)."""
     from tfport.keras._inputs import replicas_in_sync
 
     if replicas_in_sync() == 1:
         return metric.stateless_result(state)
 
-    def merged(_: Any, *aggregated: Any) -> Any:
+    def merged(_: object, *aggregated: object) -> Any:
         return metric.stateless_result([tf.convert_to_tensor(v) for v in aggregated])
 
     return tf.distribute.get_replica_context().merge_call(merged, args=tuple(state))
 
 
-def _zeros_for(variables: Any) -> list:
+def _zeros_for(variables: Iterable[Variable]) -> list:
     tf = import_tf()
     return [(v, tf.zeros(tuple(v.shape), tf.as_dtype(v.dtype))) for v in variables]
 
 
-def _build_eagerly(obj: Any, y_true: Any, y_pred: Any, call: bool) -> None:
+def _build_eagerly(obj: Any, y_true: object, y_pred: object, call: bool) -> None:
     """Builds a CompileLoss / CompileMetrics outside the graph (its state is eager)."""
     if getattr(obj, "built", False):
         return

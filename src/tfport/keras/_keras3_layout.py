@@ -13,7 +13,10 @@ attribute is the weight's path inside its layer (`kernel`, `bias`,
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
+
+from tfport._common.types import KerasLayer, KerasModel, KerasVariable, Variable
 
 ATTR_SUFFIX = ".ATTRIBUTES/VARIABLE_VALUE"
 
@@ -31,7 +34,7 @@ class Slot:
         return "/".join((*self.object_path, ATTR_SUFFIX))
 
 
-def layout(model: Any) -> list[Slot]:
+def layout(model: KerasModel) -> list[Slot]:
     """Returns a `Slot` for each distinct variable of a Keras 3 model (model.variables order).
 
     Example:
@@ -60,7 +63,7 @@ def layout(model: Any) -> list[Slot]:
     return slots
 
 
-def _distinct(variables: Any) -> list:
+def _distinct(variables: Iterable[Variable]) -> list:
     seen, out = set(), []
     for var in variables:
         if id(var) not in seen:
@@ -69,7 +72,7 @@ def _distinct(variables: Any) -> list:
     return out
 
 
-def _relative(var: Any, layer: Any) -> tuple[str, ...]:
+def _relative(var: KerasVariable, layer: KerasLayer) -> tuple[str, ...]:
     prefix = getattr(layer, "path", layer.name) + "/"
     path = var.path
     rel = path[len(prefix) :] if path.startswith(prefix) else var.name

@@ -13,19 +13,23 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KerasModel, Labels, Tensor
 from tfport.keras import _inputs
+
+if TYPE_CHECKING:
+    from tfport.estimator import RunConfig
 
 
 def _model_fn_object(
-    keras_model: Any,
-    custom_objects: Any = None,
+    keras_model: KerasModel,
+    custom_objects: Mapping[str, object] | None = None,
     save_object_ckpt: bool = False,
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Any:
     from tfport.keras import _keras3
 
@@ -40,18 +44,18 @@ def _model_fn_object(
 
 
 def _create_keras_model_fn(
-    keras_model: Any,
-    custom_objects: Any = None,
+    keras_model: KerasModel,
+    custom_objects: Mapping[str, object] | None = None,
     save_object_ckpt: bool = False,
-    metric_names_map: Any = None,
-    export_outputs: Any = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Callable[..., Any]:
     """The model_fn(features, labels, mode) model_to_estimator trains `keras_model` with."""
     fn = _model_fn_object(
         keras_model, custom_objects, save_object_ckpt, metric_names_map, export_outputs
     )
 
-    def model_fn(features: Any, labels: Any, mode: str) -> Any:
+    def model_fn(features: Features, labels: Labels, mode: str) -> Any:
         try:
             return fn(features, labels, mode)
         finally:
@@ -63,7 +67,10 @@ def _create_keras_model_fn(
 
 
 def _save_first_checkpoint(
-    keras_model: Any, custom_objects: Any, config: Any, save_object_ckpt: bool
+    keras_model: KerasModel,
+    custom_objects: Mapping[str, object] | None,
+    config: RunConfig,
+    save_object_ckpt: bool,
 ) -> Any:
     """Writes the model's weights to `model_dir/keras/keras_model.ckpt` (once) and returns
     what the Estimator warm-starts from."""
@@ -80,7 +87,9 @@ def _save_first_checkpoint(
     return _keras3.save_first_checkpoint(fn, config)
 
 
-def _assert_valid_model(model: Any, custom_objects: Any = None) -> None:
+def _assert_valid_model(
+    model: KerasModel, custom_objects: Mapping[str, object] | None = None
+) -> None:
     """Refuses a subclassed model that cannot rebuild itself from its config."""
     from tfport.keras import _keras3, _tfkeras
 
@@ -88,32 +97,34 @@ def _assert_valid_model(model: Any, custom_objects: Any = None) -> None:
         _tfkeras.check_subclassed(model, custom_objects)
 
 
-def _convert_estimator_io_to_keras(keras_model: Any, features: Any, labels: Any) -> tuple:
+def _convert_estimator_io_to_keras(
+    keras_model: KerasModel, features: Features, labels: Labels
+) -> tuple:
     """`(inputs, targets, sample_weights)` of a graph model, ordered by its inputs/outputs."""
     from tfport.keras import _tfkeras
 
     return _tfkeras._to_keras_io(keras_model, features, labels)
 
 
-def _extract_sample_weight_tensors(features: Any) -> tuple:
+def _extract_sample_weight_tensors(features: Features) -> tuple:
     """`(features, sample_weights)` of `{"features": ..., "sample_weights": ...}`."""
     return _inputs.split_sample_weights(features)
 
 
-def _convert_tensor(x: Any) -> Any:
+def _convert_tensor(x: Tensor) -> Any:
     """`x` as a tensor (SparseTensors unchanged)."""
     tf = import_tf()
     return x if isinstance(x, tf.SparseTensor) else tf.convert_to_tensor(x)
 
 
-def _cast_tensor_to_floatx(x: Any) -> Any:
+def _cast_tensor_to_floatx(x: Tensor) -> Any:
     """`x` cast to Keras' float type (`float32` by default) when it is not already."""
     tf = import_tf()
     floatx = tf.keras.backend.floatx()
     return x if x.dtype == floatx else tf.cast(x, floatx)
 
 
-def _any_weight_initialized(keras_model: Any) -> bool:
+def _any_weight_initialized(keras_model: KerasModel) -> bool:
     """Whether the model's weights hold values (always, outside graph building)."""
     if keras_model is None:
         return False
@@ -129,7 +140,9 @@ def _any_weight_initialized(keras_model: Any) -> bool:
     )
 
 
-def _convert_keras_metrics_to_estimator(model: Any, metric_names_map: Any = None) -> Any:
+def _convert_keras_metrics_to_estimator(
+    model: KerasModel, metric_names_map: Mapping[str, str] | None = None
+) -> Any:
     """The compiled metrics of a graph-mode clone as eval metric ops (mapped names)."""
     from tfport.keras import _metrics
 
@@ -138,11 +151,11 @@ def _convert_keras_metrics_to_estimator(model: Any, metric_names_map: Any = None
 
 def _clone_and_build_model(
     mode: str,
-    keras_model: Any,
-    custom_objects: Any,
-    features: Any = None,
-    labels: Any = None,
-    optimizer_config: Any = None,
+    keras_model: KerasModel,
+    custom_objects: Mapping[str, object] | None,
+    features: Features | None = None,
+    labels: Labels = None,
+    optimizer_config: dict[str, object] | None = None,
 ) -> Any:
     """A tf_keras model cloned into the current graph on the Estimator's tensors, compiled
     (outside PREDICT) with its optimizer, or with `optimizer_config`'s hyperparameters."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import KerasModel
 
 
-def keras2_metric_ops(clone: Any, names_map: dict | None) -> dict | None:
+def keras2_metric_ops(clone: KerasModel, names_map: Mapping[str, str] | None) -> dict | None:
     """The compiled metrics of a graph-mode tf_keras clone, keyed by their (mapped) names.
 
     tf_keras names them as `model.metrics_names` does: the compiled name, prefixed
@@ -37,7 +38,7 @@ def _as_local_variables(variables: list) -> None:
                 collection.append(var)
 
 
-def rename(metrics: dict, names_map: dict | None) -> dict:
+def rename(metrics: dict, names_map: Mapping[str, str] | None) -> dict:
     """Applies `metric_names_map`, which must name every metric exactly once.
 
     Example:

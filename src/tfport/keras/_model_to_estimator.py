@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
 
 from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import KerasModel
 from tfport.estimator import Estimator, RunConfig
 
 log = logging.getLogger("tfport")
@@ -19,15 +20,15 @@ _FORMATS = ("checkpoint", "saver")
 
 
 def model_to_estimator(
-    keras_model: Any = None,
-    keras_model_path: str | None = None,
-    custom_objects: dict | None = None,
-    model_dir: str | None = None,
+    keras_model: KerasModel | None = None,
+    keras_model_path: str | os.PathLike[str] | None = None,
+    custom_objects: Mapping[str, object] | None = None,
+    model_dir: str | os.PathLike[str] | None = None,
     config: RunConfig | None = None,
     checkpoint_format: str | None = "checkpoint",
     use_v2_estimator: bool = False,
-    metric_names_map: dict | None = None,
-    export_outputs: dict | None = None,
+    metric_names_map: Mapping[str, str] | None = None,
+    export_outputs: Mapping[str, type] | None = None,
 ) -> Estimator:
     """Turns a compiled Keras model (tf_keras or Keras 3 on TensorFlow) into an Estimator.
 
@@ -85,12 +86,12 @@ def model_to_estimator(
 
 
 def _tf_keras_estimator(
-    model: Any,
-    custom_objects: Any,
+    model: KerasModel,
+    custom_objects: Mapping[str, object] | None,
     config: RunConfig,
     fmt: str,
-    metric_names_map: Any,
-    export_outputs: Any,
+    metric_names_map: Mapping[str, str] | None,
+    export_outputs: Mapping[str, type] | None,
 ) -> Estimator:
     from tfport.keras import _tfkeras
 
@@ -122,7 +123,11 @@ def _tf_keras_estimator(
 
 
 def _keras3_estimator(
-    model: Any, config: RunConfig, fmt: str, metric_names_map: Any, export_outputs: Any
+    model: KerasModel,
+    config: RunConfig,
+    fmt: str,
+    metric_names_map: Mapping[str, str] | None,
+    export_outputs: Mapping[str, type] | None,
 ) -> Estimator:
     from tfport.keras import _keras3
 
@@ -131,7 +136,11 @@ def _keras3_estimator(
     return KerasEstimator(fn, config=config, warm_start_from=warm)
 
 
-def _get_model(keras_model: Any, keras_model_path: Any, custom_objects: Any) -> Any:
+def _get_model(
+    keras_model: KerasModel | None,
+    keras_model_path: str | os.PathLike[str] | None,
+    custom_objects: Mapping[str, object] | None,
+) -> Any:
     if keras_model is None and keras_model_path is None:
         raise TfportInputError(
             message(
@@ -151,7 +160,7 @@ def _get_model(keras_model: Any, keras_model_path: Any, custom_objects: Any) -> 
         )
     if keras_model is not None:
         return keras_model
-    path = os.fspath(keras_model_path)
+    path = os.fspath(cast("str | os.PathLike[str]", keras_model_path))
     if not os.path.exists(path):
         raise TfportInputError(
             message(
@@ -169,7 +178,7 @@ def _get_model(keras_model: Any, keras_model_path: Any, custom_objects: Any) -> 
     return tf_keras.models.load_model(path, custom_objects=custom_objects)
 
 
-def _check_format(fmt: Any) -> str:
+def _check_format(fmt: str | None) -> str:
     fmt = "checkpoint" if fmt is None else fmt
     if fmt not in _FORMATS:
         raise TfportInputError(
@@ -182,7 +191,7 @@ def _check_format(fmt: Any) -> str:
     return fmt
 
 
-def _check_compiled(model: Any) -> None:
+def _check_compiled(model: KerasModel) -> None:
     if (
         not getattr(model, "optimizer", None)
         or not getattr(model, "compiled", True)
@@ -199,7 +208,7 @@ def _check_compiled(model: Any) -> None:
         )
 
 
-def _config(config: Any, model_dir: Any) -> RunConfig:
+def _config(config: RunConfig | None, model_dir: str | os.PathLike[str] | None) -> RunConfig:
     if config is None:
         config = RunConfig()
     elif not isinstance(config, RunConfig):

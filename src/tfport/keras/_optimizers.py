@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from tfport._common import keras_internals
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import KerasOptimizer, Variable
 
 log = logging.getLogger("tfport")
 
@@ -24,7 +26,7 @@ _CLIP_KEYS = ("clipnorm", "clipvalue", "global_clipnorm")
 _DROPPED_IF_SET = {"weight_decay": (None, 0, 0.0), "use_ema": (False,)}
 
 
-def legacy_class_and_config(optimizer: Any) -> tuple[type, dict | None]:
+def legacy_class_and_config(optimizer: object) -> tuple[type, dict | None]:
     """Returns the legacy tf_keras optimizer class and config to rebuild `optimizer` in a graph.
 
     Example:
@@ -53,7 +55,7 @@ def legacy_class_and_config(optimizer: Any) -> tuple[type, dict | None]:
     return cls, _translate(cls, optimizer.get_config())
 
 
-def build(cls: Any, config: dict | None, iterations: Any) -> Any:
+def build(cls: Any, config: dict | None, iterations: object) -> Any:
     """Builds the graph optimizer whose `iterations` is the Estimator's global step.
 
     Example:
@@ -65,7 +67,7 @@ def build(cls: Any, config: dict | None, iterations: Any) -> Any:
     return opt
 
 
-def _config_or_none(optimizer: Any) -> dict | None:
+def _config_or_none(optimizer: KerasOptimizer) -> dict | None:
     try:
         return optimizer.get_config()
     except (NotImplementedError, AttributeError):
@@ -88,7 +90,7 @@ def _translate(cls: type, config: dict) -> dict:
     return out
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     if hasattr(value, "item") and getattr(value, "shape", None) == ():
         return value.item()
     if isinstance(value, dict) and "class_name" in value and "config" in value:
@@ -134,7 +136,7 @@ def graph_methods() -> list[tuple[type, str, Any]]:
     return out
 
 
-def _get_gradients(self: Any, loss: Any, params: Any) -> list:
+def _get_gradients(self: Any, loss: object, params: Sequence[Variable]) -> list:
     """Gradients of `loss` for `params` in the current graph (legacy `get_gradients`)."""
     import tensorflow as tf
 
@@ -153,7 +155,7 @@ def _get_gradients(self: Any, loss: Any, params: Any) -> list:
     return grads
 
 
-def _get_updates(self: Any, loss: Any, params: Any) -> list:
+def _get_updates(self: Any, loss: object, params: Sequence[Variable]) -> list:
     """`[update_op]` for `loss`, as the `OptimizerV2.get_updates` that TF 2.0 ran.
 
     tf_keras 2.21's optimizers build, in a graph, updates that nothing runs; their legacy
@@ -168,7 +170,7 @@ def _get_updates(self: Any, loss: Any, params: Any) -> list:
     return twin.get_updates(loss, params)
 
 
-def _legacy_twin(optimizer: Any) -> Any:
+def _legacy_twin(optimizer: KerasOptimizer) -> Any:
     import inspect
 
     import tf_keras

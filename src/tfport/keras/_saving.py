@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import TFModule
 
 tf = import_tf()
 _Scaffold: Any = tf.compat.v1.train.Scaffold
@@ -14,7 +16,7 @@ _Scaffold: Any = tf.compat.v1.train.Scaffold
 GLOBAL_STEP_KEY = "estimator_global_step"
 
 
-def object_scaffold(root: Any, global_step: Any) -> Any:
+def object_scaffold(root: object, global_step: object) -> Any:
     """A Scaffold whose Saver writes object-based keys (`layer_with_weights-0/kernel/...`).
 
     `root` is a trackable (the cloned model); the global step is tracked as
@@ -32,18 +34,18 @@ def object_scaffold(root: Any, global_step: Any) -> Any:
     return DeferredSaverScaffold(root)
 
 
-def _object_saver(root: Any) -> Any:
+def _object_saver(root: object) -> Any:
     return tf_internals.object_based_saver(root)
 
 
-def _outside_replicas(tf: Any) -> bool:
+def _outside_replicas(tf: TFModule) -> bool:
     return not tf.distribute.has_strategy() or tf.distribute.in_cross_replica_context()
 
 
 class DeferredSaverScaffold(_Scaffold):
     """A Scaffold whose object-based Saver is made when first asked for."""
 
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: object) -> None:
         super().__init__()
         self._root = root
 
@@ -58,7 +60,7 @@ class DeferredSaverScaffold(_Scaffold):
         return super().finalize()
 
 
-def export_outputs(predictions: dict, extra: dict | None) -> dict:
+def export_outputs(predictions: dict, extra: Mapping[str, type] | None) -> dict:
     """`serving_default` = PredictOutput(predictions), plus `{output name: ExportOutput class}`.
 
     Example:

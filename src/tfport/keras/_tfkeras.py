@@ -11,16 +11,21 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from tfport._common import keras_internals, replica_share, tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import Features, KerasModel, Labels, Tensor, TFModule
 from tfport.estimator import EstimatorSpec, ModeKeys
 from tfport.keras import _inputs, _metrics, _optimizers, _saving
 
+if TYPE_CHECKING:
+    from tfport.estimator import RunConfig
 
-def is_tf_keras_model(model: Any) -> bool:
+
+def is_tf_keras_model(model: KerasModel) -> bool:
     """True for a tf_keras (Keras 2) model.
 
     Example:
@@ -34,7 +39,7 @@ def is_tf_keras_model(model: Any) -> bool:
     return isinstance(model, tf_keras.Model)
 
 
-def is_graph_network(model: Any) -> bool:
+def is_graph_network(model: KerasModel) -> bool:
     """True for Functional and Sequential models (object checkpoints work for them).
 
     Example:
@@ -46,7 +51,7 @@ def is_graph_network(model: Any) -> bool:
     return keras_internals.is_graph_network(model) or isinstance(model, tf_keras.Sequential)
 
 
-def check_subclassed(model: Any, custom_objects: dict | None) -> None:
+def check_subclassed(model: KerasModel, custom_objects: Mapping[str, object] | None) -> None:
     """A subclassed model must rebuild itself from its config (legacy rule)."""
     if is_graph_network(model):
         return
@@ -76,11 +81,11 @@ class ModelFn:
 
     def __init__(
         self,
-        model: Any,
-        custom_objects: dict | None,
+        model: KerasModel,
+        custom_objects: Mapping[str, object] | None,
         save_object_ckpt: bool,
-        metric_names_map: dict | None = None,
-        export_outputs: dict | None = None,
+        metric_names_map: Mapping[str, str] | None = None,
+        export_outputs: Mapping[str, type] | None = None,
     ):
         self._model = model
         self._custom_objects = custom_objects
@@ -95,7 +100,7 @@ class ModelFn:
         """Called by the Estimator once a graph is built: the eager model works again."""
         restore_eager_classes(self._model)
 
-    def __call__(self, features: Any, labels: Any, mode: str) -> EstimatorSpec:
+    def __call__(self, features: Features, labels: Labels, mode: str) -> EstimatorSpec:
         tf = import_tf()
         clone = clone_and_compile(self, mode, features, labels)
         names = _output_names(tf, clone)
@@ -133,7 +138,7 @@ class ModelFn:
             tf_keras.__internal__.models.in_place_subclassed_model_state_restoration(model)
 
 
-def restore_eager_classes(model: Any) -> None:
+def restore_eager_classes(model: KerasModel) -> None:
     """Makes the user's eager model usable again after cloning it into a graph.
 
     Building a tf_keras model in a graph swaps the bases of its (shared) classes
@@ -146,7 +151,9 @@ def restore_eager_classes(model: Any) -> None:
     keras_internals.restore_eager_classes(model)
 
 
-def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any = None) -> Any:
+def clone_and_compile(
+    fn: ModelFn, mode: str, features: Features | None = None, labels: Labels = None
+) -> Any:
     """Clones `fn`'s model into the current graph on the Estimator's tensors and compiles it.
 
     Example:
@@ -188,7 +195,9 @@ def clone_and_compile(fn: ModelFn, mode: str, features: Any = None, labels: Any 
     return clone
 
 
-def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]:
+def _to_keras_io(
+    model: KerasModel, features: Features | None, labels: Labels
+) -> tuple[Any, Any, Any]:
     features, weights = _inputs.split_sample_weights(features)
     graph_net = is_graph_network(model) and keras_internals.is_graph_network(model)
     in_names = list(model.input_names) if graph_net else None
@@ -202,7 +211,7 @@ def _to_keras_io(model: Any, features: Any, labels: Any) -> tuple[Any, Any, Any]
     return inputs, targets, weights
 
 
-def _reported_loss(tf: Any, total_loss: Any) -> Any:
+def _reported_loss(tf: TFModule, total_loss: Tensor) -> Any:
     """The loss a replica reports: `total_loss` without tf_keras's distribution scaling.
 
     Under N replicas tf_keras scales the batch-mean losses and the regularization by the
@@ -220,7 +229,7 @@ def _reported_loss(tf: Any, total_loss: Any) -> Any:
     return replica_share.unscaled(total_loss)
 
 
-def _standardize_weights(weights: Any, output_names: list[str]) -> list:
+def _standardize_weights(weights: object, output_names: list[str]) -> list:
     if isinstance(weights, dict):
         return [weights.get(name) for name in output_names]
     if isinstance(weights, (list, tuple)):
@@ -228,14 +237,14 @@ def _standardize_weights(weights: Any, output_names: list[str]) -> list:
     return [weights] + [None] * (len(output_names) - 1)
 
 
-def _output_names(tf: Any, clone: Any) -> list[str]:
+def _output_names(tf: TFModule, clone: KerasModel) -> list[str]:
     # Under a distribution strategy every replica's clone must use the same keys.
     if tf.distribute.has_strategy():
         return [re.sub(r"_\d$", "", name) for name in clone.output_names]
     return list(clone.output_names)
 
 
-def save_first_checkpoint(fn: ModelFn, config: Any) -> str:
+def save_first_checkpoint(fn: ModelFn, config: RunConfig) -> str:
     """Writes the model's current weights to `model_dir/keras/keras_model.ckpt` (once).
 
     Returns the checkpoint prefix the Estimator warm-starts from.

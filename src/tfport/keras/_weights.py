@@ -8,11 +8,12 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import KerasModel, TFModule
 
 _OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
-def load_estimator_weights(keras_model: Any, model_dir: str) -> str:
+def load_estimator_weights(keras_model: KerasModel, model_dir: str) -> str:
     """Loads the latest checkpoint of `model_dir` (or a checkpoint prefix) into `keras_model`.
 
     Works with the object-based (`checkpoint_format="checkpoint"`) and
@@ -65,7 +66,7 @@ def load_estimator_weights(keras_model: Any, model_dir: str) -> str:
     return prefix
 
 
-def _resolve(tf: Any, path: str) -> str:
+def _resolve(tf: TFModule, path: str) -> str:
     if tf.io.gfile.isdir(path):
         latest = tf.train.latest_checkpoint(path)
         if not latest:
@@ -88,7 +89,7 @@ def _resolve(tf: Any, path: str) -> str:
     return path
 
 
-def _targets(model: Any, object_based: bool) -> list[tuple[str, Any]]:
+def _targets(model: KerasModel, object_based: bool) -> list[tuple[str, Any]]:
     """(checkpoint key, model variable) for every weight of the model."""
     from tfport.keras import _keras3, _tfkeras
 
@@ -108,7 +109,7 @@ def _targets(model: Any, object_based: bool) -> list[tuple[str, Any]]:
     )
 
 
-def _tf_keras_targets(model: Any, object_based: bool) -> list[tuple[str, Any]]:
+def _tf_keras_targets(model: KerasModel, object_based: bool) -> list[tuple[str, Any]]:
     if not object_based:
         return [(v.name.split(":")[0], v) for v in model.weights]
     keys = _paths(tf_internals.object_graph_view(model))

@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from tfport.upgrade._contrib_table import manual_fix
 from tfport.upgrade._estimator import match as estimator_match
 from tfport.upgrade._estimator import provided
-from tfport.upgrade._names import References, collect_aliases, dotted, module_path, tf_path
+from tfport.upgrade._names import Aliases, References, collect_aliases, dotted, module_path, tf_path
 from tfport.upgrade._report import ERROR, ReportItem
 
 _REMOVED = {
@@ -127,7 +127,7 @@ def _bad_keywords(obj: object, call: cst.Call) -> list[str]:
 class _Checker(References, cst.CSTVisitor):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, aliases, resolver: _Resolver, tfport_names: dict[str, str]) -> None:
+    def __init__(self, aliases: Aliases, resolver: _Resolver, tfport_names: dict[str, str]) -> None:
         super().__init__()
         self.aliases = aliases
         self.resolver = resolver
@@ -165,7 +165,9 @@ class _Checker(References, cst.CSTVisitor):
                 self._add(alias, f"{base}.{name}", "this tfport does not provide it")
         return False
 
-    def _check_tf(self, node, canonical: str, modules: list[str], parent: str = "") -> None:
+    def _check_tf(
+        self, node: cst.CSTNode, canonical: str, modules: list[str], parent: str = ""
+    ) -> None:
         fix = _static_fix(canonical)
         if fix is not None:
             self._add(node, canonical, fix)

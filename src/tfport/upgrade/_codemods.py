@@ -26,11 +26,12 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+from typing import cast
 
 import libcst as cst
 
 from tfport._common.errors import TfportInputError, message
-from tfport.upgrade._base import run_pass
+from tfport.upgrade._base import Pass, run_pass
 from tfport.upgrade._check import unresolved_names
 from tfport.upgrade._colocate import ColocatePass
 from tfport.upgrade._configproto import ConfigProtoPass
@@ -123,7 +124,7 @@ def upgrade_source(
     if run_tf_upgrade:
         module, inexact = run_pass(module, InexactPass, code)
         items += inexact
-    stages: list = [
+    stages: list[type[Pass] | str] = [
         EstimatorPass,
         ContribRewritePass,
         *(["tf_upgrade_v2"] if run_tf_upgrade else []),
@@ -135,7 +136,7 @@ def upgrade_source(
             if stage == "tf_upgrade_v2":
                 new, more = _run_tf_upgrade(module, lines.code, path)
             else:
-                new, more = run_pass(module, stage, lines.code)
+                new, more = run_pass(module, cast("type[Pass]", stage), lines.code)
             more = [lines.to_input(item) for item in more]
             items += drop_superseded(more, items) if stage == "tf_upgrade_v2" else more
             if new is not module:

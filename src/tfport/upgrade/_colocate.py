@@ -21,7 +21,7 @@ class ColocatePass(Pass):
 
     def leave_With(
         self, original_node: cst.With, updated_node: cst.With
-    ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
         if updated_node.asynchronous is not None:
             return updated_node
         items = [item for item in updated_node.items if not self._is_colocate(item)]
@@ -39,7 +39,7 @@ class ColocatePass(Pass):
         return _unwrap(updated_node)
 
 
-def _unwrap(node: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
+def _unwrap(node: cst.With) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
     body = node.body
     if isinstance(body, cst.SimpleStatementSuite):
         return cst.SimpleStatementLine(
@@ -52,4 +52,4 @@ def _unwrap(node: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
     statements[0] = first.with_changes(
         leading_lines=[*node.leading_lines, *first.leading_lines]  # type: ignore[attr-defined]
     )
-    return cst.FlattenSentinel(statements)
+    return cst.FlattenSentinel(statements)  # type: ignore[arg-type]  # a block's statements

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 import libcst as cst
 import libcst.matchers as m
 
 from tfport.upgrade._base import Pass
-from tfport.upgrade._names import name_uses
+from tfport.upgrade._names import Aliases, name_uses
 from tfport.upgrade._report import INFO, WARNING
 
 CONFIG = ("tf.ConfigProto", "tf.compat.v1.ConfigProto")
@@ -60,7 +59,7 @@ class ConfigProtoPass(Pass):
 
     TRIGGERS = ("ConfigProto",)
 
-    def __init__(self, aliases) -> None:
+    def __init__(self, aliases: Aliases) -> None:
         super().__init__(aliases)
         self._all: list[cst.Call] = []
         self._seen: set[cst.Call] = set()
@@ -81,8 +80,10 @@ class ConfigProtoPass(Pass):
                 self.report(call, WARNING, f"ConfigProto kept (not assigned to a name); {ADVICE}")
         return updated_node.with_changes(body=body)
 
-    def _block(self, original: Sequence[Any], updated: Sequence[Any]) -> list:
-        plans: dict[int, tuple[_Plan, list]] = {}
+    def _block(
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+    ) -> list[cst.BaseStatement]:
+        plans: dict[int, tuple[_Plan, list[cst.BaseStatement]]] = {}
         for index, stmt in enumerate(original):
             found = _assigned_call(stmt)
             if found is None or self.aliases.canonical(found[1].func) not in CONFIG:
@@ -97,7 +98,9 @@ class ConfigProtoPass(Pass):
             self.report(stmt, INFO, "ConfigProto device settings -> tf.config calls")
         return _apply(list(updated), plans) if plans else list(updated)
 
-    def _plan(self, body: Sequence[Any], index: int, name: str, call: cst.Call) -> _Plan:
+    def _plan(
+        self, body: Sequence[cst.BaseStatement], index: int, name: str, call: cst.Call
+    ) -> _Plan:
         plan = _Plan(name)
         for arg in call.args:
             self._setting(plan, body, index, arg)
@@ -114,7 +117,9 @@ class ConfigProtoPass(Pass):
             raise Unsupported(f"'{name}' is used for more than config=/session_config=")
         return plan
 
-    def _setting(self, plan: _Plan, body: Sequence[Any], index: int, arg: cst.Arg) -> None:
+    def _setting(
+        self, plan: _Plan, body: Sequence[cst.BaseStatement], index: int, arg: cst.Arg
+    ) -> None:
         key = arg.keyword.value if arg.keyword else None
         if key in ("log_device_placement", "allow_soft_placement", "device_count"):
             plan.settings.append((key, arg.value))
@@ -124,8 +129,8 @@ class ConfigProtoPass(Pass):
             raise Unsupported(f"sets {key or 'a positional argument'}")
 
     def _gpu_options(
-        self, plan: _Plan, body: Sequence[Any], index: int, value: cst.BaseExpression
-    ) -> list:
+        self, plan: _Plan, body: Sequence[cst.BaseStatement], index: int, value: cst.BaseExpression
+    ) -> list[tuple[str, cst.BaseExpression]]:
         if isinstance(value, cst.Name):
             for earlier in range(index - 1, -1, -1):
                 found = _assigned_call(body[earlier])
@@ -149,7 +154,9 @@ class ConfigProtoPass(Pass):
         return [cst.parse_statement(_line(tf, key, value)) for key, value in plan.settings]
 
 
-def _apply(body: Sequence[Any], plans: dict[int, tuple[_Plan, list]]) -> list:
+def _apply(
+    body: Sequence[cst.BaseStatement], plans: dict[int, tuple[_Plan, list[cst.BaseStatement]]]
+) -> list[cst.BaseStatement]:
     removed = set().union(*(plan.remove for plan, _ in plans.values()))
     removers = [_DropConfigArgs(plan.name) for plan, _ in plans.values()]
     out = []
@@ -157,11 +164,13 @@ def _apply(body: Sequence[Any], plans: dict[int, tuple[_Plan, list]]) -> list:
         if i in plans:
             new = plans[i][1]
             if new:
-                new[0] = new[0].with_changes(leading_lines=stmt.leading_lines)
+                new[0] = new[0].with_changes(
+                    leading_lines=stmt.leading_lines  # type: ignore[attr-defined]  # all have
+                )
             out.extend(new)
         elif i not in removed:
             for remover in removers:
-                stmt = stmt.visit(remover)
+                stmt = stmt.visit(remover)  # type: ignore[assignment]  # edits calls only
             out.append(stmt)
     return out
 

@@ -11,14 +11,24 @@ remaining use as an ERROR item with the manual fix, and removes imports from
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 import libcst as cst
 
 from tfport.upgrade._base import Pass
 from tfport.upgrade._contrib_table import lookup, manual_fix
-from tfport.upgrade._names import References, build, dotted, module_path, name_counts, tf_path
+from tfport.upgrade._names import (
+    Aliases,
+    References,
+    build,
+    dotted,
+    module_path,
+    name_counts,
+    tf_path,
+)
 from tfport.upgrade._report import ERROR, INFO
+
+_ImportT = TypeVar("_ImportT", cst.Import, cst.ImportFrom)
 
 PREFIX = "tf.contrib"
 
@@ -36,7 +46,7 @@ class ContribRewritePass(References, Pass):
 
     TRIGGERS = ("contrib", "flags")
 
-    def __init__(self, aliases) -> None:
+    def __init__(self, aliases: Aliases) -> None:
         super().__init__(aliases)
         self._targets: dict[cst.CSTNode, tuple[str, str]] = {}
         self._assigned: set[str] = set()
@@ -77,7 +87,9 @@ class ContribRewritePass(References, Pass):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         return self._replace(original_node, updated_node)
 
-    def _replace(self, original, updated) -> cst.BaseExpression:
+    def _replace(
+        self, original: cst.Attribute | cst.Name, updated: cst.BaseExpression
+    ) -> cst.BaseExpression:
         if original not in self._targets:
             return updated
         canonical, target = self._targets[original]
@@ -140,8 +152,8 @@ class ContribPass(Pass):
         return False
 
     @staticmethod
-    def _rebuild(node, keep: list[cst.ImportAlias]):
-        if len(keep) == len(node.names):
+    def _rebuild(node: _ImportT, keep: list[cst.ImportAlias]) -> _ImportT | cst.RemovalSentinel:
+        if len(keep) == len(node.names):  # type: ignore[arg-type]  # never a star import
             return node
         if not keep:
             return cst.RemovalSentinel.REMOVE

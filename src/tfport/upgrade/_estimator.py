@@ -16,7 +16,7 @@ import libcst as cst
 
 from tfport._common.canned import FAMILY
 from tfport.upgrade._base import Pass
-from tfport.upgrade._names import build, module_path, tf_path
+from tfport.upgrade._names import Aliases, build, module_path, tf_path
 from tfport.upgrade._report import INFO, WARNING
 
 # Whether rewrite targets are checked against the installed tfport (imports tfport.estimator).
@@ -87,7 +87,7 @@ class EstimatorPass(Pass):
 
     TRIGGERS = ("estimator", "contrib", "CrossShardOptimizer")
 
-    def __init__(self, aliases) -> None:
+    def __init__(self, aliases: Aliases) -> None:
         super().__init__(aliases)
         self._targets: dict[cst.Attribute, tuple[str, str]] = {}
 
@@ -133,7 +133,7 @@ class EstimatorPass(Pass):
 
     def leave_SimpleStatementLine(
         self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         if len(updated_node.body) != 1 or not isinstance(updated_node.body[0], cst.ImportFrom):
             return updated_node
         lines = self._split_import(original_node, updated_node.body[0])

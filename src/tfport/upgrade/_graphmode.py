@@ -17,6 +17,7 @@ left alone (tfport's Estimator builds its own graphs; ``serving_input_fn``'s
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import libcst as cst
 import libcst.matchers as m
@@ -247,7 +248,7 @@ class GraphModePass(Pass):
         return updated_node.with_changes(body=[*body[:index], *new, *body[index:]])
 
 
-def _after_header(body: list) -> int:
+def _after_header(body: Sequence[cst.CSTNode]) -> int:
     index = 0
     if body and m.matches(body[0], m.SimpleStatementLine(body=[m.Expr(m.SimpleString())])):
         index = 1

@@ -191,7 +191,7 @@ def _compile(code: str, path: str) -> types.CodeType:
     return compile(code, path, "exec", dont_inherit=True)
 
 
-def _updatecache(filename: str, module_globals: dict | None = None) -> list[str]:
+def _updatecache(filename: str, module_globals: dict[str, object] | None = None) -> list[str]:
     """`linecache.updatecache`, which re-reads a file from disk, but an upgraded file's
     lines stay the upgraded ones.
 

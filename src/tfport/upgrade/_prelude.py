@@ -17,11 +17,13 @@ environment the file sets up first. Nothing is added twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 import libcst.matchers as m
 
 from tfport.upgrade._base import Pass
-from tfport.upgrade._names import dotted, module_path, tf_path
+from tfport.upgrade._names import Aliases, dotted, module_path, tf_path
 from tfport.upgrade._report import INFO
 
 V1_LAYERS = "tf.compat.v1.layers"
@@ -40,7 +42,7 @@ _INSTALL = m.SimpleStatementLine(
 
 
 class _Needs(cst.CSTVisitor):
-    def __init__(self, aliases) -> None:
+    def __init__(self, aliases: Aliases) -> None:
         super().__init__()
         self.aliases = aliases
         self.modules: set[str] = set()
@@ -126,7 +128,7 @@ class PreludePass(Pass):
         return updated_node.with_changes(body=[*body[:index], *new, *body[index:]])
 
     @staticmethod
-    def _position(body: list, has_install: bool) -> int:
+    def _position(body: Sequence[cst.CSTNode], has_install: bool) -> int:
         if has_install:
             return 1 + max(i for i, s in enumerate(body) if m.matches(s, _INSTALL))
         for index, stmt in enumerate(body):

@@ -30,7 +30,7 @@ class ReportItem:
     def format(self, path: str) -> str:
         return f"{path}:{self.line}:{self.col}: {self.level}: {self.message}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -106,7 +106,7 @@ class FileResult:
             out.append(f"{where}:1:0: {ERROR}: import failed: {self.import_error}")
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "path": self.path,
             "output": self.output,

@@ -21,6 +21,8 @@ import json
 import os
 from typing import Any
 
+from tfport._common.types import UpgradeSpec
+
 RULES_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_rules.json")
 _REWRITE_TABLES = (
     "function_transformers",
@@ -32,12 +34,12 @@ _REWRITE_TABLES = (
 
 
 @functools.cache
-def _rules() -> dict[str, dict]:
+def _rules() -> dict[str, dict[str, Any]]:
     with open(RULES_PATH) as f:
         return {rule["name"]: rule for rule in json.load(f)}
 
 
-def load_rules() -> dict[str, dict]:
+def load_rules() -> dict[str, dict[str, Any]]:
     """Returns the rule table: TF 1.x name -> rule (a copy).
 
     Example:
@@ -47,7 +49,7 @@ def load_rules() -> dict[str, dict]:
     return {name: dict(rule) for name, rule in _rules().items()}
 
 
-def rule(name: str) -> dict | None:
+def rule(name: str) -> dict[str, Any] | None:
     """The rule of one TF 1.x name, or None (do not modify it).
 
     Example:
@@ -72,7 +74,7 @@ def _inexact() -> dict[str, str]:
     return {n: r["why"] for n, r in _rules().items() if r["action"] != "drop" and not r["exact"]}
 
 
-def apply_rules(spec: Any) -> Any:
+def apply_rules(spec: UpgradeSpec) -> UpgradeSpec:
     """Rewrites a `tf_upgrade_v2.TFAPIChangeSpec`'s tables by the rule table; returns it.
 
     ``rename``: the name is renamed to the target and nothing else is done to its calls;
@@ -90,7 +92,7 @@ def apply_rules(spec: Any) -> Any:
     return spec
 
 
-def render_markdown(rules: list[dict]) -> str:
+def render_markdown(rules: list[dict[str, Any]]) -> str:
     """The docs page of the rule table (``docs/upgrade-rules.md``).
 
     Example:
@@ -141,7 +143,7 @@ def render_markdown(rules: list[dict]) -> str:
     return "\n".join(head + body)
 
 
-def _row(rule: dict) -> str:
+def _row(rule: dict[str, Any]) -> str:
     cells = [
         f"`{rule['name']}`",
         rule["upstream"].replace("|", "/") or "-",

@@ -33,8 +33,9 @@ import inspect
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
+from tfport._common.types import TFModule, UpgradeSpec
 from tfport.upgrade._contrib_table import lookup, manual_fix
 from tfport.upgrade._rules import RULES_PATH, render_markdown
 
@@ -53,7 +54,7 @@ _GENERIC = (
 )
 
 
-def _get(tf: Any, path: str) -> Any:
+def _get(tf: TFModule, path: str) -> Any:
     obj = tf
     for part in path.split(".")[1:]:
         try:
@@ -63,7 +64,7 @@ def _get(tf: Any, path: str) -> Any:
     return obj
 
 
-def _describe(spec: Any, name: str) -> str:
+def _describe(spec: UpgradeSpec, name: str) -> str:
     parts = []
     for table, text in _TABLES:
         value = getattr(spec, table).get(name)
@@ -78,13 +79,13 @@ def _describe(spec: Any, name: str) -> str:
     return "; ".join(parts)
 
 
-def _pure_rename(spec: Any, name: str) -> bool:
+def _pure_rename(spec: UpgradeSpec, name: str) -> bool:
     return name in spec.symbol_renames and not any(
         name in getattr(spec, table) for table, _ in _TABLES[1:5]
     )
 
 
-def _rule(tf: Any, spec: Any, name: str, measured: dict[str, str]) -> dict:
+def _rule(tf: TFModule, spec: UpgradeSpec, name: str, measured: dict[str, str]) -> dict[str, Any]:
     upstream = _describe(spec, name)
     entry = {"name": name, "upstream": upstream}
     if name.startswith(("tf.contrib", "tf.compat")) or not name.startswith("tf."):
@@ -112,7 +113,7 @@ def _rule(tf: Any, spec: Any, name: str, measured: dict[str, str]) -> dict:
         why = "the same object on TF 2.21: no rewrite needed"
         return {**entry, "action": "drop", "target": "", "exact": True, "why": why}
     target = spec.symbol_renames.get(name)
-    if _pure_rename(spec, name) and _get(tf, target) is v1:
+    if _pure_rename(spec, name) and _get(tf, cast(str, target)) is v1:  # a rename: a str
         why = f"{target} is the same object as tf.compat.v1.{rest}"
         if target == f"tf.compat.v1.{rest}":
             why = "the TF 1.x symbol itself (tf_upgrade_v2's rename)"
@@ -139,11 +140,11 @@ def _contrib_warning(name: str) -> str:
     return "a warning only: nothing is rewritten"
 
 
-def _rewrites(spec: Any, name: str) -> bool:
+def _rewrites(spec: UpgradeSpec, name: str) -> bool:
     return any(name in getattr(spec, table) for table, _ in _TABLES[:5])
 
 
-def _drift(tf: Any, known: set[str]) -> list[dict]:
+def _drift(tf: TFModule, known: set[str]) -> list[dict[str, Any]]:
     """TF 1.x functions whose name TF 2.x reuses for another function."""
     rules = []
     seen: set[int] = set()
@@ -188,7 +189,7 @@ def _drift(tf: Any, known: set[str]) -> list[dict]:
     return rules
 
 
-def build_rules(measured: bool = True) -> list[dict]:
+def build_rules(measured: bool = True) -> list[dict[str, Any]]:
     """Returns the rule table for the installed TensorFlow (imports it).
 
     Args:

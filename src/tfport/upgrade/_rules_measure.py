@@ -11,9 +11,9 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+
+from tfport._common.types import TFModule
 
 _RESIZE = {
     "tf.image.resize_area": "AREA",
@@ -49,7 +49,7 @@ def _base(op_name: str) -> str:
     return op_name.split("/")[-1].rstrip("_0123456789")
 
 
-def measure(tf: Any) -> dict[str, str]:
+def measure(tf: TFModule) -> dict[str, str]:
     """Returns {TF 1.x name: measured difference of tf_upgrade_v2's rewrite}.
 
     Args:

@@ -21,6 +21,7 @@ import re
 import libcst as cst
 
 from tfport.upgrade._base import Pass
+from tfport.upgrade._names import Aliases
 from tfport.upgrade._report import INFO
 
 _SHAPE_NAME = re.compile(r"^(shape|.*_shape|shape_.*)$")
@@ -32,7 +33,7 @@ class TensorShapePass(Pass):
 
     TRIGGERS = (".value",)
 
-    def __init__(self, aliases) -> None:
+    def __init__(self, aliases: Aliases) -> None:
         super().__init__(aliases)
         self._scopes: list[set[str]] = [set()]
         self._called: set[cst.CSTNode] = set()

@@ -18,6 +18,7 @@ import re
 import warnings
 from typing import Any
 
+from tfport._common.types import UpgradeSpec
 from tfport.upgrade._report import WARNING, ReportItem
 from tfport.upgrade._rules import apply_rules, rule
 
@@ -51,7 +52,7 @@ def _upgrader() -> Any:
     return ast_edits.ASTCodeUpgrader(spec)
 
 
-def _reset(spec: Any, spec_type: Any) -> None:
+def _reset(spec: UpgradeSpec, spec_type: Any) -> None:
     """`TFAPIChangeSpec.clear_preprocessing` rebuilds the tables: apply the rules again."""
     spec_type.__init__(spec, import_rename=False, upgrade_compat_v1_import=False)
     apply_rules(spec)

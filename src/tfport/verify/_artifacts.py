@@ -9,12 +9,16 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
-from tfport.verify._inputs import Batch, to_examples
+from tfport.verify._inputs import Batch, InputSpec, to_examples
+
+if TYPE_CHECKING:
+    from tfport.graph import Limits
 
 FORMS = (
     "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
@@ -39,11 +43,11 @@ def kind_of(path: str) -> str:
     raise TfportInputError(message("Unknown artifact", f"Pass one of: {FORMS}", artifact=path))
 
 
-def _np(value: Any) -> np.ndarray:
+def _np(value: object) -> np.ndarray:
     return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
 
 
-def _spec_of(tensor_specs: dict) -> dict:
+def _spec_of(tensor_specs: dict[str, Any]) -> InputSpec:
     """name -> (dtype name, shape without batch); None for a shape of unknown rank."""
     return {
         name: (
@@ -61,7 +65,7 @@ def _load_failed(what: str, path: str, err: BaseException) -> TfportInputError:
     )
 
 
-def feed(spec: dict, batch: dict, what: str) -> dict:
+def feed(spec: InputSpec, batch: Mapping[str, np.ndarray], what: str) -> dict[str, np.ndarray]:
     """The arrays of `batch` that `spec` names (a lone input takes the lone feature)."""
     names = [k for k in batch if not k.startswith("__")]
     missing = sorted(set(spec) - set(names))
@@ -92,17 +96,17 @@ class Estimator:
         self.text = text
         self.estimator = load_estimator(factory, model_dir)
 
-    def spec(self) -> dict | None:
+    def spec(self) -> InputSpec | None:
         return None  # feature columns decide; inputs come from a file or the other side
 
-    def run(self, batch: dict) -> dict:
+    def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
         features = {k: v for k, v in batch.items() if not k.startswith("__")}
         rows = len(next(iter(features.values())))
 
-        def input_fn():
+        def input_fn() -> object:
             return tf.data.Dataset.from_tensor_slices(features).batch(rows)
 
         out = list(self.estimator.predict(input_fn))
@@ -127,10 +131,10 @@ class Keras:
             what = "Keras cannot load" if trust else "Keras (safe mode) refuses or cannot load"
             raise _load_failed(what, path, err) from None
 
-    def spec(self) -> dict:
+    def spec(self) -> InputSpec:
         return {t.name: (str(t.dtype), tuple(t.shape[1:])) for t in self.model.inputs}
 
-    def run(self, batch: dict) -> dict:
+    def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
@@ -160,9 +164,9 @@ class SavedModel:
         path: str,
         signature: str | None,
         trust: bool = False,
-        limits=None,
+        limits: Limits | None = None,
         allow_ops: tuple[str, ...] = (),
-    ):
+    ) -> None:
         from tfport import graph
         from tfport._common.tfenv import import_tf
 
@@ -191,12 +195,12 @@ class SavedModel:
         self.fn = functions[key]
         self.text = f"{path} [{key}]"
 
-    def _specs(self) -> list:
+    def _specs(self) -> list[tuple[str, Any]]:
         args, kwargs = self.fn.structured_input_signature
         named = [(spec.name, spec) for spec in args] + sorted(kwargs.items())
         return [(name.split(":")[0], spec) for name, spec in named]
 
-    def spec(self) -> dict:
+    def spec(self) -> InputSpec:
         return _spec_of(dict(self._specs()))
 
     def _examples_input(self) -> str | None:
@@ -207,13 +211,13 @@ class SavedModel:
                 return name
         return None
 
-    def _call(self, values: dict) -> Any:
+    def _call(self, values: dict[str, object]) -> Any:
         args, _ = self.fn.structured_input_signature
         if args:
             return self.fn(*[values[name] for name, _ in self._specs()[: len(args)]])
         return self.fn(**values)
 
-    def run(self, batch: dict) -> dict:
+    def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
@@ -238,10 +242,10 @@ class FrozenGraph(SavedModel):
     def __init__(
         self,
         path: str,
-        inputs: list | None,
-        outputs: list | None,
+        inputs: list[str] | None,
+        outputs: list[str] | None,
         trust: bool = False,
-        limits=None,
+        limits: Limits | None = None,
         allow_ops: tuple[str, ...] = (),
     ) -> None:
         from tfport import graph
@@ -253,9 +257,9 @@ class FrozenGraph(SavedModel):
 def open_artifact(
     text: str,
     signature: str | None = None,
-    io: tuple = (None, None),
+    io: tuple[list[str] | None, list[str] | None] = (None, None),
     trust: bool = False,
-    limits: Any = None,
+    limits: Limits | None = None,
     allow_ops: tuple[str, ...] = (),
 ) -> Any:
     """The runnable artifact `text` names (checkpoints are diffed, not run).

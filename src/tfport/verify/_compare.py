@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tfport._common import sandbox
 from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
@@ -22,6 +23,9 @@ from tfport._common.errors import TfportInputError, message
 from tfport.verify._artifacts import kind_of, open_artifact
 from tfport.verify._inputs import generate, read_inputs
 from tfport.verify._reports import VerifyReport
+
+if TYPE_CHECKING:
+    from tfport.graph import Limits
 
 _CLASS_SCORES = ("probabilities", "logits", "scores", "logistic")
 
@@ -31,7 +35,7 @@ def _key(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
-def pair_outputs(a: dict, b: dict) -> list[tuple[str, str]]:
+def pair_outputs(a: Mapping[str, object], b: Mapping[str, object]) -> list[tuple[str, str]]:
     """Output pairs by (sanitized) name; two lone outputs pair whatever their names."""
     bkeys = {_key(k): k for k in b}
     pairs = [(k, bkeys[_key(k)]) for k in sorted(a) if _key(k) in bkeys]
@@ -54,7 +58,7 @@ def _text(array: np.ndarray) -> np.ndarray:
     return decode(array) if array.size else array.astype(object)
 
 
-def compare_output(a: np.ndarray, b: np.ndarray, atol: float, rtol: float) -> dict:
+def compare_output(a: ArrayLike, b: ArrayLike, atol: float, rtol: float) -> dict[str, Any]:
     """max abs / rel difference, argmax agreement (class scores) and pass/fail."""
     a, b = np.asarray(a), np.asarray(b)
     row: dict[str, Any] = {"shape_a": list(a.shape), "shape_b": list(b.shape)}
@@ -117,8 +121,8 @@ def verify(
     rtol: float = 1e-5,
     signature_a: str | None = None,
     signature_b: str | None = None,
-    graph_inputs: list | None = None,
-    graph_outputs: list | None = None,
+    graph_inputs: list[str] | None = None,
+    graph_outputs: list[str] | None = None,
     rows: int = 8,
     seed: int = 0,
     train_step: bool = False,
@@ -291,13 +295,13 @@ def _run_artifacts(
     rtol: float,
     signature_a: str | None,
     signature_b: str | None,
-    io: tuple,
+    io: tuple[list[str] | None, list[str] | None],
     rows: int,
     seed: int,
     train_step: bool,
     label_key: str,
     trust: bool,
-    limits: Any,
+    limits: Limits | None,
     allow_ops: tuple[str, ...] = (),
 ) -> VerifyReport:
     art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops)

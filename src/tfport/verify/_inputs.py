@@ -11,6 +11,8 @@ Example:
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import TypeAlias
 
 import numpy as np
 
@@ -19,10 +21,14 @@ from tfport._common.errors import TfportInputError, message
 EXAMPLES = "__serialized_examples__"  # key of the raw records of a TFRecord input
 
 
-class Batch(dict):
+#: Feature name -> (dtype name, shape without the batch dimension; None: unknown rank).
+InputSpec: TypeAlias = dict[str, tuple[str, tuple[int | None, ...] | None]]
+
+
+class Batch(dict[str, np.ndarray]):
     """Feature name -> array; `serialized` holds the tf.Example records when known."""
 
-    serialized: list | None = None
+    serialized: list[bytes] | None = None
 
 
 def read_inputs(path: str) -> Batch:
@@ -76,7 +82,7 @@ def _read_tfrecord(path: str) -> Batch:
         raise TfportInputError(
             message("Not a TFRecord file of tf.Examples", "Pass an .npz or a TFRecord", path=path)
         ) from err
-    values: dict[str, list] = {}
+    values: dict[str, list[tuple[str | None, list[object]] | None]] = {}
     for i, example in enumerate(examples):
         for key, feature in example.features.feature.items():
             kind = feature.WhichOneof("kind")
@@ -88,7 +94,7 @@ def _read_tfrecord(path: str) -> Batch:
     return batch
 
 
-def _dense(key: str, rows: list) -> np.ndarray:
+def _dense(key: str, rows: list[tuple[str | None, list[object]] | None]) -> np.ndarray:
     kinds = {r[0] for r in rows if r is not None and r[0]}
     kind = kinds.pop() if len(kinds) == 1 else "float_list"
     dtype, pad = {
@@ -104,7 +110,7 @@ def _dense(key: str, rows: list) -> np.ndarray:
     return out
 
 
-def to_examples(batch: dict) -> list:
+def to_examples(batch: Mapping[str, np.ndarray]) -> list[bytes]:
     """Serializes a feature batch as tf.Examples (pad values `''` / `-1` left out)."""
     from tfport._common.tfenv import import_tf
 
@@ -129,7 +135,7 @@ def to_examples(batch: dict) -> list:
     return out
 
 
-def generate(spec: dict, rows: int = 8, seed: int = 0) -> Batch:
+def generate(spec: InputSpec, rows: int = 8, seed: int = 0) -> Batch:
     """Random inputs for `spec` (name -> (dtype name, shape without batch, None if unknown)).
 
     Example:

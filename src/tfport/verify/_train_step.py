@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tfport._common.errors import TfportInputError, message
 from tfport.verify._inputs import Batch, generate
@@ -27,7 +28,7 @@ def train_step(
     *,
     atol: float,
     rtol: float,
-    compare: Callable[..., dict],
+    compare: Callable[[ArrayLike, ArrayLike, float, float], dict[str, object]],
     label_key: str = "label",
     rows: int = 8,
     seed: int = 0,

@@ -59,7 +59,7 @@ def add_arg_scope(func: Callable) -> Callable:
 
 @contextlib.contextmanager
 def arg_scope(
-    list_ops_or_scope: Sequence[Callable] | dict, **kwargs: Any
+    list_ops_or_scope: Sequence[Callable] | dict, **kwargs: object
 ) -> Iterator[dict[str, dict[str, Any]]]:
     """Sets default keyword arguments of the listed (decorated) ops inside the block.
 

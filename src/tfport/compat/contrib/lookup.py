@@ -16,7 +16,7 @@ def _ops():
     return tf_internals.lookup_ops()
 
 
-def _given(**kwargs: Any) -> dict:
+def _given(**kwargs: object) -> dict[str, object]:
     """The keyword arguments the caller gave (None keeps TensorFlow's own default)."""
     return {k: v for k, v in kwargs.items() if v is not None}
 
@@ -26,8 +26,8 @@ def index_table_from_file(
     num_oov_buckets: int = 0,
     vocab_size: int | None = None,
     default_value: int = -1,
-    hasher_spec: Any = None,
-    key_dtype: Any = None,
+    hasher_spec: object = None,
+    key_dtype: object = None,
     name: str | None = None,
     key_column_index: int = -2,
     value_column_index: int = -1,
@@ -48,11 +48,11 @@ def index_table_from_file(
 
 
 def index_table_from_tensor(
-    mapping: Any,
+    mapping: object,
     num_oov_buckets: int = 0,
     default_value: int = -1,
-    hasher_spec: Any = None,
-    dtype: Any = None,
+    hasher_spec: object = None,
+    dtype: object = None,
     name: str | None = None,
 ) -> Any:
     """String -> id table from a 1-D string tensor."""
@@ -87,7 +87,7 @@ def index_to_string_table_from_file(
 
 
 def index_to_string_table_from_tensor(
-    vocabulary_list: Any, default_value: str = "UNK", name: str | None = None
+    vocabulary_list: object, default_value: str = "UNK", name: str | None = None
 ) -> Any:
     """Id -> string table from a 1-D string tensor."""
     return _ops().index_to_string_table_from_tensor(

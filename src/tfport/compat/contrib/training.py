@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from tfport._common.errors import TfportInputError, message
@@ -51,7 +52,9 @@ class HParams:
         32
     """
 
-    def __init__(self, hparam_def: Any = None, model_structure: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, hparam_def: object = None, model_structure: object = None, **kwargs: object
+    ) -> None:
         self._hparam_types: dict[str, Any] = {}
         self._model_structure = model_structure
         if hparam_def is not None:
@@ -64,14 +67,14 @@ class HParams:
         for name, value in kwargs.items():
             self.add_hparam(name, value)
 
-    def add_hparam(self, name: str, value: Any) -> None:
+    def add_hparam(self, name: str, value: object) -> None:
         """Adds a new hyperparameter (ValueError if it exists)."""
         if getattr(self, name, None) is not None or name in self._hparam_types:
             raise ValueError(f"Hyperparameter name is reserved: {name}")
         self._hparam_types[name] = value
         setattr(self, name, value)
 
-    def set_hparam(self, name: str, value: Any) -> None:
+    def set_hparam(self, name: str, value: object) -> None:
         """Sets an existing hyperparameter, converting to its type."""
         if name not in self._hparam_types:
             raise ValueError(f"Unknown hyperparameter: {name}")
@@ -101,13 +104,13 @@ class HParams:
             pos = found.end()
         return self
 
-    def override_from_dict(self, values_dict: dict[str, Any]) -> HParams:
+    def override_from_dict(self, values_dict: Mapping[str, object]) -> HParams:
         """Sets every value of `values_dict`; returns self."""
         for name, value in values_dict.items():
             self.set_hparam(name, value)
         return self
 
-    def set_model_structure(self, model_structure: Any) -> None:
+    def set_model_structure(self, model_structure: object) -> None:
         self._model_structure = model_structure
 
     def get_model_structure(self) -> Any:
@@ -125,7 +128,7 @@ class HParams:
         """The hyperparameters as a dict."""
         return {name: getattr(self, name) for name in self._hparam_types}
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> Any:
         return getattr(self, key) if key in self._hparam_types else default
 
     def __contains__(self, key: str) -> bool:

@@ -11,12 +11,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import NamedColumn, Tensor
 
 SUPPORTED = (
     "numeric_column",
@@ -33,13 +34,13 @@ SUPPORTED = (
 _DEFAULT_CROSS_HASH_KEY = 0xDECAFCAFFE
 
 
-def kind(column: Any) -> str:
+def kind(column: object) -> str:
     """The column's class name without the leading underscore and a `V2` suffix."""
     name = type(column).__name__.lstrip("_")
     return name[:-2] if name.endswith("V2") else name
 
 
-def unsupported(column: Any, why: str = "") -> TfportInputError:
+def unsupported(column: object, why: str = "") -> TfportInputError:
     """The one-line refusal naming the column and its kind."""
     return TfportInputError(
         message(
@@ -99,11 +100,11 @@ class Columns:
         return self.inputs[key]
 
     @staticmethod
-    def _dtype(tf_dtype: Any) -> str:
+    def _dtype(tf_dtype: object) -> str:
         name = getattr(tf_dtype, "name", str(tf_dtype))
         return "string" if name == "string" else "int64" if "int" in name else "float32"
 
-    def _kept(self, raw: Any) -> Any:
+    def _kept(self, raw: Tensor) -> Any:
         from keras import ops
 
         pad = "" if raw.dtype == "string" else -1
@@ -305,14 +306,16 @@ class Columns:
             self._shared[key] = layer
         return self.combine(cat, None, column.combiner, "", layer=self._shared[key])
 
-    def input_layer(self, scope: str, columns: Any) -> Any:
+    def input_layer(self, scope: str, columns: Iterable[NamedColumn]) -> Any:
         """`input_layer`: the dense columns sorted by name, concatenated."""
         from keras import ops
 
         parts = [self.dense(scope, c) for c in sorted(columns, key=lambda c: c.name)]
         return parts[0] if len(parts) == 1 else ops.concatenate(parts, axis=-1)
 
-    def linear_model(self, scope: str, columns: Any, units: int, combiner: str) -> Any:
+    def linear_model(
+        self, scope: str, columns: Iterable[NamedColumn], units: int, combiner: str
+    ) -> Any:
         """`linear_model`: per column `x @ W` (dense) or combined `W[ids]` (categorical),
         summed, plus `bias_weights`."""
         from keras import layers
@@ -332,7 +335,7 @@ class Columns:
         return total + constant_row(self, "linear_bias", self.weight(scope, "/bias_weights"), total)
 
 
-def constant_row(ctx: Columns, name: str, row: np.ndarray, like: Any) -> Any:
+def constant_row(ctx: Columns, name: str, row: np.ndarray, like: object) -> Any:
     """`row` broadcast to `like`'s batch: a `Dense` over zeros whose bias is `row`."""
     from keras import layers, ops
 
@@ -345,7 +348,7 @@ def constant_row(ctx: Columns, name: str, row: np.ndarray, like: Any) -> Any:
     return layer(ops.expand_dims(zeros, -1))
 
 
-def _is_categorical(column: Any) -> bool:
+def _is_categorical(column: object) -> bool:
     return kind(column) in (
         "BucketizedColumn",
         "HashedCategoricalColumn",

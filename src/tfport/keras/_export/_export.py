@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import os
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import KerasModel
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 
 def estimator_to_keras(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None = None,
     *,
     input_shapes: dict | None = None,
@@ -55,7 +59,7 @@ def estimator_to_keras(
     return build(estimator, checkpoint_path, input_shapes, baseline_input)
 
 
-def save_keras(model: Any, path: str, overwrite: bool = False) -> str:
+def save_keras(model: KerasModel, path: str, overwrite: bool = False) -> str:
     """Saves `model` to `path` (a `.keras` file) atomically; never overwrites unless asked.
 
     Example:

@@ -8,13 +8,17 @@ Example:
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import CannedHeadConfig
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._export._columns import Columns, constant_row
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 FAMILIES = {
     "dnn_model_fn": "dnn",
@@ -29,7 +33,7 @@ CONVERTIBLE = (
 _ACTIVATIONS = ("relu", "relu6", "elu", "selu", "sigmoid", "tanh", "softplus", "softsign")
 
 
-def canned_spec(estimator: Any) -> tuple[str, dict]:
+def canned_spec(estimator: Estimator) -> tuple[str, dict]:
     """(family, model_fn keyword arguments) of a canned estimator, or a one-line refusal.
 
     The canned classes bind `head`, feature columns, hidden units, ... into the model_fn
@@ -91,7 +95,7 @@ class Weights:
         return self._cache[name]
 
 
-def _activation(fn: Any) -> str:
+def _activation(fn: object) -> str:
     name = fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
     if name in _ACTIVATIONS:
         return name
@@ -143,14 +147,14 @@ def _logits(ctx: Columns, family: str, kw: dict, units: int) -> Any:
     return None  # baseline: made once the inputs are known
 
 
-def _baseline(ctx: Columns, head: Any, baseline_input: str | None) -> Any:
+def _baseline(ctx: Columns, head: CannedHeadConfig, baseline_input: str | None) -> Any:
     weight = head.weight_column
     key = baseline_input or (weight if isinstance(weight, str) else getattr(weight, "key", "x"))
     like = ctx.raw(key, "float32", (None,))
     return constant_row(ctx, "baseline_bias", ctx.weight("baseline/", "/bias"), like)
 
 
-def _head_outputs(head: Any, logits: Any) -> dict:
+def _head_outputs(head: CannedHeadConfig, logits: Any) -> dict:
     from keras import layers, ops
 
     logits = layers.Identity(name="logits")(logits)
@@ -173,7 +177,7 @@ def _head_outputs(head: Any, logits: Any) -> dict:
 
 
 def build(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None,
     input_shapes: dict | None,
     baseline_input: str | None = None,
@@ -183,7 +187,7 @@ def build(
 
 
 def build_with_names(
-    estimator: Any,
+    estimator: Estimator,
     checkpoint_path: str | None,
     input_shapes: dict | None,
     baseline_input: str | None = None,

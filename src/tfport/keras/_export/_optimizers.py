@@ -18,6 +18,7 @@ import numpy as np
 
 from tfport._common import tf_internals
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import CannedHeadConfig, OptimizerArg, TFModule
 
 MAPPED = (
     "SGD/GradientDescent, Adagrad, Adam (not amsgrad), Ftrl (dense weights only); "
@@ -33,7 +34,7 @@ _MEAN = (
 )
 
 
-def refuse(what: str, name: Any, fix: str = "") -> TfportInputError:
+def refuse(what: str, name: object, fix: str = "") -> TfportInputError:
     """The one-line refusal of `--train-step`."""
     return TfportInputError(
         message(
@@ -49,7 +50,7 @@ _V1 = {"SGD": "GradientDescentOptimizer", "RMSProp": "RMSPropOptimizer"}
 _V2 = {"RMSProp": "RMSprop"}
 
 
-def _resolve(tf: Any, opt: Any, lr: float | None, v2: bool) -> Any:
+def _resolve(tf: TFModule, opt: OptimizerArg, lr: float | None, v2: bool) -> Any:
     """The canned estimators' optimizer resolution (tfport's `_canned.optimizers`)."""
     if isinstance(opt, str) and opt in _NAMES:
         if v2:
@@ -86,7 +87,7 @@ def estimator_optimizer(family: str, kw: dict) -> Any:
     return _resolve(tf, kw.get("optimizer", "Ftrl"), 0.3, v2)
 
 
-def _number(value: Any, what: str, name: str) -> float:
+def _number(value: object, what: str, name: str) -> float:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, np.ndarray) and value.shape == ():
@@ -94,7 +95,7 @@ def _number(value: Any, what: str, name: str) -> float:
     raise refuse(f"a {what} that is not a constant number", name)
 
 
-def keras_optimizer(opt: Any, sparse: bool) -> Any:
+def keras_optimizer(opt: object, sparse: bool) -> Any:
     """The Keras 3 optimizer with the same update as `opt` (v1 or legacy Keras).
 
     Args:
@@ -157,7 +158,7 @@ def keras_optimizer(opt: Any, sparse: bool) -> Any:
     raise refuse(f"the optimizer {name}", name)
 
 
-def keras_loss(head: Any) -> tuple[Any, Any]:
+def keras_loss(head: CannedHeadConfig) -> tuple[Any, Any]:
     """(Keras 3 loss on the `logits` output, labels -> the loss's labels) of a head."""
     import keras
 

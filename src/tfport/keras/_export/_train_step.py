@@ -19,18 +19,22 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.tfenv import import_tf
+from tfport._common.types import CannedHeadConfig, KerasModel, Labels, TFModule
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator
 
 tf = import_tf()
 _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 
-def _labels(head: Any, rows: int, seed: int) -> np.ndarray:
+def _labels(head: CannedHeadConfig, rows: int, seed: int) -> np.ndarray:
     rng = np.random.RandomState(seed + 1)
     if head.kind == "regression":
         return rng.normal(size=(rows, head.label_dimension)).astype(np.float32)
@@ -73,14 +77,14 @@ class _LossHook(_SessionRunHook):
         summaries = v1.get_collection(v1.GraphKeys.SUMMARIES)
         self.loss = next(s.op.inputs[1] for s in summaries if s.op.name == "loss")
 
-    def before_run(self, run_context: Any) -> Any:
+    def before_run(self, run_context: object) -> Any:
         return tf.compat.v1.train.SessionRunArgs(self.loss)
 
-    def after_run(self, run_context: Any, run_values: Any) -> None:
+    def after_run(self, run_context: object, run_values: Any) -> None:
         self.value = float(run_values.results)
 
 
-def _summed(tf: Any, grad: Any) -> Any:
+def _summed(tf: TFModule, grad: object) -> Any:
     """An embedding gradient with its repeated ids summed, as TensorFlow's optimizers do
     (Keras 3's scatter the slices as they come: Adagrad/Adam would square each repeat)."""
     if not isinstance(grad, tf.IndexedSlices):
@@ -90,7 +94,7 @@ def _summed(tf: Any, grad: Any) -> Any:
     return tf.IndexedSlices(values, ids, grad.dense_shape)
 
 
-def _keras_step(model: Any, optimizer: Any, loss_fn: Any, features: dict, labels: Any) -> tuple:
+def _keras_step(model: Any, optimizer: Any, loss_fn: Any, features: dict, labels: Labels) -> tuple:
     """(loss, {`layer/i`: value after the step}, {`layer/i`: max abs update})."""
     tf = import_tf()
     names = {t.name for t in model.inputs}
@@ -115,9 +119,9 @@ def _keras_step(model: Any, optimizer: Any, loss_fn: Any, features: dict, labels
 
 
 def one_step(
-    estimator: Any,
-    make: Callable[[str], Any],
-    model: Any,
+    estimator: Estimator,
+    make: Callable[[str], Estimator],
+    model: KerasModel,
     features: dict,
     labels: np.ndarray | None = None,
     seed: int = 0,

@@ -12,12 +12,13 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
 
-Estimator = Any  # a tfport Estimator (custom model_fn, TPUEstimator, model_to_estimator)
+if TYPE_CHECKING:  # a tfport Estimator (custom model_fn, TPUEstimator, model_to_estimator)
+    from tfport.estimator import Estimator
 
 
 def _checkpoint(estimator: Estimator, checkpoint: str | None) -> str:

@@ -143,7 +143,7 @@ def _index_source(part: object) -> str:
     return repr(part)
 
 
-def has_batch(value: Any) -> bool:
+def has_batch(value: object) -> bool:
     """Whether a static value holds the batch size (`BATCH`), alone or in an array."""
     return any(isinstance(v, str) for v in np.asarray(value, dtype=object).reshape(-1))
 

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import Features, TFModule
+
+if TYPE_CHECKING:
+    from tfport.estimator import Estimator, EstimatorSpec
 
 TfGraph: TypeAlias = Any  # a tf.Graph
 TfTensor: TypeAlias = Any  # a symbolic tf.Tensor of that graph
@@ -53,7 +57,7 @@ class _NeedKey(Exception):
 class _KeyRecorder(dict):
     """A features dict that stops the model_fn at its first read of an unknown key."""
 
-    def __init__(self, known: dict, make: Any) -> None:
+    def __init__(self, known: dict, make: object) -> None:
         super().__init__(known)
         self._make = make
 
@@ -107,19 +111,19 @@ def training_inputs(model_dir: str) -> list[tuple[str, Shape]]:
     return list(zip(types, shapes, strict=True))
 
 
-def _placeholder(tf: Any, key: str, spec: tuple[str, Shape]) -> TfTensor:
+def _placeholder(tf: TFModule, key: str, spec: tuple[str, Shape]) -> TfTensor:
     dtype, shape = spec
     return tf.compat.v1.placeholder(dtype, (None, *shape), name=key)
 
 
-def _call(estimator: Any, features: Any) -> Any:
+def _call(estimator: Estimator, features: Features) -> Any:
     from tfport._common.tfenv import import_tf
 
     import_tf().compat.v1.train.get_or_create_global_step()  # as the Estimator's graphs
     return estimator.model_fn(features, None, "infer", estimator.config)
 
 
-def _discover_keys(estimator: Any, specs: list) -> list[str] | None:
+def _discover_keys(estimator: Estimator, specs: list) -> list[str] | None:
     """The feature keys the model_fn reads (None: it takes one tensor)."""
     from tfport._common.tfenv import import_tf
 
@@ -144,7 +148,9 @@ def _discover_keys(estimator: Any, specs: list) -> list[str] | None:
     raise TfportInputError(message("The model_fn reads too many feature keys", None))
 
 
-def _feature_specs(estimator: Any, model_dir: str, input_shapes: dict) -> tuple[FeatureSpec, bool]:
+def _feature_specs(
+    estimator: Estimator, model_dir: str, input_shapes: dict
+) -> tuple[FeatureSpec, bool]:
     flat = training_inputs(model_dir)
     found = _discover_keys(estimator, flat)
     single = found is None
@@ -168,7 +174,7 @@ def _feature_specs(estimator: Any, model_dir: str, input_shapes: dict) -> tuple[
     return specs, single
 
 
-def trace(estimator: Any, model_dir: str, input_shapes: dict) -> Traced:
+def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     """Calls the estimator's model_fn in PREDICT mode in a new graph.
 
     Example:
@@ -192,7 +198,7 @@ def trace(estimator: Any, model_dir: str, input_shapes: dict) -> Traced:
     return Traced(graph, feats, single, dict(predictions), single_output, fn, keys)
 
 
-def _saver_keys(graph: TfGraph, spec: Any) -> dict[str, str]:
+def _saver_keys(graph: TfGraph, spec: EstimatorSpec) -> dict[str, str]:
     """{graph variable: checkpoint key} from the model_fn's own Saver (object-based
     checkpoints of `model_to_estimator`: `layer_with_weights-0/kernel/.ATTRIBUTES/...`)."""
     from tfport.keras._modelfn._ops import static

@@ -19,18 +19,17 @@ import sys
 import tempfile
 import types
 import uuid
-from typing import Any
 
 import numpy as np
 
 from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import KerasModel
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._modelfn._emit import Plan
 from tfport.keras._modelfn._source import model_source
 from tfport.keras._modelfn._trace import Traced
 
-KerasModel = Any  # a keras.Model
 FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")
 
 
