@@ -167,3 +167,9 @@ OptimizerArg = str | Callable[[], object] | object
 FeatureColumn = object
 #: Feature columns as the canned estimators take them.
 FeatureColumns = Sequence[object]
+
+# --- h38-bnd ---
+#: `random_seed.get_seed`: an op seed (None: none given) -> `(graph seed, op seed)`.
+SeedFunction = Callable[[int | None], tuple[int | None, int | None]]
+#: A random op builder of `gen_random_ops`: `(shape, dtype, seed=, seed2=, name=)` -> tensor.
+RandomOp = Callable[..., object]

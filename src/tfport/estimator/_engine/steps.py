@@ -21,7 +21,7 @@ from typing import Any
 
 from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator._engine import lifted_variables, replicas, sync_batch_norm
+from tfport.estimator._engine import lifted_variables, replica_draws, replicas, sync_batch_norm
 from tfport.estimator._engine.context import ModeContext
 from tfport.estimator._engine.metrics import metric_pairs
 from tfport.estimator._engine.spec import EstimatorSpec, ModeKeys
@@ -55,7 +55,7 @@ def single_step(ctx: ModeContext, features: Any, labels: Any, deferred: list) ->
 def _replica_rows(rows: Any) -> Any:
     if rows is None:
         return contextlib.nullcontext()
-    return tf_internals.replica_rows(rows)
+    return replica_draws.replica_rows(rows)
 
 
 @contextlib.contextmanager
@@ -73,7 +73,7 @@ def _model_step_order(ctx: ModeContext) -> Iterator[None]:
     yield
     step = tf.compat.v1.train.get_global_step()
     if ctx.mode == ModeKeys.TRAIN and step is not None:
-        tf_internals.order_writes_after_reads(graph.get_operations()[first:], step)
+        replica_draws.order_writes_after_reads(graph.get_operations()[first:], step)
 
 
 def _host_call(ctx: ModeContext, spec: EstimatorSpec) -> Any:
@@ -144,7 +144,7 @@ def replicated_step(ctx: ModeContext, features: Any, labels: Any, deferred: list
         replicas.share_scaled_losses(),  # ... times N x this replica's batch share
         sync_batch_norm.synchronized_batch_norm(),  # the global batch's statistics
         replicas.all_reduced_gradients(),  # tf.gradients: one device's gradients
-        tf_internals.replica_random_draws(),  # dropout: one device's masks, row by row
+        replica_draws.replica_random_draws(),  # dropout: one device's masks, row by row
     ):
         args = (features, labels, shares, rows)
         with _model_step_order(ctx):
