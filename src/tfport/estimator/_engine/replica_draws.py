@@ -23,13 +23,13 @@ from typing import Any
 
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
-from tfport._common.types import SeedFunction
+from tfport._common.types import Graph, GraphTensor, RandomOp, SeedFunction, TFModule
 
 # --- op seeds of a steps-per-loop body ---------------------------------------------------
 
 
 @contextlib.contextmanager
-def op_seeds_from(graph: Any) -> Iterator[None]:
+def op_seeds_from(graph: Graph) -> Iterator[None]:
     """Random ops made in function graphs nested in `graph` (a `while_v2` body) draw
     their op seeds from `graph`'s counter, as the same ops made in `graph` itself do.
 
@@ -42,7 +42,7 @@ def op_seeds_from(graph: Any) -> Iterator[None]:
     counters = tf_internals.graph_op_seed_counters()
 
     def counted_in_graph(original: SeedFunction) -> SeedFunction:
-        def get_seed(op_seed: Any) -> Any:
+        def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
             current = tf.compat.v1.get_default_graph()
             if op_seed is not None or current is graph or not _nested_in(current, graph):
                 return original(op_seed)
@@ -58,7 +58,7 @@ def op_seeds_from(graph: Any) -> Iterator[None]:
         yield
 
 
-def _nested_in(inner: Any, graph: Any) -> bool:
+def _nested_in(inner: object, graph: object) -> bool:
     outer = getattr(inner, "outer_graph", None)
     while outer is not None:
         if outer is graph:
@@ -73,7 +73,7 @@ _REPLICA = threading.local()
 
 
 @contextlib.contextmanager
-def replica_rows(rows: Any) -> Iterator[None]:
+def replica_rows(rows: GraphTensor) -> Iterator[None]:
     """Marks this replica thread's rows `[offset, count, total]` (an int64 `[3]` tensor:
     rows `[offset, offset + count)` of a `total`-row batch) while its step is built (read
     by `replica_random_draws`). Variables created meanwhile are marked as such: their
@@ -89,7 +89,7 @@ def replica_rows(rows: Any) -> Iterator[None]:
         _REPLICA.rows = previous
 
 
-def _creating_variable(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+def _creating_variable(next_creator: Callable[..., object], **kwargs: object) -> object:
     previous = getattr(_REPLICA, "creating", False)
     _REPLICA.creating = True
     try:
@@ -115,11 +115,11 @@ def replica_random_draws() -> Iterator[None]:
     on MirroredStrategy's `replica_<r>/` name scopes (`unreplicated_name`).
     """
     tf = import_tf()
-    seeds: dict = {}
-    taken: dict = {}
+    seeds: dict[str, list[tuple[int | None, int | None]]] = {}
+    taken: dict[str, int] = {}
 
     def replica_seeds(get_seed: SeedFunction) -> SeedFunction:
-        def replica_seed(op_seed: Any) -> Any:
+        def replica_seed(op_seed: int | None) -> tuple[int | None, int | None]:
             rows = getattr(_REPLICA, "rows", None)
             if op_seed is not None or rows is None:
                 return get_seed(op_seed)
@@ -143,8 +143,10 @@ def replica_random_draws() -> Iterator[None]:
         yield
 
 
-def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
-    def draw(shape: Any, dtype: Any, seed: int = 0, seed2: int = 0, name: Any = None) -> Any:
+def _global_rows_draw(op: RandomOp) -> RandomOp:
+    def draw(
+        shape: object, dtype: object, seed: int = 0, seed2: int = 0, name: str | None = None
+    ) -> object:
         tf = import_tf()
         rows = _step_rows()
         shape_t = tf.convert_to_tensor(shape)
@@ -166,7 +168,7 @@ def _global_rows_draw(op: Callable[..., Any]) -> Callable[..., Any]:
     return draw
 
 
-def _step_rows() -> Any:
+def _step_rows() -> tuple | None:
     """This replica's `(rows, static rows or None)` when the op being made belongs to its
     step: not a variable's initializer, and in the step's graph (or a function graph
     nested in it) and its control-flow context (or one nested in it; `init_scope` and
@@ -175,7 +177,6 @@ def _step_rows() -> Any:
     Relies on the boundary's `graph_control_flow_context` and the contexts' `outer_context`.
     """
     tf = import_tf()
-
     rows = getattr(_REPLICA, "rows", None)
     if rows is None or getattr(_REPLICA, "creating", False):
         return None
@@ -193,7 +194,7 @@ def _step_rows() -> Any:
     return rows
 
 
-def _draw_rows(tf: Any, rows: Any, shape_t: Any) -> tuple[Any, Any, Any]:
+def _draw_rows(tf: TFModule, rows: tuple, shape_t: GraphTensor) -> tuple[Any, Any, Any]:
     """`(offset, count, total)` as `shape_t`'s dtype for a draw of `shape_t`, or a None
     count where the draw cannot be the replica's rows.
 
@@ -221,7 +222,7 @@ def _draw_rows(tf: Any, rows: Any, shape_t: Any) -> tuple[Any, Any, Any]:
 _WRITES = ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp")
 
 
-def order_writes_after_reads(new_ops: list, variable: Any) -> int:
+def order_writes_after_reads(new_ops: list, variable: object) -> int:
     """Makes every write to `variable` among `new_ops` run after its reads among them.
 
     A model that increments the global step itself (`global_step.assign(global_step + 1)`
@@ -242,7 +243,7 @@ def order_writes_after_reads(new_ops: list, variable: Any) -> int:
         return 0
     graph = new_ops[0].graph
     external = {internal.name: ext for ext, internal in getattr(graph, "captures", ())}
-    components = getattr(variable, "values", None) or (variable,)
+    components: tuple = tuple(getattr(variable, "values", None) or (variable,))
     if not all(hasattr(c, "handle") for c in components):
         return 0  # reference variables (`disable_resource_variables()`): left as legacy ran
     names = {c.handle.name for c in components}
