@@ -1,5 +1,8 @@
 """Canary: every TensorFlow / Keras internal the boundary modules use still exists.
 
+The boundary is the package `tfport._common.tf_internals` (its `SYMBOLS` and `ATTRIBUTES`
+are the union of its modules') and `tfport._common.keras_internals`.
+
 A TensorFlow, tf_keras or Keras release that moves or renames one fails exactly the test
 whose id names it (`test_symbol[training.evaluation._StopAfterNEvalsHook]`, ...).
 """
@@ -10,13 +13,14 @@ import ast
 import importlib
 import inspect
 import pathlib
+import pkgutil
 
 import pytest
 
 from tfport._common import keras_internals, tf_internals
 from tfport._common.tfenv import import_tf
 
-COMMON = pathlib.Path(tf_internals.__file__).parent
+TF_BOUNDARY = sorted(pathlib.Path(tf_internals.__file__).parent.glob("*.py"))
 
 TF_SYMBOLS = [(f"tensorflow.python.{m}", n) for m, n in tf_internals.SYMBOLS]
 ATTRIBUTES = [(f"tensorflow.python.{m}", c, a) for m, c, a in tf_internals.ATTRIBUTES] + list(
@@ -84,14 +88,44 @@ def _private_attributes(path: pathlib.Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("boundary", [tf_internals, keras_internals], ids=["tf", "keras"])
-def test_every_private_attribute_used_is_listed(boundary):
-    path = pathlib.Path(boundary.__file__)
-    own = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)}
+def _functions(paths: list[pathlib.Path]) -> set[str]:
+    return {
+        node.name
+        for path in paths
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+BOUNDARY_FILES = [(tf_internals, path) for path in TF_BOUNDARY] + [
+    (keras_internals, pathlib.Path(keras_internals.__file__))
+]
+
+
+@pytest.mark.parametrize(
+    ("boundary", "path"),
+    BOUNDARY_FILES,
+    ids=[f"{b.__name__.rpartition('.')[2]}/{p.name}" for b, p in BOUNDARY_FILES],
+)
+def test_every_private_attribute_used_is_listed(boundary, path):
+    paths = TF_BOUNDARY if boundary is tf_internals else [path]
     listed = {a for _, _, a in boundary.ATTRIBUTES} | {n for _, n in boundary.SYMBOLS}
     # `getattr(opt, "_" + name)` in v1_optimizer_hyperparameters: its names are listed too.
-    unlisted = _private_attributes(path) - listed - own
+    unlisted = _private_attributes(path) - listed - _functions(paths)
     assert unlisted == set()
+
+
+def test_the_tables_are_the_union_of_the_modules_tables():
+    modules = [
+        importlib.import_module(f"{tf_internals.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(tf_internals.__path__)
+        if not info.name.startswith("_")
+    ]
+    assert len(modules) > 8
+    symbols = [s for m in modules for s in m.SYMBOLS]
+    attributes = [a for m in modules for a in m.ATTRIBUTES]
+    assert sorted(tf_internals.SYMBOLS) == sorted(symbols) == sorted(set(symbols))
+    assert sorted(tf_internals.ATTRIBUTES) == sorted(attributes) == sorted(set(attributes))
 
 
 def test_a_missing_attribute_is_reported():
@@ -208,5 +242,16 @@ def test_infeed_queue_builds_infeed_enqueue_ops_without_a_tpu():
 
 def test_the_distribute_and_tpu_packages_are_loaded_with_tensorflow():
     import_tf()
-    assert tf_internals.distribute_python_package().__name__ == "tensorflow.python.distribute"
-    assert tf_internals.tpu_python_package().__name__ == "tensorflow.python.tpu"
+    owners = []
+    for package in ("", "distribute", "tpu"):
+        assert tf_internals.set_on_loaded_package(
+            lambda owner, name, value: owners.append((owner.__name__, name, value)),
+            package,
+            "_tfport_probe",
+            1,
+        )
+    assert owners == [
+        ("tensorflow.python", "_tfport_probe", 1),
+        ("tensorflow.python.distribute", "_tfport_probe", 1),
+        ("tensorflow.python.tpu", "_tfport_probe", 1),
+    ]

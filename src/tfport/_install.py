@@ -153,19 +153,15 @@ def _set(module: object, name: str, value: object) -> None:
         setattr(module, name, value)
     except (AttributeError, TypeError):
         object.__setattr__(module, name, value)
-    wrapped = tf_internals.module_wrapper_target(module)
-    if wrapped is not None:
-        setattr(wrapped, name, value)
+    tf_internals.set_in_wrapped_module(module, name, value)
 
 
-def _delete(module: object, name: str) -> None:
-    for target in (module, tf_internals.module_wrapper_target(module)):
-        if target is None:
-            continue
-        try:
-            delattr(target, name)
-        except (AttributeError, TypeError):
-            target.__dict__.pop(name, None)
+def _delete(module: Any, name: str) -> None:
+    try:
+        delattr(module, name)
+    except (AttributeError, TypeError):
+        module.__dict__.pop(name, None)
+    tf_internals.delete_from_wrapped_module(module, name)
 
 
 def _estimator_package(estimator: object, estimator_v1: object) -> Any:
@@ -187,9 +183,8 @@ def _add_legacy_paths(handle: Installation, package: object) -> None:
         handle.add_module(key, module)
     _legacy_paths.attach_glue(handle.set, made)
     handle.set(package, "python", sys.modules["tensorflow_estimator.python"])
-    tf_python = tf_internals.tf_python_package()
-    if tf_python is not None:
-        handle.set(tf_python, "estimator", sys.modules["tensorflow.python.estimator"])
+    estimator = sys.modules["tensorflow.python.estimator"]
+    tf_internals.set_on_loaded_package(handle.set, "", "estimator", estimator)
     handle.set(sys, "meta_path", [_legacy_paths.GoneFinder(), *sys.meta_path])
 
 

@@ -117,14 +117,11 @@ def attach_glue(set_attr: Callable[[object, str, object], None], made: dict) -> 
     Example:
         >>> attach_glue(handle.set, modules())  # doctest: +SKIP
     """
-    packages = {
-        "tensorflow.python.distribute": tf_internals.distribute_python_package(),
-        "tensorflow.python.tpu": tf_internals.tpu_python_package(),
-    }
+    packages = {"tensorflow.python.distribute": "distribute", "tensorflow.python.tpu": "tpu"}
     for key in (*GLUE_PATHS, *GLUE_ALIASES):
         parent, _, child = key.rpartition(".")
-        if packages.get(parent) is not None and sys.modules.get(key) is made[key]:
-            set_attr(packages[parent], child, made[key])
+        if parent in packages and sys.modules.get(key) is made[key]:
+            tf_internals.set_on_loaded_package(set_attr, packages[parent], child, made[key])
 
 
 class GoneFinder:

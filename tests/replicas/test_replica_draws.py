@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from tfport._common import tf_internals
+from tfport.estimator._engine.building import replica_draws
 
 v1 = tf.compat.v1
 
@@ -37,7 +37,7 @@ def test_a_step_draw_is_the_replicas_rows_of_one_devices_draw():
     with graph.as_default():
         v1.set_random_seed(3)
         x = v1.placeholder(tf.float32, [None, 3])
-        with tf_internals.replica_random_draws(), tf_internals.replica_rows(_rows(x, 1)):
+        with replica_draws.replica_random_draws(), replica_draws.replica_rows(_rows(x, 1)):
             mask = tf.random.uniform(tf.shape(x), seed=7)
         with v1.Session() as session:
             drawn = session.run(mask, {x: np.zeros((4, 3), "float32")})
@@ -54,7 +54,7 @@ def test_initializers_and_initial_values_do_not_read_the_batch():
     graph = tf.Graph()
     with graph.as_default():
         x = v1.placeholder(tf.float32, [None, 3])
-        with tf_internals.replica_random_draws(), tf_internals.replica_rows(_rows(x, 0)):
+        with replica_draws.replica_random_draws(), replica_draws.replica_rows(_rows(x, 0)):
             initialized = v1.get_variable(
                 "w", [4, 3], initializer=v1.truncated_normal_initializer()
             )
@@ -78,7 +78,7 @@ def test_variables_created_in_a_v1_loop_body_initialize_outside_it():
             x = v1.placeholder(tf.float32, [None, 3])
 
             def body(i):
-                with tf_internals.replica_random_draws(), tf_internals.replica_rows(_rows(x, 0)):
+                with replica_draws.replica_random_draws(), replica_draws.replica_rows(_rows(x, 0)):
                     kernel = v1.get_variable(
                         "kernel", [3, 2], initializer=v1.variance_scaling_initializer()
                     )

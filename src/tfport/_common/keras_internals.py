@@ -79,19 +79,30 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
 )
 
 
-def _module(name: str) -> Any:
+def _symbol(module: str, name: str, loaded_only: bool = False) -> Any:
+    """`<module>.<name>` (TensorFlow imported the tfport way first); None where a
+    `tf_keras.src` module is missing (tf_keras is a dependency) or, with `loaded_only`,
+    where `module` is not imported yet."""
+    if loaded_only:
+        owner = sys.modules.get(module)
+        return None if owner is None else getattr(owner, name)
     from tfport._common.tfenv import import_tf
 
     import_tf()
-    return importlib.import_module(name)
-
-
-def _tf_keras(name: str) -> Any:
-    """`tf_keras.src.<name>`, or None where tf_keras is missing (it is a dependency)."""
     try:
-        return _module(f"tf_keras.src.{name}")
+        return getattr(importlib.import_module(module), name)
     except ImportError:  # pragma: no cover - tf_keras is a dependency
-        return None
+        if module.startswith("tf_keras."):
+            return None
+        raise
+
+
+def _set_symbol(module: str, name: str, value: object) -> None:
+    """Sets `<module>.<name>` to `value` (a module global Keras looks up at each call)."""
+    from tfport._common.tfenv import import_tf
+
+    import_tf()
+    setattr(importlib.import_module(module), name, value)
 
 
 # --- tf_keras ---------------------------------------------------------------------------
@@ -127,22 +138,22 @@ def keras_seeded(seed: int | None) -> Iterator[None]:
     import random
     import types
 
-    backend = _tf_keras("backend")
-    if backend is None:  # pragma: no cover - tf_keras is a dependency
-        yield
+    if _symbol("tf_keras.src.backend", "_SEED_GENERATOR") is None:  # pragma: no cover
+        yield  # tf_keras (a dependency) missing
         return
     holder = types.SimpleNamespace(generator=random.Random(seed))
     with _SEEDED_LOCK:
         if not _SEEDED:
-            _UNSEEDED[:] = [backend._SEED_GENERATOR]
+            _UNSEEDED[:] = [_symbol("tf_keras.src.backend", "_SEED_GENERATOR")]
         _SEEDED.append(holder)
-        backend._SEED_GENERATOR = holder
+        _set_symbol("tf_keras.src.backend", "_SEED_GENERATOR", holder)
     try:
         yield
     finally:
         with _SEEDED_LOCK:
             _SEEDED.remove(holder)
-            backend._SEED_GENERATOR = _SEEDED[-1] if _SEEDED else _UNSEEDED.pop()
+            restored = _SEEDED[-1] if _SEEDED else _UNSEEDED.pop()
+            _set_symbol("tf_keras.src.backend", "_SEED_GENERATOR", restored)
 
 
 @contextlib.contextmanager
@@ -152,11 +163,11 @@ def tf_keras_losses_allow_sum_over_batch() -> Iterator[None]:
     Wraps `losses.Loss._get_reduction` to set `_allow_sum_over_batch_size` for the call
     (tf_keras 2.x).
     """
-    losses = _tf_keras("losses")
-    if losses is None:  # pragma: no cover - tf_keras is a dependency
+    loss_class = _symbol("tf_keras.src.losses", "Loss")
+    if loss_class is None:  # pragma: no cover - tf_keras is a dependency
         yield
         return
-    original = losses.Loss._get_reduction
+    original = loss_class._get_reduction
 
     def get_reduction(self: Any) -> Any:
         allowed = self._allow_sum_over_batch_size
@@ -166,11 +177,11 @@ def tf_keras_losses_allow_sum_over_batch() -> Iterator[None]:
         finally:
             self._allow_sum_over_batch_size = allowed
 
-    losses.Loss._get_reduction = get_reduction
+    loss_class._get_reduction = get_reduction
     try:
         yield
     finally:
-        losses.Loss._get_reduction = original
+        loss_class._get_reduction = original
 
 
 @contextlib.contextmanager
@@ -183,24 +194,23 @@ def loss_scaling_replaced(
     is in use (its module already imported), Keras 3's `losses.loss`
     `scale_loss_for_distribution` / `unscale_loss_for_distribution`.
     """
-    originals = []
-    losses_utils = _tf_keras("utils.losses_utils")
-    if losses_utils is not None:
-        originals.append((losses_utils, "scale_loss_for_distribution"))
-    keras3 = sys.modules.get("keras.src.losses.loss")
-    if keras3 is not None:
-        originals += [
-            (keras3, "scale_loss_for_distribution"),
-            (keras3, "unscale_loss_for_distribution"),
-        ]
-    saved = [(owner, name, getattr(owner, name)) for owner, name in originals]
-    for owner, name, _ in saved:
-        setattr(owner, name, unscale if name.startswith("unscale") else scale)
+    found = [
+        ("tf_keras.src.utils.losses_utils", "scale_loss_for_distribution", scale),
+        ("keras.src.losses.loss", "scale_loss_for_distribution", scale),
+        ("keras.src.losses.loss", "unscale_loss_for_distribution", unscale),
+    ]
+    saved = [
+        (module, name, new, _symbol(module, name, loaded_only=module.startswith("keras.")))
+        for module, name, new in found
+    ]
+    saved = [entry for entry in saved if entry[3] is not None]
+    for module, name, new, _ in saved:
+        _set_symbol(module, name, new)
     try:
         yield
     finally:
-        for owner, name, value in saved:
-            setattr(owner, name, value)
+        for module, name, _, original in saved:
+            _set_symbol(module, name, original)
 
 
 @contextlib.contextmanager
@@ -216,11 +226,12 @@ def batch_norm_replaced(
     `_calculate_mean_and_var` (tf_keras 2.x); `assign(original, layer, variable, value,
     momentum, inputs_size)`, when given, wraps its private `_assign_moving_average`.
     """
-    module = _tf_keras("layers.normalization.batch_normalization")
-    if module is None:  # pragma: no cover - tf_keras is a dependency
+    base = _symbol(
+        "tf_keras.src.layers.normalization.batch_normalization", "BatchNormalizationBase"
+    )
+    if base is None:  # pragma: no cover - tf_keras is a dependency
         yield
         return
-    base = module.BatchNormalizationBase
     original_calculate, original_build = base._calculate_mean_and_var, base.build
     original_assign = base._assign_moving_average
 
@@ -249,7 +260,7 @@ def batch_norm_replaced(
 
 def tf_keras_optimizer_class() -> Any:
     """`tf_keras.src.optimizers.optimizer.Optimizer` (the current, non-legacy class)."""
-    return _tf_keras("optimizers.optimizer").Optimizer
+    return _symbol("tf_keras.src.optimizers.optimizer", "Optimizer")
 
 
 def restore_eager_classes(model: KerasModel) -> None:
@@ -258,26 +269,26 @@ def restore_eager_classes(model: KerasModel) -> None:
     Cloning in a graph swaps them to the v1 bases; `version_utils.swap_class` with
     `engine.training` / `training_v1` / `base_layer` / `base_layer_v1` (tf_keras 2.x).
     """
-    base_layer = _tf_keras("engine.base_layer")
-    base_layer_v1 = _tf_keras("engine.base_layer_v1")
-    training = _tf_keras("engine.training")
-    training_v1 = _tf_keras("engine.training_v1")
-    version_utils = _tf_keras("utils.version_utils")
+    layer = _symbol("tf_keras.src.engine.base_layer", "Layer")
+    layer_v1 = _symbol("tf_keras.src.engine.base_layer_v1", "Layer")
+    model_class = _symbol("tf_keras.src.engine.training", "Model")
+    model_v1 = _symbol("tf_keras.src.engine.training_v1", "Model")
+    swap_class = _symbol("tf_keras.src.utils.version_utils", "swap_class")
     for obj in [model, *getattr(model, "submodules", ())]:
         cls = type(obj)
-        if isinstance(obj, training.Model) or issubclass(cls, training_v1.Model):
-            version_utils.swap_class(cls, training.Model, training_v1.Model, True)
-        version_utils.swap_class(cls, base_layer.Layer, base_layer_v1.Layer, True)
+        if isinstance(obj, model_class) or issubclass(cls, model_v1):
+            swap_class(cls, model_class, model_v1, True)
+        swap_class(cls, layer, layer_v1, True)
 
 
 def set_learning_phase(training: bool) -> None:
     """tf_keras's `backend.deprecated_internal_set_learning_phase` (no deprecation warning)."""
-    _tf_keras("backend").deprecated_internal_set_learning_phase(training)
+    _symbol("tf_keras.src.backend", "deprecated_internal_set_learning_phase")(training)
 
 
 def clone_metrics(metrics: object) -> Any:
     """tf_keras's `metrics.clone_metrics` (fresh metric objects of a compile argument)."""
-    return _tf_keras("metrics").clone_metrics(metrics)
+    return _symbol("tf_keras.src.metrics", "clone_metrics")(metrics)
 
 
 def is_graph_network(model: KerasModel) -> bool:
@@ -360,7 +371,7 @@ def create_optimizer_variables(optimizer: Any, variables: list) -> None:
 
 def keras3_scale_loss_for_distribution(value: object) -> Any:
     """Keras 3's `losses.loss.scale_loss_for_distribution` (1/N under a strategy)."""
-    return _module("keras.src.losses.loss").scale_loss_for_distribution(value)
+    return _symbol("keras.src.losses.loss", "scale_loss_for_distribution")(value)
 
 
 def enable_caching_device(cell: object) -> None:

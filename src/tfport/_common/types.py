@@ -641,3 +641,10 @@ class NamedColumn(Protocol):
     def name(self) -> str:
         """The column's name (its feature key, or one derived from its inputs)."""
         ...
+
+
+# --- h38-bnd ---
+#: `random_seed.get_seed`: an op seed (None: none given) -> `(graph seed, op seed)`.
+SeedFunction = Callable[[int | None], tuple[int | None, int | None]]
+#: A random op builder of `gen_random_ops`: `(shape, dtype, seed=, seed2=, name=)` -> tensor.
+RandomOp = Callable[..., object]

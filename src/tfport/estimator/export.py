@@ -34,7 +34,14 @@ def __getattr__(name: str) -> _typing.Any:
     if name in _OUTPUTS:
         from tfport._common import tf_internals
 
-        return getattr(tf_internals.export_output(), name)
+        classes = {
+            "ExportOutput": tf_internals.export_output_class,
+            "PredictOutput": tf_internals.predict_output_class,
+            "ClassificationOutput": tf_internals.classification_output_class,
+            "RegressionOutput": tf_internals.regression_output_class,
+            "EvalOutput": tf_internals.eval_output_class,
+        }
+        return classes[name]()
 
     raise AttributeError(f"module 'tfport.estimator.export' has no attribute {name!r}")
 

@@ -68,11 +68,8 @@ def export_outputs(predictions: dict, extra: Mapping[str, type] | None) -> dict:
         {'serving_default': <PredictOutput>}
     """
     tf = import_tf()
-    export_output = tf_internals.export_output()
-
-    outputs = {
-        tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: export_output.PredictOutput(predictions)
-    }
+    predict_output = tf_internals.predict_output_class()
+    outputs = {tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY: predict_output(predictions)}
     if not extra:
         return outputs
     unknown = sorted(set(extra) - set(predictions))

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _ops():
-    from tfport._common import tf_internals
-
-    return tf_internals.lookup_ops()
+from tfport._common import tf_internals
 
 
 def _given(**kwargs: object) -> dict[str, object]:
@@ -34,7 +30,7 @@ def index_table_from_file(
     delimiter: str = "\t",
 ) -> Any:
     """String -> id table from a vocabulary file (one token per line)."""
-    return _ops().index_table_from_file(
+    return tf_internals.index_table_from_file(
         vocabulary_file,
         num_oov_buckets=num_oov_buckets,
         vocab_size=vocab_size,
@@ -56,7 +52,7 @@ def index_table_from_tensor(
     name: str | None = None,
 ) -> Any:
     """String -> id table from a 1-D string tensor."""
-    return _ops().index_table_from_tensor(
+    return tf_internals.index_table_from_tensor(
         mapping,
         num_oov_buckets=num_oov_buckets,
         default_value=default_value,
@@ -75,7 +71,7 @@ def index_to_string_table_from_file(
     delimiter: str = "\t",
 ) -> Any:
     """Id -> string table from a vocabulary file."""
-    return _ops().index_to_string_table_from_file(
+    return tf_internals.index_to_string_table_from_file(
         vocabulary_file,
         vocab_size=vocab_size,
         default_value=default_value,
@@ -90,7 +86,7 @@ def index_to_string_table_from_tensor(
     vocabulary_list: object, default_value: str = "UNK", name: str | None = None
 ) -> Any:
     """Id -> string table from a 1-D string tensor."""
-    return _ops().index_to_string_table_from_tensor(
+    return tf_internals.index_to_string_table_from_tensor(
         vocabulary_list, default_value=default_value, name=name
     )
 

@@ -143,12 +143,12 @@ def _kmeans_model_fn(
     features: Features, mode: str, config: RunConfig, *, opts: dict
 ) -> EstimatorSpec:
     tf = import_tf()
-    clustering_ops = tf_internals.clustering_ops()  # TF's k-means graph (no public path)
-    PredictOutput = tf_internals.export_output().PredictOutput
+    KMeans = tf_internals.kmeans_class()  # TF's k-means graph (no public path)
+    PredictOutput = tf_internals.predict_output_class()
 
     v1 = tf.compat.v1
     points = _points(features, opts["feature_columns"])
-    graph = clustering_ops.KMeans(
+    graph = KMeans(
         inputs=points,
         num_clusters=opts["num_clusters"],
         initial_clusters=opts["initial_clusters"],

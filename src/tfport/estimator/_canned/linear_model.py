@@ -65,7 +65,7 @@ def _normalize(feature_columns: FeatureColumns) -> list:
 
 
 def _is_categorical(column: FeatureColumn) -> bool:
-    return isinstance(column, tf_internals.feature_column_v2().CategoricalColumn)
+    return isinstance(column, tf_internals.categorical_column_class())
 
 
 def _weighted_sum(column: Any, cache: Any, state: Any, combiner: str, weights: Any) -> Any:

@@ -268,7 +268,7 @@ def train_step(
         ...                        cols_to_vars, bias, step)  # doctest: +SKIP
     """
     tf = import_tf()
-    fc_v2 = tf_internals.feature_column_v2()
+    CategoricalColumn = tf_internals.categorical_column_class()
 
     key = sdca._example_id_column
     if key not in features:
@@ -284,7 +284,7 @@ def train_step(
     cache = tf.__internal__.feature_column.FeatureTransformationCache(features)
     sparse, sparse_w, dense, dense_w = [], [], [], []
     for column in sorted(feature_columns, key=lambda c: c.name):
-        if isinstance(column, fc_v2.CategoricalColumn):
+        if isinstance(column, CategoricalColumn):
             sparse.append(_unique_ids(tf, column.get_sparse_tensors(cache, None)))
             sparse_w.append(_single(cols_to_vars[column], column))
         elif isinstance(column, tf.__internal__.feature_column.DenseColumn):

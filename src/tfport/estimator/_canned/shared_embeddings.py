@@ -42,8 +42,6 @@ def input_layer(features: dict, columns: list) -> Any:
     shared = [c for c in columns if is_v2_shared(c)]
     if not shared:
         return v1.feature_column.input_layer(features, columns)
-    fc_v2 = tf_internals.feature_column_v2()
-
     others = sorted((c for c in columns if not is_v2_shared(c)), key=lambda c: c.name)
     pieces: dict[str, Any] = {}
     if others:
@@ -56,7 +54,7 @@ def input_layer(features: dict, columns: list) -> Any:
     ):
         for column in shared:  # the table first, at the root scope (legacy name)
             column.shared_embedding_column_creator.embedding_weights  # noqa: B018
-    cache = fc_v2.FeatureTransformationCache(features)
+    cache = tf_internals.feature_transformation_cache(features)
     for column in sorted(shared, key=lambda c: c.name):
         dense = column.get_dense_tensor(cache, None)
         width = column.variable_shape.num_elements()

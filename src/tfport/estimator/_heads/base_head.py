@@ -226,7 +226,7 @@ def check_dense_labels_match_logits_and_reshape(
 def _weight_tensor(tf: TFModule, features: Any, weight_column: object) -> Any:
     if isinstance(weight_column, str):
         weight_column = tf.feature_column.numeric_column(key=weight_column, shape=(1,))
-    if not isinstance(weight_column, tf_internals.feature_column_v2().NumericColumn):
+    if not isinstance(weight_column, tf_internals.numeric_column_class()):
         raise TypeError(
             "Weight column must be either a string or NumericColumn. Given type: "
             f"{type(weight_column)}."

@@ -81,18 +81,16 @@ def classifier_export_outputs(
         >>> classifier_export_outputs(preds, 3, None)["predict"]  # doctest: +SKIP
     """
     tf = import_tf()
-    export_output = tf_internals.export_output()
-
     scores = predictions[PROBABILITIES]
     classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)
-    classify = export_output.ClassificationOutput(scores=scores, classes=classes)
+    classify = tf_internals.classification_output_class()(scores=scores, classes=classes)
     outputs = {
         SERVING_DEFAULT: classify,
         CLASSIFY: classify,
-        PREDICT: export_output.PredictOutput(predictions),
+        PREDICT: tf_internals.predict_output_class()(predictions),
     }
     if n_classes == 2:
-        outputs[REGRESS] = export_output.RegressionOutput(value=predictions[LOGISTIC])
+        outputs[REGRESS] = tf_internals.regression_output_class()(value=predictions[LOGISTIC])
     return outputs
 
 
@@ -103,10 +101,8 @@ def regression_export_outputs(predictions: dict) -> dict:
     Example:
         >>> regression_export_outputs({"predictions": y})  # doctest: +SKIP
     """
-    export_output = tf_internals.export_output()
-
-    regress = export_output.RegressionOutput(value=predictions[PREDICTIONS])
-    predict = export_output.PredictOutput(predictions)
+    regress = tf_internals.regression_output_class()(value=predictions[PREDICTIONS])
+    predict = tf_internals.predict_output_class()(predictions)
     return {SERVING_DEFAULT: regress, REGRESS: regress, PREDICT: predict}
 
 
@@ -254,15 +250,13 @@ def multi_label_export_outputs(
         >>> multi_label_export_outputs(preds, 3, None)  # doctest: +SKIP
     """
     tf = import_tf()
-    export_output = tf_internals.export_output()
-
     scores = predictions[PROBABILITIES]
     classes = _tile_rows(tf, _class_strings(tf, n_classes, vocabulary), scores)
-    classify = export_output.ClassificationOutput(scores=scores, classes=classes)
+    classify = tf_internals.classification_output_class()(scores=scores, classes=classes)
     return {
         SERVING_DEFAULT: classify,
         CLASSIFY: classify,
-        PREDICT: export_output.PredictOutput(predictions),
+        PREDICT: tf_internals.predict_output_class()(predictions),
     }
 
 

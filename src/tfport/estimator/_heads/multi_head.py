@@ -136,7 +136,7 @@ class MultiHead(base.Head):
         `<head name>` (its default) and `<head name>/<key>`; `predict` a PredictOutput of
         every head's predict outputs, keyed `<head name>/<output key>`.
         """
-        predict_output = tf_internals.export_output().PredictOutput
+        predict_output = tf_internals.predict_output_class()
         default = _default_export_output(all_estimator_spec[0].export_outputs, self._heads[0].name)
         outputs = {head_outputs.SERVING_DEFAULT: default}
         merged: dict = {}

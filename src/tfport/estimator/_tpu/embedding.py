@@ -214,22 +214,12 @@ def _is_optimization_parameters(value: object) -> bool:
 
 def _column_classes() -> tuple:
     """Feature column classes an EmbeddingConfigSpec accepts (TPU and ordinary)."""
-    names: dict[Any, tuple[str, ...]] = {
-        tf_internals.feature_column_v1(): (
-            "_NumericColumn",
-            "_EmbeddingColumn",
-            "_SharedEmbeddingColumn",
-        ),
-        tf_internals.feature_column_v2(): (
-            "NumericColumn",
-            "EmbeddingColumn",
-            "SharedEmbeddingColumn",
-        ),
-    }
-    ordinary = tuple(
-        getattr(mod, n) for mod, group in names.items() for n in group if hasattr(mod, n)
+    return (
+        *tf_internals.core_numeric_column_classes(),
+        *tf_internals.core_embedding_column_classes(),
+        tf_internals.shared_embedding_column_class(),
+        *tf_internals.tpu_embedding_column_classes(),
     )
-    return ordinary + tf_internals.tpu_embedding_column_classes()
 
 
 def _split_columns(

@@ -72,7 +72,7 @@ def _train_on_tpu_system(ctx: TPUDeployment, model_fn_wrapper: Any, dequeue_fn: 
 
     def loop(replica_id: object) -> Any:
         del replica_id
-        outputs = tf_internals.tpu_training_loop().while_loop(
+        outputs = tf_internals.tpu_while_loop()(
             lambda i, loss: i < iterations,
             lambda i, loss: [i + 1, step_fn(i)],
             inputs=[0, _INITIAL_LOSS],
@@ -93,7 +93,7 @@ def _eval_on_tpu_system(ctx: TPUDeployment, model_fn_wrapper: Any, dequeue_fn: D
 
     def loop(replica_id: object) -> Any:
         del replica_id
-        return tf_internals.tpu_training_loop().repeat(iterations, step_fn, [_ZERO_LOSS])
+        return tf_internals.tpu_repeat()(iterations, step_fn, [_ZERO_LOSS])
 
     compile_op, loss = _replicated(ctx, loop)
     return compile_op, loss, host_calls, scaffold_fn, hooks.get()
@@ -114,7 +114,7 @@ def _predict_on_tpu_system(
         def cond(scalar_stopping_signal: object) -> Any:
             return tf.math.logical_not(_StopSignals.should_stop(scalar_stopping_signal))
 
-        return tf_internals.tpu_training_loop().while_loop(
+        return tf_internals.tpu_while_loop()(
             cond, step_fn, inputs=[_StopSignals.NON_STOPPING_SIGNAL], name=b"loop"
         )
 

@@ -227,10 +227,9 @@ def _check_export_outputs(export_outputs: object) -> Any:
         )
     from tfport._common import tf_internals
 
-    export_output = tf_internals.export_output()
-
+    export_output_class = tf_internals.export_output_class()
     for key, value in export_outputs.items():
-        if not isinstance(key, str) or not isinstance(value, export_output.ExportOutput):
+        if not isinstance(key, str) or not isinstance(value, export_output_class):
             raise TfportInputError(
                 message(
                     "EstimatorSpec.export_outputs entries must be str -> ExportOutput",
@@ -304,7 +303,7 @@ def _validate_estimator_spec_export_outputs(
         return export_outputs
     from tfport._common import tf_internals
 
-    return tf_internals.export_utils().get_export_outputs(export_outputs, predictions)
+    return tf_internals.get_export_outputs(export_outputs, predictions)
 
 
 def _validate_eval_metric_ops(eval_metric_ops: object) -> dict:

@@ -23,6 +23,7 @@ from typing import Any
 from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport._common.types import RunContext, TFModule
+from tfport.estimator._engine.building import replica_draws
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.inputs import Batches
 from tfport.estimator._engine.building.steps import StepResult
@@ -66,7 +67,7 @@ def looped(
             return i + 1, tf.cast(tf.identity(result.loss), tf.float32)
 
     graph = v1.get_default_graph()
-    with _initializers_outside_loop(), tf_internals.op_seeds_from(graph):
+    with _initializers_outside_loop(), replica_draws.op_seeds_from(graph):
         done, loss = v1.while_loop(
             lambda i, _: i < count, body, [tf.constant(0), tf.constant(0.0)], parallel_iterations=1
         )

@@ -23,7 +23,12 @@ from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
 from tfport._common.types import Features, Graph, GraphTensor, Labels, Tensor, TFModule
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
-from tfport.estimator._engine.building import lifted_variables, replicas, sync_batch_norm
+from tfport.estimator._engine.building import (
+    lifted_variables,
+    replica_draws,
+    replicas,
+    sync_batch_norm,
+)
 from tfport.estimator._engine.building.context import ModeContext
 from tfport.estimator._engine.building.metrics import metric_pairs
 
@@ -53,10 +58,10 @@ def single_step(ctx: ModeContext, features: Features, labels: Labels, deferred: 
     return StepResult(spec, spec.loss, spec.train_op, host_values=host_values)
 
 
-def _replica_rows(rows: object) -> Any:
+def _replica_rows(rows: GraphTensor | None) -> Any:
     if rows is None:
         return contextlib.nullcontext()
-    return tf_internals.replica_rows(rows)
+    return replica_draws.replica_rows(rows)
 
 
 @contextlib.contextmanager
@@ -74,7 +79,7 @@ def _model_step_order(ctx: ModeContext) -> Iterator[None]:
     yield
     step = tf.compat.v1.train.get_global_step()
     if ctx.mode == ModeKeys.TRAIN and step is not None:
-        tf_internals.order_writes_after_reads(graph.get_operations()[first:], step)
+        replica_draws.order_writes_after_reads(graph.get_operations()[first:], step)
 
 
 def _host_call(ctx: ModeContext, spec: EstimatorSpec) -> Any:
@@ -127,7 +132,9 @@ def replicated_step(
 
     rows = replicas.batch_rows(strategy, features, labels) if ctx.mode == ModeKeys.TRAIN else None
 
-    def replica_fn(features: Features, labels: Labels, share: object, rows: object) -> dict:
+    def replica_fn(
+        features: Features, labels: Labels, share: object, rows: GraphTensor | None
+    ) -> dict:
         with (
             replica_share.scope(share),
             lifted_variables.replica_variables_lifted(),
@@ -147,7 +154,7 @@ def replicated_step(
         replicas.share_scaled_losses(),  # ... times N x this replica's batch share
         sync_batch_norm.synchronized_batch_norm(),  # the global batch's statistics
         replicas.all_reduced_gradients(),  # tf.gradients: one device's gradients
-        tf_internals.replica_random_draws(),  # dropout: one device's masks, row by row
+        replica_draws.replica_random_draws(),  # dropout: one device's masks, row by row
     ):
         args = (features, labels, shares, rows)
         with _model_step_order(ctx):

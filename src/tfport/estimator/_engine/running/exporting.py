@@ -43,8 +43,6 @@ def export_all(
         >>> export_all(est, "export", {"infer": receiver_fn})  # doctest: +SKIP
     """
     tf = import_tf()
-    export_utils = tf_internals.export_utils()
-
     if not isinstance(receiver_fn_map, dict) or not receiver_fn_map:
         raise TfportInputError(
             message(
@@ -81,8 +79,8 @@ def export_all(
                 model_dir=model_dir,
             )
         )
-    export_dir = export_utils.get_timestamped_export_dir(export_dir_base)
-    temp_dir = export_utils.get_temp_export_dir(export_dir)
+    export_dir = tf_internals.get_timestamped_export_dir(export_dir_base)
+    temp_dir = tf_internals.get_temp_export_dir(export_dir)
     builder = tf.compat.v1.saved_model.Builder(temp_dir)
     try:
         save_variables = True
@@ -152,8 +150,6 @@ def _add_meta_graph(
     tags: Sequence[str] | None = None,
     restore: bool = True,
 ) -> None:
-    export_utils = tf_internals.export_utils()
-
     v1 = tf.compat.v1
     with tf.Graph().as_default():
         if ctx.config.tf_random_seed is not None:
@@ -172,14 +168,14 @@ def _add_meta_graph(
             )
         spec = ctx.call_model_fn(receiver.features, labels)
         metrics = spec.eval_metric_ops if mode == ModeKeys.EVAL else None
-        outputs = export_utils.export_outputs_for_mode(
+        outputs = tf_internals.export_outputs_for_mode(
             mode=mode,
             serving_export_outputs=spec.export_outputs,
             predictions=spec.predictions,
             loss=spec.loss,
             metrics=metrics,
         )
-        signatures = export_utils.build_all_signature_defs(
+        signatures = tf_internals.build_all_signature_defs(
             receiver.receiver_tensors,
             outputs,
             getattr(receiver, "receiver_tensors_alternatives", None),
