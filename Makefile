@@ -1,7 +1,7 @@
 # Two commands do all set-up on a fresh machine (Python 3.10-3.13 with venv):
 #   make demo   - the main job: a Keras model turned into an Estimator, trained on
 #                 2 replicas (mirrored:2), evaluated and exported, on built-in data
-#   make test   - lint, type check (mypy) and the whole test suite (slow tests included)
+#   make test   - lint, type check (mypy) and the whole test suite (both tiers)
 # CI (.ci/run) also checks the rest of the supported TensorFlow range, each in a fresh venv
 # made from the registry (docs/tensorflow-versions.md):
 #   make test-oldest   - tensorflow==$(TF_OLDEST) installed first; `pip install .` keeps it
@@ -14,6 +14,10 @@ STAMP := $(VENV)/.tfport-installed
 
 # `make test` and `make test-fast` spread the test files over TEST_WORKERS processes
 # (pytest-xdist, whole files per process: the suite is CPU-bound, so one per core).
+# Two tiers: the unit tests in tests/unit (its folders mirror src/tfport's packages;
+# in-process, no golden programs) and every other test, marked slow by tests/conftest.py.
+# `make test-fast` runs the unit tier (PYTEST_ARGS, when given, names what to run instead:
+# the slow tests stay out); `make test` runs both.
 TEST_WORKERS ?= 2
 TF_OLDEST ?= 2.16.2
 # The range jobs' tests (RANGE_TESTS): packaging (pip's resolution included), golden cases on
@@ -74,7 +78,7 @@ test: lint typecheck
 	$(PY) -m pytest -q $(XDIST) --durations=15 $(PYTEST_ARGS)
 
 test-fast: lint typecheck
-	$(PY) -m pytest -q $(XDIST) -m "not slow" -x $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) -m "not slow" -x $(or $(PYTEST_ARGS),tests/unit)
 
 test-oldest:
 	TEST_WORKERS=$(TEST_WORKERS) TF_OLDEST=$(TF_OLDEST) RANGE_TESTS="$(RANGE_TESTS)" bash .ci/tf_job.sh oldest $(TF_JOB_PHASE)

@@ -1,5 +1,8 @@
-"""Shared fixtures: the repo's legacy folder, its committed goldens and the repo root; after
-each test module, the legacy variable names of the checkpoints it wrote into golden copies."""
+"""The two tiers and shared fixtures. Every test outside tests/unit (golden, scenario and
+subprocess suites) is marked `slow` here, so `pytest -m "not slow"` runs the unit tier:
+tests/unit, whose folders mirror the packages of src/tfport. Fixtures: the repo's legacy
+folder, its committed goldens and the repo root; after each test module, the legacy
+variable names of the checkpoints it wrote into golden copies."""
 
 from __future__ import annotations
 
@@ -15,6 +18,15 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 REPO = pathlib.Path(__file__).resolve().parents[1]
 LEGACY = REPO / "legacy"
 GOLDENS = LEGACY / "goldens"
+UNIT = REPO / "tests" / "unit"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks every test outside tests/unit `slow` (an explicit mark stays as it is)."""
+    for item in items:
+        if item.get_closest_marker("slow") is None and UNIT not in item.path.resolve().parents:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -113,20 +113,6 @@ def test_a_frozen_graph_equals_its_converted_saved_model(goldens, tmp_path, caps
     assert capsys.readouterr().out.strip().endswith("equal")
 
 
-def test_two_checkpoints_that_differ_name_the_worst_tensor(goldens, capsys):
-    model_dir = goldens / "canned_linear" / "model_dir"
-    a, b = str(model_dir / "model.ckpt-20"), str(model_dir / "model.ckpt-40")
-    code, report, _ = _run(capsys, "verify", a, b, "--json")
-    assert code == 1 and not report["equal"]
-    worst = report["worst"]
-    tensors = report["diff"]["tensors"]
-    assert worst["max_abs_diff"] == max(t["max_abs_diff"] for t in tensors) > 0
-    assert main(["verify", a, b]) == 1
-    assert f"worst tensor: {worst['name']}" in capsys.readouterr().out
-    code, report, _ = _run(capsys, "verify", a, a, "--json")
-    assert code == 0 and report["equal"]
-
-
 def test_mismatched_signatures_and_bad_artifacts_exit_2(goldens, tmp_path, capsys):
     frozen = str(goldens / "frozen_graph" / "frozen.pb")
     np.savez(tmp_path / "wrong.npz", a=np.zeros((3, 4), "float32"), b=np.zeros((3, 4), "float32"))
@@ -189,23 +175,3 @@ def test_one_training_step_of_an_estimator_equals_its_keras_export(goldens, tmp_
     code, _, err = _run(capsys, "verify", str(out), str(out), "--train-step")
     assert code == 2 and "needs an Estimator and a .keras model" in err
     assert len(err.strip().splitlines()) == 1
-
-
-def test_train_step_refuses_what_keras_3_cannot_do_exactly():
-    import tfport
-
-    tfport.install()
-    import tensorflow as tf
-
-    from tfport.keras._export._optimizers import keras_optimizer
-
-    with pytest.raises(ValueError, match=r"the optimizer RMSPropOptimizer has no exact Keras 3"):
-        keras_optimizer(tf.compat.v1.train.RMSPropOptimizer(0.1), sparse=False)
-    with pytest.raises(ValueError, match=r"Ftrl on embedding .* only the rows in the batch"):
-        keras_optimizer(tf.compat.v1.train.FtrlOptimizer(0.1), sparse=True)
-    ftrl = keras_optimizer(
-        tf.compat.v1.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01), False
-    )
-    assert type(ftrl).__name__ == "Ftrl" and ftrl.l1_regularization_strength == 0.01
-    adagrad = keras_optimizer(tf.compat.v1.train.AdagradOptimizer(0.05), sparse=True)
-    assert adagrad.epsilon == 0.0 and adagrad.initial_accumulator_value == 0.1  # v1: g/sqrt(acc)

@@ -1,8 +1,8 @@
 """The legacy `canned.timeseries.*` and `canned.saved_model_estimator` modules, as data.
 
-`data/private_families_modules.json` is the legacy stack's walk of those modules (names,
-signatures, class members; a subset of the whole-tree walk made on TF 2.15). After
-`tfport.install()` every module imports at both prefixes, every name resolves with the
+`tests/families/data/private_families_modules.json` is the legacy stack's walk of those
+modules (names, signatures, class members; a subset of the whole-tree walk made on TF 2.15).
+After `tfport.install()` every module imports at both prefixes, every name resolves with the
 legacy parameters (added optional ones allowed), and every class member the legacy
 module defined itself (public, or private to these modules) is present.
 """
@@ -17,9 +17,8 @@ import re
 
 import pytest
 
-DATA = json.loads(
-    (pathlib.Path(__file__).parent / "data" / "private_families_modules.json").read_text()
-)
+FAMILIES_DATA = pathlib.Path(__file__).parents[4] / "families" / "data"
+DATA = json.loads((FAMILIES_DATA / "private_families_modules.json").read_text())
 MODULES = DATA["modules"]
 PREFIXES = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 OURS = ("canned.timeseries", "canned.saved_model_estimator")

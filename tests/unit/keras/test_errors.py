@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import pathlib
-import subprocess
-import sys
-import textwrap
-
 import pytest
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import _data  # noqa: E402
+from tests.keras import _data
 
 
 @pytest.fixture(scope="module")
@@ -96,25 +88,3 @@ def test_bad_arguments(tfport_mod, errors, kwargs, pattern, tmp_path):
 def test_load_weights_from_empty_dir(tfport_mod, errors, tmp_path):
     with pytest.raises(errors.TfportInputError, match="holds no checkpoint"):
         tfport_mod.keras.load_estimator_weights(_data.keras3_sequential(), str(tmp_path))
-
-
-def test_cli_reports_uncompiled_model_as_usage_error(tmp_path):
-    script = tmp_path / "legacy.py"
-    script.write_text(
-        textwrap.dedent("""
-        import tensorflow as tf
-        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(4,))])
-        tf.keras.estimator.model_to_estimator(keras_model=model, model_dir={model_dir!r})
-    """).format(model_dir=str(tmp_path / "m"))
-    )
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    proc = subprocess.run(
-        [sys.executable, "-m", "tfport", "run", str(script)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "tfport: error:" in proc.stderr and "has not been compiled" in proc.stderr
-    assert "Traceback" not in proc.stderr

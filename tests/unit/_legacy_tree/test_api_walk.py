@@ -5,17 +5,14 @@ from __future__ import annotations
 import importlib
 import json
 import pathlib
-import sys
 
 import pytest
+from tests.api import api_walk
 
-HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import api_walk  # noqa: E402
+from tfport._legacy_paths import GoneFinder
 
-from tfport._legacy_paths import GoneFinder  # noqa: E402
-
-IMPORT_PATHS = json.loads((HERE / "legacy_import_paths.json").read_text())
+API = pathlib.Path(__file__).resolve().parents[2] / "api"  # tests/api: the walk's data
+IMPORT_PATHS = json.loads((API / "legacy_import_paths.json").read_text())
 
 
 @pytest.fixture(scope="module")

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 import tensorflow as tf
+from tests.estimator import models
 
 import tfport.estimator as tfe
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import models  # noqa: E402
 
 v1 = tf.compat.v1
 

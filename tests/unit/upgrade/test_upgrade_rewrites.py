@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from upgrade_helpers import PRELUDE, src
+from tests.upgrade.upgrade_helpers import PRELUDE, src
 
 from tfport.upgrade import ERROR, INFO, WARNING, upgrade_source
 

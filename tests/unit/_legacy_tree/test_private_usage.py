@@ -12,8 +12,8 @@ import pathlib
 import numpy as np
 import pytest
 
-HERE = pathlib.Path(__file__).resolve().parent
-USAGE = json.loads((HERE / "private_usage.json").read_text())["modules"]
+API = pathlib.Path(__file__).resolve().parents[2] / "api"  # tests/api: the usage data
+USAGE = json.loads((API / "private_usage.json").read_text())["modules"]
 PREFIXES = ("tensorflow_estimator.python.estimator", "tensorflow.python.estimator")
 ENTRIES = [(m, n) for m, names in USAGE.items() for n in names]
 

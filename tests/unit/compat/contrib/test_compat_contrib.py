@@ -82,7 +82,8 @@ def test_the_40_most_used_contrib_names_are_rewritten_or_get_an_exact_fix() -> N
     from tfport.upgrade._contrib_table import MANUAL, lookup, manual_fix
     from tfport.upgrade._estimator import match
 
-    usage = json.loads((pathlib.Path(__file__).parent / "data" / "contrib_usage.json").read_text())
+    data = pathlib.Path(__file__).parents[3] / "upgrade" / "data"  # tests/upgrade/data
+    usage = json.loads((data / "contrib_usage.json").read_text())
     top = list(usage["counts"])[:40]
     rewritten = [n for n in top if lookup(n) is not None or match(n) is not None]
     manual = [n for n in top if n not in rewritten]

@@ -1,13 +1,17 @@
 """The package's shape: no import cycles (function-level imports included), private
-packages used only inside their own package, no private module importing a face above it."""
+packages used only inside their own package, no private module importing a face above it;
+the tests' shape: tests/unit mirrors the package, test modules have unique names."""
 
 from __future__ import annotations
 
 import ast
+import collections
 import pathlib
 
-SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+SRC = pathlib.Path(__file__).resolve().parents[2] / "src"
 PACKAGE = "tfport"
+TESTS = pathlib.Path(__file__).resolve().parents[1]
+UNIT = TESTS / "unit"
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -136,3 +140,48 @@ def test_the_readme_lists_every_strategy_spec():
 
     readme = (SRC.parent / "README.md").read_text()
     assert all(f"`{kind.form}`" in readme for kind in distribute.KINDS)
+
+
+def _strays(unit: pathlib.Path, package: pathlib.Path) -> list[str]:
+    """The folders of `unit` that are no package folder of `package` (by relative path)."""
+    return sorted(
+        str(folder.relative_to(unit))
+        for folder in unit.rglob("*")
+        if folder.is_dir()
+        and not folder.name.startswith((".", "__pycache__"))
+        and not (package / folder.relative_to(unit) / "__init__.py").is_file()
+    )
+
+
+def test_the_unit_tests_mirror_the_package():
+    """tests/unit/X/Y/test_*.py test src/tfport/X/Y: a package's unit tests are found from
+    its path (every test outside tests/unit is marked slow: tests/conftest.py)."""
+    assert len(list(UNIT.rglob("test_*.py"))) > 20
+    assert _strays(UNIT, SRC / PACKAGE) == []
+
+
+def test_a_planted_stray_unit_folder_is_found(tmp_path):
+    (tmp_path / "src" / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "data").mkdir()  # a folder without __init__.py
+    for folder in ("sub", "sub/gone", "data", "__pycache__"):
+        (tmp_path / "unit" / folder).mkdir(parents=True)
+    assert _strays(tmp_path / "unit", tmp_path / "src" / "pkg") == ["data", "sub/gone"]
+
+
+def test_test_module_names_are_unique():
+    """pytest imports the test modules by their file name (no __init__.py in tests/)."""
+    names = collections.Counter(path.name for path in TESTS.rglob("test_*.py"))
+    assert [name for name, count in names.items() if count > 1] == []
+
+
+def test_the_unit_tier_starts_no_process():
+    """The unit tier stays fast: a test that runs a command belongs to the slow tier."""
+    found = [
+        f"{path.relative_to(UNIT)}: {word}"
+        for path in sorted(UNIT.rglob("*.py"))
+        if path != pathlib.Path(__file__).resolve()  # this file names the words
+        for word in ("subprocess", "sys.executable", "multiprocessing")
+        if word in path.read_text()
+    ]
+    assert found == []

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import pytest
 import tensorflow as tf
+from tests.estimator import models
 
 import tfport.estimator as tfe
 from tfport._common.errors import TfportInputError
-
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import models  # noqa: E402
 
 v1 = tf.compat.v1
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import pytest
-from graph_helpers import error_lines, run_cli
 
 from tfport._common.errors import TfportInputError
 from tfport.graph import _parse, inspect_graph
@@ -57,29 +54,6 @@ def test_inspect_golden_saved_model(frozen_dir, expected):
     assert report["blocking"] == []
 
 
-def test_inspect_cli_json(frozen_dir, expected):
-    proc = run_cli("graph", "inspect", frozen_dir / "frozen.pb", "--json")
-    assert proc.returncode == 0, proc.stderr
-    report = json.loads(proc.stdout)
-    assert report["graphs"][0]["outputs"] == expected["outputs"]
-
-
-def test_inspect_never_imports_tensorflow(frozen_dir):
-    code = (
-        "import sys\n"
-        "from tfport.cli._main import main\n"
-        f"assert main(['graph', 'inspect', {str(frozen_dir / 'frozen.pbtxt')!r}]) == 0\n"
-        f"assert main(['graph', 'inspect', {str(frozen_dir / 'saved_model_v1')!r}, '--json'])"
-        " == 0\n"
-        "bad = sorted(m for m in sys.modules if m == 'tensorflow' or m.startswith('tensorflow.'))\n"
-        "assert not bad, bad[:5]\n"
-        "print('NO_TF')\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert "NO_TF" in proc.stdout
-
-
 def _bad_inputs(root: pathlib.Path, frozen_dir: pathlib.Path) -> dict[str, pathlib.Path]:
     rng = __import__("random").Random(7)
     random_pb = root / "random.pb"
@@ -110,17 +84,6 @@ def test_bad_input_raises_input_error(tmp_path, frozen_dir, kind):
     path = _bad_inputs(tmp_path, frozen_dir)[kind]
     with pytest.raises(TfportInputError, match=str(path.name)):
         inspect_graph(str(path))
-
-
-@pytest.mark.parametrize("kind", BAD)
-def test_bad_input_cli_exit_2_one_line(tmp_path, frozen_dir, kind):
-    path = _bad_inputs(tmp_path, frozen_dir)[kind]
-    proc = run_cli("graph", "inspect", path)
-    assert proc.returncode == 2
-    assert proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines == error_lines(proc.stderr), proc.stderr
-    assert "Traceback" not in proc.stderr and "Received:" in lines[0]
 
 
 def test_bad_pbtxt_names_the_line(tmp_path, frozen_dir):
@@ -167,24 +130,6 @@ def test_node_without_name_is_refused(tmp_path, frozen_dir):
     path.write_bytes(graph.SerializeToString())
     with pytest.raises(TfportInputError, match="without name or op"):
         inspect_graph(str(path))
-
-
-def test_inspect_cli_text_for_people(frozen_dir):
-    proc = run_cli("graph", "inspect", frozen_dir / "saved_model_v1" / "saved_model.pb")
-    assert proc.returncode == 0, proc.stderr
-    assert "signature serving_default" in proc.stdout and "[x=input:0]" in proc.stdout
-    assert "variable hidden/kernel" in proc.stdout and "RestoreV2" in proc.stdout
-
-
-@pytest.mark.parametrize("kind", BAD)
-def test_bad_input_convert_exit_2_one_line(tmp_path, frozen_dir, kind):
-    path = _bad_inputs(tmp_path, frozen_dir)[kind]
-    out = tmp_path / "out"
-    proc = run_cli("graph", "convert", path, out)
-    assert proc.returncode == 2
-    (line,) = proc.stderr.strip().splitlines()
-    assert line.startswith("tfport: error:") and path.name in line
-    assert not out.exists()
 
 
 def test_output_overlapping_the_input_refused(tmp_path, frozen_dir):

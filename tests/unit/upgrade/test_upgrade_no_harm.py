@@ -4,7 +4,7 @@ has one item per cause."""
 from __future__ import annotations
 
 import pytest
-from upgrade_helpers import src
+from tests.upgrade.upgrade_helpers import src
 
 from tfport.upgrade import ReportItem, unresolved_names, upgrade_source
 from tfport.upgrade._report import group_items

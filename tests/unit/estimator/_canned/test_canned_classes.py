@@ -10,7 +10,7 @@ import pytest
 
 import tfport
 
-LISTING = pathlib.Path(__file__).resolve().parents[2] / "legacy" / "api" / "legacy_api.json"
+LISTING = pathlib.Path(__file__).resolve().parents[4] / "legacy" / "api" / "legacy_api.json"
 FAMILIES = ("Baseline", "DNN", "DNNLinearCombined", "Linear")
 KINDS = ("Classifier", "Estimator", "Regressor")
 CANNED = [family + kind for family in FAMILIES for kind in KINDS]

@@ -9,7 +9,6 @@ import os
 
 import numpy as np
 import pytest
-from ckpt_helpers import run_cli
 
 from tfport.checkpoint import CheckpointError, CheckpointReader, CheckpointWriter, convert
 
@@ -135,29 +134,6 @@ def test_keras_beta_of_odd_shape_is_refused(tmp_path, name, shape):
     with pytest.raises(CheckpointError, match="beta_1"):
         convert(src, str(tmp_path / "out"), slots="keras-to-v1")
     assert not (tmp_path / "out").exists()
-
-
-def test_cli_refusal_is_exit_2_one_line(tmp_path):
-    src = _write(tmp_path / "src" / "model.ckpt", _adam_parts(bump=_mixed))
-    proc = run_cli("ckpt", "convert", src, tmp_path / "out", "--slots", "v1-to-keras")
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and "different dtypes" in lines[0]
-
-
-@pytest.mark.parametrize("escaped", [True, False], ids=["octal", "utf8"])
-def test_non_ascii_names_in_the_state_file(tmp_path, escaped):
-    name = "modèle.ckpt-12"
-    _write(tmp_path / name, {"global_step": np.int64(12)})
-    quoted = "".join(f"\\{b:03o}" for b in name.encode()) if escaped else name
-    (tmp_path / "checkpoint").write_text(
-        f'model_checkpoint_path: "{quoted}"\nall_model_checkpoint_paths: "{quoted}"\n',
-        encoding="utf-8",
-    )
-    with CheckpointReader(str(tmp_path)) as reader:
-        assert os.path.basename(reader.prefix) == name
-    proc = run_cli("ckpt", "inspect", tmp_path)
-    assert proc.returncode == 0, proc.stderr
 
 
 def test_inspect_of_a_long_object_chain_is_linear(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pathlib
 
-from upgrade_helpers import src
+from tests.upgrade.upgrade_helpers import src
 
 from tfport.upgrade import Status, report_text, upgrade_paths
 

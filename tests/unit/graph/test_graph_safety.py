@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import pytest
-from graph_helpers import error_lines, run_cli
 
 from tfport._common import protos
 from tfport._common.errors import TfportInputError
@@ -52,19 +50,6 @@ def test_while_body_readfile_is_listed(while_readfile_pb):
     assert found[0]["blocking"] and report["blocking"]
 
 
-def test_while_body_readfile_refused_by_cli(while_readfile_pb, tmp_path):
-    proc = run_cli("graph", "inspect", while_readfile_pb, "--json")
-    assert proc.returncode == 2
-    assert any(u["op"] == "ReadFile" for u in json.loads(proc.stdout)["blocking"])
-    (line,) = error_lines(proc.stderr)
-    assert "ReadFile" in line and "--allow-ops" in line
-    out = tmp_path / "out"
-    proc = run_cli("graph", "convert", while_readfile_pb, out)
-    assert proc.returncode == 2, proc.stderr
-    assert "ReadFile" in error_lines(proc.stderr)[0]
-    assert not out.exists()
-
-
 def test_allow_ops_accepts(while_readfile_pb):
     report = inspect_graph(str(while_readfile_pb), allow_ops=["ReadFile"])
     assert report["blocking"] == []
@@ -108,22 +93,6 @@ def test_self_recursion_refused(tmp_path):
     graph = _graph([("call", "f", [], {})], [("f", [("again", "f", [], {})])])
     with pytest.raises(TfportInputError, match="recursive: f -> f"):
         inspect_graph(str(_write(tmp_path, graph)))
-
-
-def test_mutual_recursion_through_while_refused(tmp_path):
-    graph = _graph(
-        [("loop", "While", [], {"body": "a", "cond": "c"})],
-        [
-            ("a", [("n", "StatelessIf", [], {"then_branch": "b"})]),
-            ("b", [("m", "While", [], {"body": "a"})]),
-            ("c", []),
-        ],
-    )
-    path = _write(tmp_path, graph)
-    with pytest.raises(TfportInputError, match="recursive"):
-        inspect_graph(str(path))
-    proc = run_cli("graph", "inspect", path)
-    assert proc.returncode == 2 and "recursive" in error_lines(proc.stderr)[0]
 
 
 def test_absurd_call_depth_refused(tmp_path):

@@ -7,7 +7,7 @@ import pathlib
 import stat
 
 import pytest
-from upgrade_helpers import src
+from tests.upgrade.upgrade_helpers import src
 
 from tfport._common.errors import TfportInputError
 from tfport.upgrade import Status, report_text, upgrade_file, upgrade_paths

@@ -4,7 +4,7 @@ Estimator modules, graph blocks, libraries and a bare `tf.app.run` main do not."
 from __future__ import annotations
 
 import pytest
-from upgrade_helpers import src
+from tests.upgrade.upgrade_helpers import src
 
 from tfport.upgrade import upgrade_source
 

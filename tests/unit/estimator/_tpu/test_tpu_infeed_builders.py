@@ -28,7 +28,7 @@ from tfport.estimator._tpu.tpu_inputs import (
 from tfport.estimator._tpu.tpu_pipeline import _InputPipeline
 
 tf = import_tf()
-LEGACY = pathlib.Path(__file__).parents[2] / "legacy"
+LEGACY = pathlib.Path(__file__).parents[4] / "legacy"
 GOLDEN = json.loads((LEGACY / "goldens/tpu_infeed_builders/values.json").read_text())
 
 
