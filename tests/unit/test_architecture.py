@@ -31,11 +31,20 @@ def _is_package(name: str) -> bool:
     return MODULES.get(name, pathlib.Path()).name == "__init__.py"
 
 
-def _edges(name: str, path: pathlib.Path) -> set[str]:
-    """Every tfport module `name` imports, anywhere in the file (functions included)."""
+def _edges(name: str, path: pathlib.Path, type_checking: bool = True) -> set[str]:
+    """Every tfport module `name` imports, anywhere in the file (functions included); the
+    imports under `if TYPE_CHECKING:` only with `type_checking` (they never run)."""
     out: set[str] = set()
     base = name if _is_package(name) else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if (
+            not type_checking
+            and isinstance(node, ast.If)
+            and "TYPE_CHECKING" in ast.unparse(node.test)
+        ):
+            node.body = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -185,3 +194,150 @@ def test_the_unit_tier_starts_no_process():
         if word in path.read_text()
     ]
     assert found == []
+
+
+# --- issue 38: one home per concern ----------------------------------------------------------
+ESTIMATOR = SRC / PACKAGE / "estimator"
+
+
+# Layers, lowest first: a module may import its own layer and the ones below, never above.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("tfport._common", "tfport._version"),
+    ("tfport.checkpoint", "tfport.graph", "tfport.distribute"),
+    ("tfport.estimator._engine",),
+    ("tfport.estimator._inputs", "tfport.estimator._heads"),
+    ("tfport.estimator._canned", "tfport.estimator._tpu"),
+    ("tfport.estimator",),  # the public faces and the legacy name faces (_legacy)
+    ("tfport.keras",),
+    ("tfport._legacy_tree", "tfport._legacy_paths", "tfport._install"),
+    ("tfport.verify", "tfport.upgrade", "tfport.compat"),
+    ("tfport.cli", "tfport.__main__", "tfport"),
+)
+
+
+def _layer(module: str) -> int:
+    """The index of the longest LAYERS prefix owning `module`."""
+    best, found = -1, -1
+    for i, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), i
+    return found
+
+
+def back_up_arrows(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that runs from a lower layer to a higher one."""
+    return sorted(
+        f"{s} -> {t}" for s, ts in graph.items() for t in ts if _layer(t) > _layer(s) >= 0
+    )
+
+
+RUNTIME = {name: _edges(name, path, type_checking=False) for name, path in MODULES.items()}
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in MODULES if _layer(m) < 0] == []
+
+
+def test_no_import_runs_back_up_the_layers():
+    assert back_up_arrows(RUNTIME) == []
+
+
+def test_a_planted_back_up_arrow_is_found():
+    graph = {"tfport.estimator._heads.x": {"tfport.estimator._canned.y", "tfport._common.z"}}
+    assert back_up_arrows(graph) == ["tfport.estimator._heads.x -> tfport.estimator._canned.y"]
+
+
+def _face_problems(path: pathlib.Path) -> list[str]:
+    """What makes a module more than a name face: a function over 15 lines, a class over 40."""
+    found = []
+    for node in ast.parse(path.read_text()).body:
+        size = (node.end_lineno or node.lineno) - node.lineno + 1
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and size > 15:
+            found.append(f"{path.name}:{node.lineno} def {node.name} ({size} lines)")
+        if isinstance(node, ast.ClassDef) and size > 40:
+            found.append(f"{path.name}:{node.lineno} class {node.name} ({size} lines)")
+    return found
+
+
+def test_estimator_legacy_holds_name_faces_only():
+    legacy = sorted((ESTIMATOR / "_legacy").glob("*.py"))
+    assert sum(len(p.read_text().splitlines()) for p in legacy) < 800
+    assert [p.name for p in legacy if p.name.startswith("tpu_")] == []
+    assert [problem for p in legacy for problem in _face_problems(p)] == []
+
+
+def test_a_planted_implementation_is_not_a_face(tmp_path):
+    body = "\n".join(f"    x{i} = {i}" for i in range(20))
+    (tmp_path / "m.py").write_text(f"def f():\n{body}\n")
+    assert _face_problems(tmp_path / "m.py") == ["m.py:1 def f (21 lines)"]
+
+
+def test_the_engine_has_rooms():
+    engine = ESTIMATOR / "_engine"
+    rooms = sorted(p.parent.name for p in engine.glob("*/__init__.py"))
+    assert rooms == ["api", "building", "running"]
+    assert all(
+        ast.get_docstring(ast.parse((engine / r / "__init__.py").read_text())) for r in rooms
+    )
+    assert len(list(engine.glob("*.py"))) <= 14
+
+
+def _parameters(tree: ast.AST) -> list[ast.arg]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            every = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+            found += [p for p in every if p.arg not in ("self", "cls")]
+    return found
+
+
+def _any_aliases() -> set[str]:
+    """Names tfport binds to `Any` (an alias to Any still counts as Any)."""
+    names = {"Any"}
+    for path in MODULES.values():
+        for node in ast.parse(path.read_text()).body:
+            value = getattr(node, "value", None)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
+                if ast.unparse(value) in ("Any", "typing.Any"):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _names_in(annotation: ast.expr) -> set[str]:
+    """The names an annotation mentions, string forward references included."""
+    found: set[str] = set()
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                found |= _names_in(ast.parse(node.value, mode="eval").body)
+            except SyntaxError:
+                pass
+    return found
+
+
+def any_share(trees: list[ast.AST], aliases: set[str]) -> tuple[int, int, int]:
+    """(parameters, those whose annotation mentions Any or an alias of it, unannotated)."""
+    params = [p for tree in trees for p in _parameters(tree)]
+    with_any = [p for p in params if p.annotation is not None and _names_in(p.annotation) & aliases]
+    return len(params), len(with_any), sum(p.annotation is None for p in params)
+
+
+def test_under_a_quarter_of_the_parameters_mention_any():
+    trees = [ast.parse(path.read_text()) for path in MODULES.values()]
+    params, with_any, unannotated = any_share(trees, _any_aliases())
+    assert with_any / params < 0.25, (with_any, params)
+    assert unannotated <= 287  # issue 38: no more unannotated parameters than before
+
+
+def test_any_in_an_annotation_is_counted_wherever_it_is():
+    tree = ast.parse(
+        "def f(a: Any, b: dict[str, Any], c: 'list[Any]', d: Handler, e: int, f, *g: Any): ..."
+    )
+    assert any_share([tree], {"Any", "Handler"}) == (7, 5, 1)

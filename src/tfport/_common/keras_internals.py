@@ -3,7 +3,7 @@
 Every `keras.src.*` / `tf_keras.src.*` import and every read or write of a private
 attribute of a Keras object lives here, behind a named function saying what it relies on
 (tf_keras 2.16 - 2.21 and Keras 3.x, the tested range). `tests/test_boundary.py` checks that
-nothing else does; `tests/test_tf_canary.py` touches every symbol in `SYMBOLS`.
+nothing else does; `tests/unit/_common/test_tf_canary.py` touches every symbol in `SYMBOLS`.
 
 Importing this module imports neither Keras nor TensorFlow.
 

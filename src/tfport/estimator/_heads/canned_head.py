@@ -19,6 +19,7 @@ import collections
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from tfport._common import tf_internals
 from tfport._common.tfenv import import_tf
 from tfport._common.types import Features, KeyedColumn, Labels, OptimizerArg, Tensor
 from tfport.estimator._heads import head_outputs, heads
@@ -365,12 +366,10 @@ def _classification_output(
     Example:
         >>> _classification_output(probabilities, 3)  # doctest: +SKIP
     """
-    from tfport.estimator import export
-
     tf = import_tf()
     classes = head_outputs._class_strings(tf, n_classes, label_vocabulary)
     tiled = head_outputs._tile_rows(tf, classes, scores)
-    return export.ClassificationOutput(scores=scores, classes=tiled)
+    return tf_internals.classification_output_class()(scores=scores, classes=tiled)
 
 
 def _all_class_ids(logits: Tensor, n_classes: int) -> Any:

@@ -6,7 +6,7 @@ module for the other three legacy accepted (Momentum, RMSProp, ProximalAdagrad),
 `_SUPPORTED_OPTIMIZERS` holds the seven legacy listed.
 `_get_slot_variable_names` names an embedding table's optimizer slots as a CPU run names
 them (`scope/var/Adagrad`, `scope/var/Adam/m`, ...), through the slot table tfport's TPU
-embedding internals keep (`_legacy/tpu_embedding_internals.py`).
+embedding internals keep (`tpu_embedding_internals`).
 
 Example:
     >>> _get_slot_variable_names("scope", "emb", AdagradParameters(0.1))

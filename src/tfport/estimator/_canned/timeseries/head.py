@@ -12,9 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from tfport._common import replica_share
+from tfport._common import replica_share, tf_internals
 from tfport._common.tfenv import import_tf
-from tfport.estimator import export as _export
 from tfport.estimator._canned.timeseries import feature_keys, math_utils
 from tfport.estimator._engine.api.spec import EstimatorSpec, ModeKeys
 
@@ -33,7 +32,10 @@ def _no_state(tensors: dict) -> dict:
     return {k: v for k, v in tensors.items() if not k.startswith(prefix)}
 
 
-class _NoStatePredictOutput(_export.PredictOutput):
+_PredictOutput: Any = tf_internals.predict_output_class()
+
+
+class _NoStatePredictOutput(_PredictOutput):
     """A `PredictOutput` whose signature leaves the state inputs out."""
 
     def as_signature_def(self, receiver_tensors: dict) -> Any:
@@ -150,8 +152,8 @@ class TimeSeriesRegressionHead:
             cold = self.model.define_loss(features=_no_state(features), mode=ModeKeys.EVAL)
         labels = feature_keys.SavedModelLabels
         outputs = {
-            labels.PREDICT: _export.PredictOutput(predicted),
-            labels.FILTER: _export.PredictOutput(state_to_dictionary(filtered.end_state)),
+            labels.PREDICT: _PredictOutput(predicted),
+            labels.FILTER: _PredictOutput(state_to_dictionary(filtered.end_state)),
             labels.COLD_START_FILTER: _NoStatePredictOutput(state_to_dictionary(cold.end_state)),
         }
         return EstimatorSpec(mode=ModeKeys.PREDICT, export_outputs=outputs, predictions={})
