@@ -7,8 +7,8 @@ lookups and the package's own `tf_symbol` accessors included) or read or write a
 (`_name`) attribute that tfport itself never defines. Each boundary module has at most 400
 lines, no boundary function returns a module (a caller gets the one symbol it uses), and
 every symbol the boundary reads by name is listed in its `SYMBOLS` (so the canary,
-`tests/unit/_common/test_tf_canary.py`, touches it). No class is defined inside a function anywhere in
-`src/`.
+`tests/unit/_common/test_tf_canary.py`, touches it). No class is defined inside a function
+anywhere in `src/`.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ TensorFlow object lives in this package, behind a named function saying what it 
 and since which TensorFlow version it has held (all of them hold on 2.16 - 2.21, the tested
 range); no function of it hands out a module. Everything else in tfport calls these
 functions (`tf_internals.<function>(...)`, re-exported here) or TensorFlow's public API
-(`tests/test_boundary.py` checks; `tests/unit/_common/test_tf_canary.py` touches every symbol listed in
-`SYMBOLS` and every private attribute in `ATTRIBUTES`, so a TensorFlow release that moves
-one breaks one test naming it).
+(`tests/test_boundary.py` checks; `tests/unit/_common/test_tf_canary.py` touches every
+symbol listed in `SYMBOLS` and every private attribute in `ATTRIBUTES`, so a TensorFlow
+release that moves one breaks one test naming it).
 
 - `variables`: variables and variable scopes;
 - `checkpoints`: saveables, trackables, object-based savers, `init_from_checkpoint`;

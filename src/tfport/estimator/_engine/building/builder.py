@@ -39,7 +39,7 @@ class Built:
         input_hooks: hooks the input pipeline needs.
         global_step: the global step variable.
         metric_ops: `{name: (value, update)}` aggregated over replicas (None on one device).
-        iterations: the `iterations_per_loop` placeholder (None without a loop).
+        loop: the steps-per-loop `Loop` (its placeholder and feeding hook; None without).
         distributed: whether model_fn ran per replica.
         summary_hook: runs the model_fn's TF2 summary writes (`model_summaries`), or None.
     """
@@ -49,7 +49,7 @@ class Built:
     input_hooks: list
     global_step: Any
     metric_ops: dict | None = None
-    iterations: Any = None
+    loop: loops.Loop | None = None
     distributed: bool = False
     summary_hook: Any = None
 
@@ -69,10 +69,10 @@ def build(ctx: ModeContext, input_fn: InputFn, graph: Any = None) -> Built:
             _register_global_step_read(tf, graph, ctx.strategy)
         step = steps.replicated_step if ctx.strategy is not None else steps.single_step
         deferred: list = []
-        count = None
+        loop = None
         recorder = None
         if ctx.iterations > 1:
-            result, count = loops.looped(ctx, batches, step, deferred)
+            result, loop = loops.looped(ctx, batches, step, deferred)
         else:
             features, labels = batches.next()
             with _summaries_recorded(graph, ctx) as recorder:
@@ -100,7 +100,7 @@ def build(ctx: ModeContext, input_fn: InputFn, graph: Any = None) -> Built:
         batches.hooks,
         global_step,
         metric_ops=metric_ops,
-        iterations=count,
+        loop=loop,
         distributed=ctx.strategy is not None,
         summary_hook=summary_hook,
     )

@@ -17,6 +17,7 @@ step).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -35,14 +36,15 @@ _SessionRunHook: Any = tf.compat.v1.train.SessionRunHook
 
 def looped(
     ctx: ModeContext, batches: Batches, step: Callable[..., StepResult], deferred: list
-) -> tuple[StepResult, Any]:
+) -> tuple[StepResult, Loop]:
     """Runs `step` inside a `while_loop` of up to `ctx.iterations` steps per session.run.
 
     Returns the step result (its train_op runs the whole loop, its loss is the last
-    step's) and the `iterations_per_loop` placeholder the iterations hook feeds.
+    step's) and the `Loop`: its `iterations_per_loop` placeholder and the hook feeding it.
 
     Example:
-        >>> result, count = looped(ctx, batches, single_step, [])  # doctest: +SKIP
+        >>> result, loop = looped(ctx, batches, single_step, [])  # doctest: +SKIP
+        >>> hooks.insert(0, loop.hook(None, 100, hooks))  # doctest: +SKIP
     """
     tf = import_tf()
     v1 = tf.compat.v1
@@ -74,7 +76,7 @@ def looped(
     _drop_loop_summaries(v1)
     first = results[0]
     host_values = buffers.read(done) if buffers is not None else None
-    return StepResult(first.spec, loss, done.op, host_values=host_values), count
+    return StepResult(first.spec, loss, done.op, host_values=host_values), Loop(count, ctx)
 
 
 def _initializers_outside_loop() -> contextlib.AbstractContextManager[None]:
@@ -88,28 +90,39 @@ def _drop_loop_summaries(v1: TFModule) -> None:
     summaries[:] = [s for s in summaries if not s.graph.building_function]
 
 
-def iterations_hook(
-    placeholder: object, ctx: ModeContext, steps: int | None, max_steps: int | None, hooks: list
-) -> Any:
-    """A hook feeding each loop's step count: up to the next boundary or the last step.
+@dataclasses.dataclass(frozen=True)
+class Loop:
+    """A steps-per-loop `while_loop`'s length placeholder, and the hook that feeds it.
 
-    `hooks` are the other hooks of the session; those that count steps per run
-    (checkpoint saver, summary saver, step counter) are told each run's step count.
-
-    Example:
-        >>> hook = iterations_hook(count, ctx, None, 100, hooks)  # doctest: +SKIP
+    Attributes:
+        count: the `iterations_per_loop` placeholder (defaults to `ctx.iterations`).
+        ctx: the mode's context (its config says where runs must stop: saves, summaries,
+            log lines).
     """
-    config = ctx.config
-    every = [
-        n
-        for n in (
-            config.save_checkpoints_steps,
-            config.save_summary_steps,
-            config.log_step_count_steps,
-        )
-        if n
-    ]
-    return _IterationsHook(placeholder, ctx.iterations, every, steps, max_steps, hooks)
+
+    count: object
+    ctx: ModeContext
+
+    def hook(self, steps: int | None, max_steps: int | None, hooks: list) -> Any:
+        """A hook feeding each loop's step count: up to the next boundary or the last step.
+
+        `hooks` are the other hooks of the session; those that count steps per run
+        (checkpoint saver, summary saver, step counter) are told each run's step count.
+
+        Example:
+            >>> hook = loop.hook(None, 100, hooks)  # doctest: +SKIP
+        """
+        config = self.ctx.config
+        every = [
+            n
+            for n in (
+                config.save_checkpoints_steps,
+                config.save_summary_steps,
+                config.log_step_count_steps,
+            )
+            if n
+        ]
+        return _IterationsHook(self.count, self.ctx.iterations, every, steps, max_steps, hooks)
 
 
 class _IterationsHook(_SessionRunHook):

@@ -231,9 +231,8 @@ def _train_with_spec(
     chief_hooks: list = []
     if chief:
         chief_hooks = sessions.chief_hooks(ctx, spec, worker_hooks, listeners)
-    if built.iterations is not None:
-        counted = worker_hooks + chief_hooks
-        worker_hooks.insert(0, loops.iterations_hook(built.iterations, ctx, *bounds, counted))
+    if built.loop is not None:
+        worker_hooks.insert(0, built.loop.hook(*bounds, worker_hooks + chief_hooks))
     preemption = sessions.PreemptionWatcher()
     worker_hooks.append(preemption.hook())
     master, session_config, every_worker_inits = sessions.session_target(ctx.strategy, config)
