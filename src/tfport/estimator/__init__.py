@@ -99,7 +99,19 @@ __all__ = [
     "MultiLabelHead",
     "PoissonRegressionHead",
     "RegressionHead",
-    *_registry.FAMILY,  # the canned estimators (v2), served from their homes
+    # the canned estimators (v2): `_registry.FAMILY`'s names, served from their homes
+    "BaselineClassifier",  # noqa: F822 - lazy, via __getattr__
+    "BaselineEstimator",  # noqa: F822 - lazy, via __getattr__
+    "BaselineRegressor",  # noqa: F822 - lazy, via __getattr__
+    "DNNClassifier",  # noqa: F822 - lazy, via __getattr__
+    "DNNEstimator",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedClassifier",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedEstimator",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedRegressor",  # noqa: F822 - lazy, via __getattr__
+    "DNNRegressor",  # noqa: F822 - lazy, via __getattr__
+    "LinearClassifier",  # noqa: F822 - lazy, via __getattr__
+    "LinearEstimator",  # noqa: F822 - lazy, via __getattr__
+    "LinearRegressor",  # noqa: F822 - lazy, via __getattr__
     *_TF_NAMES,
     *_SUBMODULES,
 ]

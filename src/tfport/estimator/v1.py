@@ -13,7 +13,20 @@ import tfport.estimator as _core
 from tfport._common import canned as _registry
 
 # The v1 canned estimators; every other name is `tfport.estimator`'s (see `__getattr__`).
-__all__ = list(_registry.FAMILY)
+__all__ = [  # `_registry.FAMILY`'s names, served from their homes (v1 classes)
+    "BaselineClassifier",  # noqa: F822 - lazy, via __getattr__
+    "BaselineEstimator",  # noqa: F822 - lazy, via __getattr__
+    "BaselineRegressor",  # noqa: F822 - lazy, via __getattr__
+    "DNNClassifier",  # noqa: F822 - lazy, via __getattr__
+    "DNNEstimator",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedClassifier",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedEstimator",  # noqa: F822 - lazy, via __getattr__
+    "DNNLinearCombinedRegressor",  # noqa: F822 - lazy, via __getattr__
+    "DNNRegressor",  # noqa: F822 - lazy, via __getattr__
+    "LinearClassifier",  # noqa: F822 - lazy, via __getattr__
+    "LinearEstimator",  # noqa: F822 - lazy, via __getattr__
+    "LinearRegressor",  # noqa: F822 - lazy, via __getattr__
+]
 
 
 _SUBMODULES = {
