@@ -1,3 +1,9 @@
-"""Private legacy modules (`tensorflow_estimator.python.estimator.canned.head`, `gc`, `util`,
-...): the names libraries import from below the public API, served by `tfport._legacy_paths`.
+"""Name faces of legacy's private modules: small names with no home of their own.
+
+Legacy's metric and prediction keys (`keys`), its private constants (`private_constants`)
+and a few small names (`names`: `estimator_export`, `LOSS_METRIC_KEY`, ...). Everything
+else a legacy module path offers is served from its implementation, in the package of its
+concern, through `tfport._legacy_tree`'s tables: a private name added later gets a table
+entry, not code here (`tests/unit/test_architecture.py` checks this package holds faces
+only).
 """
