@@ -648,3 +648,19 @@ class NamedColumn(Protocol):
 SeedFunction = Callable[[int | None], tuple[int | None, int | None]]
 #: A random op builder of `gen_random_ops`: `(shape, dtype, seed=, seed2=, name=)` -> tensor.
 RandomOp = Callable[..., object]
+
+
+# --- h39-wcf ---
+class FunctionGraph(Graph, Protocol):
+    """A function's graph (a `FuncGraph`: a `tf.cond` branch, a `tf.while_loop` body): a
+    graph with the tensors it takes and returns."""
+
+    @property
+    def inputs(self) -> list[GraphTensor]:
+        """Its arguments (placeholders), in order."""
+        ...
+
+    @property
+    def outputs(self) -> list[GraphTensor]:
+        """What it returns, in order."""
+        ...

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
 from tfport._common.tf_internals._access import tf_symbol, tf_symbol_replaced
-from tfport._common.types import Graph, Operation, RandomOp, SeedFunction
+from tfport._common.types import FunctionGraph, Graph, Operation, RandomOp, SeedFunction
 
 # (module under `tensorflow.python`, attribute): the internal symbols used here.
 SYMBOLS: tuple[tuple[str, str], ...] = (
@@ -42,6 +42,7 @@ ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = (
     ("framework.ops", "Operation", "_update_input"),
     ("framework.ops", "Operation", "_add_control_inputs"),
     ("framework.ops", "Operation", "_control_outputs"),
+    ("framework.ops", "Graph", "_get_function"),
 )
 
 # --- control-flow contexts, inputs and control edges -----------------------------------
@@ -97,6 +98,18 @@ def control_outputs(op: Operation) -> list:
         []
     """
     return list(op._control_outputs)  # type: ignore[attr-defined]
+
+
+def function_graph(graph: Graph, name: str) -> FunctionGraph:
+    """The graph of the function `name` in `graph`'s library, as built in this process: a
+    `tf.cond` branch, a `tf.while_loop` condition or body (`Graph._get_function(name).graph`,
+    TF >= 2.x).
+
+    Example:
+        >>> function_graph(graph, if_op.get_attr("then_branch").name)  # doctest: +SKIP
+        <...CondBranchFuncGraph ...>
+    """
+    return graph._get_function(name).graph  # type: ignore[attr-defined]
 
 
 # --- random ops and their op seeds -----------------------------------------------------

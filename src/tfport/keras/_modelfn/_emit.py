@@ -17,12 +17,12 @@ Example:
 
 from __future__ import annotations
 
-from tfport.keras._modelfn import _convs, _layers, _norms, _ops
+from tfport.keras._modelfn import _control, _convs, _layers, _norms, _ops
 from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
-PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS}  # at the op, its input written
+PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS, **_control.PATTERNS}  # at the op
 REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS}  # before the walk
 
 

@@ -52,6 +52,8 @@ UNARY = {
     "Sign": "ops.sign",
     "Reciprocal": "ops.reciprocal",
     "LogicalNot": "ops.logical_not",
+    "ZerosLike": "ops.zeros_like",
+    "OnesLike": "ops.ones_like",
 }
 BINARY = {
     "AddV2": "ops.add",

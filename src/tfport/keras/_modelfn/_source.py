@@ -87,7 +87,8 @@ def model_source(plan: Plan, traced: Traced, factory: str) -> str:
     body += [f"    {var} = {src}" for var, src in plan.inputs.values()]
     body += [f"    {line}" for line in plan.lines]
     body.append(f"    return keras.Model(inputs={inputs}, outputs={outputs})")
-    text = "\n".join(head) + (_VARIABLE_CLASS if plan.uses_variable else "") + "\n".join(body)
+    text = "\n".join(head) + (_VARIABLE_CLASS if plan.uses_variable else "")
+    text += "".join(plan.classes) + "\n".join(body)
     return _formatted(text + "\n")
 
 

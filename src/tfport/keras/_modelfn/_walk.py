@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import keyword
 import os
 import re
 from collections.abc import Callable
@@ -22,6 +23,8 @@ from tfport.keras._modelfn._trace import Traced
 
 VARIABLE_OPS = ("VarHandleOp", "VariableV2", "VarIsInitializedOp")
 _KEYWORDS = {"keras", "layers", "ops", "np", "inputs", "outputs", "model", *dir(builtins)}
+_KEYWORDS |= set(keyword.kwlist)  # an op named `while`
+RESERVED = frozenset(_KEYWORDS)  # names model.py's code must not take
 
 
 @dataclasses.dataclass
@@ -36,6 +39,7 @@ class Plan:
     layers: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # name -> variables
     ops: list[dict] = dataclasses.field(default_factory=list)
     variables: dict[str, dict] = dataclasses.field(default_factory=dict)
+    classes: list[str] = dataclasses.field(default_factory=list)  # control-flow layers
     uses_numpy: bool = False
     uses_variable: bool = False
 
