@@ -83,3 +83,15 @@ def train_and_predict(model_dir: str):
     rows, _ = vectors(1, 16)
     predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
     return estimator, rows, list(estimator.predict(predict))
+
+
+def doubling_model_fn(features, labels, mode):
+    """A one-variable loop and a two-output cond, no variables: their values are known."""
+    (s,) = tf.while_loop(lambda s: tf.reduce_max(s) < 100.0, lambda s: s * 2.0 + 1.0, [features])
+    a, b = tf.cond(tf.reduce_sum(features) > 0, lambda: (s, s + 1.0), lambda: (s - 1.0, s * 3.0))
+    return tf.estimator.EstimatorSpec(mode, predictions={"a": a, "b": b})
+
+
+def doubling(model_dir):
+    """Trained-graph inputs as the golden custom_v1_adam's (4 floats)."""
+    return tf.estimator.Estimator(doubling_model_fn, model_dir=model_dir)

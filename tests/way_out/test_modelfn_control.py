@@ -125,3 +125,25 @@ def test_control_flow_nested_in_a_loop_body_is_refused_naming_the_line(goldens, 
     assert "\n" not in text and "nested in a tf.cond branch or a tf.while_loop body" in text
     assert f"control_factories.py:{line}" in text and "If)" in text, text
     assert not (tmp_path / "out").exists()
+
+
+def test_a_one_variable_loop_and_a_two_output_cond_take_either_branch(goldens, tmp_path):
+    model_dir = tmp_path / "model_dir"
+    shutil.copytree(goldens / "custom_v1_adam" / "model_dir", model_dir)
+    from tfport.verify import load_estimator
+
+    estimator = load_estimator(f"{HERE / 'control_factories.py'}:doubling", str(model_dir))
+    export_model_fn(estimator, str(tmp_path / "out"))
+    source = (tmp_path / "out" / "model.py").read_text()
+    assert "return (add,)" in source and "return sub, mul" in source
+    import keras
+
+    model = keras.saving.load_model(str(tmp_path / "out" / "model.keras"))
+    for x in (np.full((3, 4), 0.5, "float32"), np.full((3, 4), -0.5, "float32")):
+        s = x.copy()
+        while s.max() < 100:
+            s = s * 2 + 1
+        want = (s, s + 1) if x.sum() > 0 else (s - 1, s * 3)
+        got = model.predict(x, verbose=0)
+        np.testing.assert_allclose(got["a"], want[0], atol=1e-5)
+        np.testing.assert_allclose(got["b"], want[1], atol=1e-5)

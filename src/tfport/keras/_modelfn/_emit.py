@@ -3,7 +3,8 @@
 The ops the predictions need are walked in graph order. A `MatMul` of a 2-D input by a
 variable (then `BiasAdd` of a variable, then an activation, each the only user of the
 last) is a `layers.Dense` named after the variable scope, and so on for the patterns of
-`_layers` and `_convs` (`PATTERNS`, matched at their first op); layers whose first ops
+`_layers` and `_convs` (`PATTERNS`, matched at their first op; `tf.cond`/`tf.while_loop`:
+`_control`); layers whose first ops
 come before the walk may write them (layer normalization, Conv1D: `REGIONS`) are matched
 before the walk and written at their last op. Every other op is a `keras.ops` call
 (`_ops.expression`); a variable read anywhere else is a `Variable` layer (defined in
