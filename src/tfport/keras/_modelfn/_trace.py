@@ -44,6 +44,17 @@ class Traced:
     single_output: bool  # predictions was one tensor
     model_fn: Any
     checkpoint_keys: dict[str, str]  # graph variable -> its checkpoint name, where they differ
+    input_layers: list[InputLayer] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class InputLayer:
+    """One `tf.compat.v1.feature_column.input_layer` call of the model_fn."""
+
+    features: object  # the features it was given
+    columns: list  # its feature columns
+    output: TfTensor
+    variables: dict[str, tuple]  # variable name -> shape (embedding tables)
 
 
 class _NeedKey(Exception):
@@ -181,6 +192,7 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
         >>> trace(estimator, "model_dir", {"x": (4,)}).predictions  # doctest: +SKIP
         {'probabilities': <tf.Tensor 'Softmax:0' ...>}
     """
+    from tfport._common import tf_internals
     from tfport._common.tfenv import import_tf
 
     tf = import_tf()
@@ -188,14 +200,28 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     graph = tf.Graph()
     with graph.as_default():
         feats = {k: _placeholder(tf, k, s) for k, s in specs.items()}
-        spec = _call(estimator, feats[TENSOR_KEY] if single else feats)
+        with tf_internals.input_layers_recorded() as calls:
+            spec = _call(estimator, feats[TENSOR_KEY] if single else feats)
         keys = _saver_keys(graph, spec)
+    layers = [
+        InputLayer(features, columns, out, _variables(to_vars))
+        for features, columns, out, to_vars in calls
+    ]
     predictions = spec.predictions
     single_output = not isinstance(predictions, dict)
     if single_output:
         predictions = {"predictions": predictions}
     fn = estimator._model_fn
-    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys)
+    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys, layers)
+
+
+def _variables(to_vars: dict) -> dict[str, tuple]:
+    """{variable name: shape} of an input layer's `cols_to_vars` (partitions each)."""
+    found = {}
+    for variables in to_vars.values():
+        for v in variables:
+            found[v.op.name] = tuple(v.shape.as_list())
+    return found
 
 
 def _saver_keys(graph: TfGraph, spec: EstimatorSpec) -> dict[str, str]:
