@@ -29,7 +29,12 @@ def _columns(normalized: bool = False):
 
 
 def _model_fn(features, labels, mode, params):
-    net = tf.compat.v1.feature_column.input_layer(features, _columns(params["normalized"]))
+    if params.get("keras"):  # a tf_keras DenseFeatures layer instead of input_layer
+        import tf_keras
+
+        net = tf_keras.layers.DenseFeatures(_columns())(features)
+    else:
+        net = tf.compat.v1.feature_column.input_layer(features, _columns(params["normalized"]))
     net = tf.compat.v1.layers.dense(net, 8, activation=tf.nn.relu, name="hidden")
     logits = tf.compat.v1.layers.dense(net, 2, name="logits")
     if mode == tf.estimator.ModeKeys.PREDICT:
@@ -44,6 +49,12 @@ def _model_fn(features, labels, mode, params):
 
 def columns(model_dir):
     return tf.estimator.Estimator(_model_fn, model_dir=model_dir, params={"normalized": False})
+
+
+def dense_features(model_dir):
+    return tf.estimator.Estimator(
+        _model_fn, model_dir=model_dir, params={"normalized": False, "keras": True}
+    )
 
 
 def normalized(model_dir):

@@ -1,4 +1,5 @@
-"""`tf.compat.v1.feature_column.input_layer` in a model_fn -> Keras preprocessing in model.py.
+"""Feature columns in a model_fn (`tf.compat.v1.feature_column.input_layer`, a tf_keras
+`DenseFeatures` layer) -> Keras preprocessing layers in model.py.
 
 The columns are mapped by the canned export's mapper (`tfport.keras._export._columns`:
 `Discretization` for bucketized columns, `StringLookup` / `IntegerLookup` for vocabularies,
