@@ -39,6 +39,8 @@ def _predict(out: str, inputs_path: str, i: int, result: dict) -> None:
     built = module.build_model()
     built.load_weights(os.path.join(out, "model.weights.h5"))
     feats = dict(np.load(inputs_path, allow_pickle=False))
+    # string features: Keras takes them as object arrays (not numpy's fixed-width str)
+    feats = {k: v.astype(object) if v.dtype.kind in "US" else v for k, v in feats.items()}
     x = feats["features"] if list(feats) == ["features"] else feats
     for kind, model in (("loaded", loaded), ("built", built)):
         outputs = model.predict(x, verbose=0, batch_size=len(next(iter(feats.values()))))

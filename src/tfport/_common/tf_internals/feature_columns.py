@@ -9,9 +9,11 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tfport._common.tf_internals._access import tf_symbol
+from tfport._common.tf_internals._access import tf_symbol, tf_symbol_replaced
 
 # (module under `tensorflow.python`, attribute): the internal symbols used here.
 SYMBOLS: tuple[tuple[str, str], ...] = (
@@ -23,6 +25,7 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     ("feature_column.feature_column_v2", "SharedEmbeddingColumn"),
     ("feature_column.feature_column_v2", "CategoricalColumn"),
     ("feature_column.feature_column_v2", "FeatureTransformationCache"),
+    ("feature_column.feature_column", "_internal_input_layer"),
 )
 ATTRIBUTES: tuple[tuple[str, str | None, str], ...] = ()
 
@@ -138,3 +141,34 @@ def core_numeric_column_classes() -> tuple:
         2
     """
     return numeric_column_v1_class(), numeric_column_class()
+
+
+@contextlib.contextmanager
+def input_layers_recorded() -> Iterator[list[tuple[object, list, object, dict]]]:
+    """Within it, every `tf.compat.v1.feature_column.input_layer` call is recorded (it
+    calls `feature_column._internal_input_layer`, TF >= 1.13): the list yielded gets
+    `(features, columns, output tensor, {column: [variables]})` per call.
+
+    Example:
+        >>> with input_layers_recorded() as calls:
+        ...     pass
+        >>> calls
+        []
+    """
+    calls: list[tuple[object, list, object, dict]] = []
+    original = tf_symbol("feature_column.feature_column", "_internal_input_layer")
+
+    def recording(
+        features: object, feature_columns: Iterable[object], *args: object, **kwargs: object
+    ) -> object:
+        single = hasattr(feature_columns, "name")  # one column (a namedtuple) or several
+        columns: list[object] = [feature_columns] if single else list(feature_columns)
+        given = kwargs.get("cols_to_vars")
+        to_vars = given if isinstance(given, dict) else {}
+        kwargs["cols_to_vars"] = to_vars
+        out = original(features, columns, *args, **kwargs)
+        calls.append((features, columns, out, to_vars))
+        return out
+
+    with tf_symbol_replaced("feature_column.feature_column", "_internal_input_layer", recording):
+        yield calls

@@ -45,7 +45,7 @@ def unsupported(column: object, why: str = "") -> TfportInputError:
     return TfportInputError(
         message(
             f"Feature column {getattr(column, 'name', column)!r} ({kind(column)}) is not "
-            "supported by estimator_to_keras" + (f": {why}" if why else ""),
+            "supported by the Keras export" + (f": {why}" if why else ""),
             "Supported: " + ", ".join(SUPPORTED),
             column=column,
         )
@@ -73,8 +73,14 @@ class Columns:
         input_shapes: per-example shape overrides by feature key.
     """
 
-    def __init__(self, weight: Callable[[str, str], np.ndarray], input_shapes: dict) -> None:
+    def __init__(
+        self,
+        weight: Callable[[str, str], np.ndarray],
+        input_shapes: dict,
+        api: tuple[object, object] | None = None,
+    ) -> None:
         self.weight = weight
+        self._api = api
         self.input_shapes = dict(input_shapes or {})
         self.inputs: dict[str, Any] = {}
         self.assign: list[tuple[Any, list]] = []  # (layer, weights) set once the model exists
@@ -87,6 +93,15 @@ class Columns:
         count = self._names.get(base, 0)
         self._names[base] = count + 1
         return base if count == 0 else f"{base}_{count}"
+
+    def api(self) -> tuple:
+        """(layers, ops): `keras.layers` and `keras.ops`, or stand-ins given to the
+        constructor (the model_fn export records the calls as model.py source)."""
+        if self._api is not None:
+            return self._api
+        from keras import layers, ops
+
+        return layers, ops
 
     # --- raw inputs -------------------------------------------------------------------
 
@@ -105,7 +120,7 @@ class Columns:
         return "string" if name == "string" else "int64" if "int" in name else "float32"
 
     def _kept(self, raw: Tensor) -> Any:
-        from keras import ops
+        _, ops = self.api()
 
         pad = "" if raw.dtype == "string" else -1
         return ops.cast(ops.not_equal(raw, pad), "float32")
@@ -114,7 +129,7 @@ class Columns:
 
     def categorical(self, column: Any) -> Cat:
         """Ids, mask and size of a categorical column (bucketized included)."""
-        from keras import layers, ops
+        layers, ops = self.api()
 
         k = kind(column)
         if k == "WeightedCategoricalColumn":
@@ -151,7 +166,7 @@ class Columns:
         raise unsupported(column)
 
     def _buckets(self, column: Any) -> Any:
-        from keras import layers, ops
+        layers, ops = self.api()
 
         source = self.numeric(column.source_column)
         disc = layers.Discretization(
@@ -161,7 +176,7 @@ class Columns:
         return ops.cast(disc(source), "int32")
 
     def _vocabulary(self, column: Any, k: str) -> Cat:
-        from keras import layers, ops
+        layers, ops = self.api()
 
         if k == "VocabularyFileCategoricalColumn":
             vocab = _read_vocabulary(column)
@@ -196,7 +211,7 @@ class Columns:
         return Cat(ids, mask, size)
 
     def _crossed(self, column: Any) -> Cat:
-        from keras import layers, ops
+        layers, ops = self.api()
 
         if column.hash_key not in (None, _DEFAULT_CROSS_HASH_KEY):
             raise unsupported(column, "it has a custom hash_key")
@@ -228,7 +243,7 @@ class Columns:
 
     def numeric(self, column: Any) -> Any:
         """A numeric column's value as float32 [batch, prod(shape)]."""
-        from keras import ops
+        _, ops = self.api()
 
         if column.normalizer_fn is not None:
             raise unsupported(column, "it has a normalizer_fn (arbitrary Python, no Keras layer)")
@@ -241,7 +256,7 @@ class Columns:
         self, cat: Cat, table: np.ndarray | None, combiner: str, name: str, layer: Any = None
     ):
         """`combiner`('sum'/'mean'/'sqrtn') over rows `table[ids]` scaled by weights."""
-        from keras import layers, ops
+        layers, ops = self.api()
 
         if layer is None and table is not None:
             layer = layers.Embedding(table.shape[0], table.shape[1], name=self.name(name))
@@ -262,7 +277,7 @@ class Columns:
 
     def dense(self, scope: str, column: Any) -> Any:
         """A dense column (as `input_layer` / `linear_model` see it): [batch, width]."""
-        from keras import ops
+        _, ops = self.api()
 
         k = kind(column)
         if k == "NumericColumn":
@@ -291,7 +306,7 @@ class Columns:
         v1 tables live under the input layer (`<scope>.../<collection>/embedding_weights`),
         v2 ones (`shared_embeddings`) at the root, named by their creator.
         """
-        from keras import layers
+        layers, _ = self.api()
 
         shared = getattr(column, "shared_embedding_collection_name", None)
         if shared is not None:
@@ -308,7 +323,7 @@ class Columns:
 
     def input_layer(self, scope: str, columns: Iterable[NamedColumn]) -> Any:
         """`input_layer`: the dense columns sorted by name, concatenated."""
-        from keras import ops
+        _, ops = self.api()
 
         parts = [self.dense(scope, c) for c in sorted(columns, key=lambda c: c.name)]
         return parts[0] if len(parts) == 1 else ops.concatenate(parts, axis=-1)
@@ -318,7 +333,7 @@ class Columns:
     ) -> Any:
         """`linear_model`: per column `x @ W` (dense) or combined `W[ids]` (categorical),
         summed, plus `bias_weights`."""
-        from keras import layers
+        layers, _ = self.api()
 
         total = None  # summed in name order, as linear_model does
         for column in sorted(columns, key=lambda c: c.name):
@@ -337,8 +352,7 @@ class Columns:
 
 def constant_row(ctx: Columns, name: str, row: np.ndarray, like: object) -> Any:
     """`row` broadcast to `like`'s batch: a `Dense` over zeros whose bias is `row`."""
-    from keras import layers, ops
-
+    layers, ops = ctx.api()
     row = np.asarray(row, np.float32).reshape(-1)
     layer = layers.Dense(row.shape[0], name=name)
     ctx.assign.append((layer, [np.zeros((1, row.shape[0]), np.float32), row]))

@@ -71,6 +71,14 @@ def model_source(plan: Plan, traced: Traced, factory: str) -> str:
         "",
         "`build_model()` returns the functional model; `model.weights.h5` holds the",
         "checkpoint's values. Edit freely: this file is yours.",
+    ]
+    if plan.needs_tensorflow:
+        head += [
+            "",
+            "Needs the TensorFlow backend (KERAS_BACKEND=tensorflow): its feature-column",
+            "preprocessing layers (string lookups, hashing) run TensorFlow ops.",
+        ]
+    head += [
         '"""',
         "",
         "import keras",
@@ -84,6 +92,11 @@ def model_source(plan: Plan, traced: Traced, factory: str) -> str:
         "def build_model():",
         '    """The functional `keras.Model` computing the model_fn\'s PREDICT outputs."""',
     ]
+    if plan.needs_tensorflow:
+        body += [
+            '    if keras.backend.backend() != "tensorflow":',
+            '        raise RuntimeError("This model needs KERAS_BACKEND=tensorflow")',
+        ]
     body += [f"    {var} = {src}" for var, src in plan.inputs.values()]
     body += [f"    {line}" for line in plan.lines]
     body.append(f"    return keras.Model(inputs={inputs}, outputs={outputs})")

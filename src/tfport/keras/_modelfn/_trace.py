@@ -14,12 +14,15 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import weakref
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tfport._common.errors import TfportInputError, message
-from tfport._common.types import Features, TFModule
+from tfport._common.types import Features, KerasLayer, TFModule
 
 if TYPE_CHECKING:
     from tfport.estimator import Estimator, EstimatorSpec
@@ -44,6 +47,17 @@ class Traced:
     single_output: bool  # predictions was one tensor
     model_fn: Any
     checkpoint_keys: dict[str, str]  # graph variable -> its checkpoint name, where they differ
+    input_layers: list[InputLayer] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class InputLayer:
+    """One `tf.compat.v1.feature_column.input_layer` (or `DenseFeatures`) call of the model_fn."""
+
+    features: object  # the features it was given
+    columns: list  # its feature columns
+    output: TfTensor
+    variables: dict[str, tuple]  # variable name -> shape (embedding tables)
 
 
 class _NeedKey(Exception):
@@ -57,8 +71,8 @@ class _NeedKey(Exception):
 class _KeyRecorder(dict):
     """A features dict that stops the model_fn at its first read of an unknown key."""
 
-    def __init__(self, known: dict, make: object) -> None:
-        super().__init__(known)
+    def __init__(self, known: Mapping | Iterable[tuple] = (), make: object = None) -> None:
+        super().__init__(known)  # (`tf.nest` rebuilds it from its items: Keras layers)
         self._make = make
 
     def __missing__(self, key: str) -> TfTensor:
@@ -181,6 +195,7 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
         >>> trace(estimator, "model_dir", {"x": (4,)}).predictions  # doctest: +SKIP
         {'probabilities': <tf.Tensor 'Softmax:0' ...>}
     """
+    from tfport._common import tf_internals
     from tfport._common.tfenv import import_tf
 
     tf = import_tf()
@@ -188,14 +203,79 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     graph = tf.Graph()
     with graph.as_default():
         feats = {k: _placeholder(tf, k, s) for k, s in specs.items()}
-        spec = _call(estimator, feats[TENSOR_KEY] if single else feats)
+        with (
+            tf_internals.input_layers_recorded() as calls,
+            _dense_features_recorded() as keras_calls,
+        ):
+            spec = _call(estimator, feats[TENSOR_KEY] if single else feats)
         keys = _saver_keys(graph, spec)
+    layers = [
+        InputLayer(features, columns, out, _variables(to_vars))
+        for features, columns, out, to_vars in calls + keras_calls
+    ]
     predictions = spec.predictions
     single_output = not isinstance(predictions, dict)
     if single_output:
         predictions = {"predictions": predictions}
     fn = estimator._model_fn
-    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys)
+    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys, layers)
+
+
+@contextlib.contextmanager
+def _dense_features_recorded() -> Iterator[list[tuple[object, list, object, dict]]]:
+    """Within it, every call of a `tf_keras.layers.DenseFeatures` layer is recorded as
+    `tf_internals.input_layers_recorded` records `input_layer` calls (its columns as its
+    constructor got them, its variables as `{"": variables}`).
+
+    Example:
+        >>> with _dense_features_recorded() as calls:  # doctest: +SKIP
+        ...     pass
+    """
+    calls: list[tuple[object, list, object, dict]] = []
+    try:
+        import tf_keras
+    except ImportError:  # pragma: no cover - tf_keras is a dependency
+        yield calls
+        return
+    layer_class = tf_keras.layers.DenseFeatures
+    own = {k: vars(layer_class)[k] for k in ("__init__", "call") if k in vars(layer_class)}
+    init, call = layer_class.__init__, layer_class.call
+    columns: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def recording_init(
+        self: object, feature_columns: Iterable[object], *args: object, **kwargs: object
+    ) -> None:
+        single = hasattr(feature_columns, "name")  # one column (a namedtuple) or several
+        given: list[object] = [feature_columns] if single else list(feature_columns)
+        columns[self] = given
+        init(self, given, *args, **kwargs)
+
+    def recording_call(
+        self: KerasLayer, features: object, *args: object, **kwargs: object
+    ) -> object:
+        out = call(self, features, *args, **kwargs)
+        if self in columns:
+            calls.append((features, columns[self], out, {"": list(self.weights)}))
+        return out
+
+    layer_class.__init__, layer_class.call = recording_init, recording_call
+    try:
+        yield calls
+    finally:
+        for key in ("__init__", "call"):
+            if key in own:
+                setattr(layer_class, key, own[key])
+            else:
+                delattr(layer_class, key)
+
+
+def _variables(to_vars: dict) -> dict[str, tuple]:
+    """{variable name: shape} of an input layer's `cols_to_vars` (partitions each)."""
+    found = {}
+    for variables in to_vars.values():
+        for v in variables:
+            found[v.op.name] = tuple(v.shape.as_list())
+    return found
 
 
 def _saver_keys(graph: TfGraph, spec: EstimatorSpec) -> dict[str, str]:

@@ -42,6 +42,7 @@ class Plan:
     classes: list[str] = dataclasses.field(default_factory=list)  # control-flow layers
     uses_numpy: bool = False
     uses_variable: bool = False
+    needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
