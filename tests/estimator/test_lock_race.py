@@ -19,7 +19,7 @@ import time
 import tfport
 
 LOCK = ".tfport-train.lock"
-LOCK_PY = pathlib.Path(tfport.__file__).parent / "estimator" / "_engine" / "lock.py"
+LOCK_PY = pathlib.Path(tfport.__file__).parent / "estimator" / "_engine" / "running" / "lock.py"
 TRIALS = 200
 
 WORKER = textwrap.dedent(
