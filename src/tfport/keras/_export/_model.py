@@ -15,7 +15,7 @@ import numpy as np
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import CannedHeadConfig
 from tfport.checkpoint import CheckpointReader
-from tfport.keras._export._columns import Columns, constant_row
+from tfport.keras._columns import Columns, constant_row
 
 if TYPE_CHECKING:
     from tfport.estimator import Estimator

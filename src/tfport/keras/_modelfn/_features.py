@@ -1,7 +1,7 @@
 """Feature columns in a model_fn (`tf.compat.v1.feature_column.input_layer`, a tf_keras
 `DenseFeatures` layer) -> Keras preprocessing layers in model.py.
 
-The columns are mapped by the canned export's mapper (`tfport.keras._export._columns`:
+The columns are mapped by the canned export's mapper (`tfport.keras._columns`:
 `Discretization` for bucketized columns, `StringLookup` / `IntegerLookup` for vocabularies,
 `Hashing` for hash buckets, `HashedCrossing` for crossed columns, `Embedding` with the
 column's combiner), given stand-ins for `keras.layers` and `keras.ops` that run each call
@@ -22,7 +22,7 @@ import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import Tensor
-from tfport.keras._export._columns import Columns
+from tfport.keras._columns import Columns
 from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import InputLayer
 from tfport.keras._modelfn._walk import Walk
