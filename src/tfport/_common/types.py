@@ -3,7 +3,9 @@
 TensorFlow and Keras ship no stubs that mypy can read (their objects are opaque to it), so
 tfport names the values it passes around here, once, as protocols (the members tfport's own
 code uses), unions and callables. Importing this module imports neither TensorFlow nor
-Keras. A parameter that is only handed on, never looked into, is typed `object`.
+Keras. A parameter that is only handed on, never looked into, is typed `object`. The types
+live in this one module, in sections by concern; the TensorFlow protobuf messages tfport
+reads are `tfport._common.messages`'.
 
 Example:
     >>> import numpy as np
@@ -169,7 +171,7 @@ FeatureColumn = object
 FeatureColumns = Sequence[object]
 
 
-# --- h38-tyh ---
+# --- feature columns and queue threads ---
 
 
 class KeyedColumn(Protocol):
@@ -201,7 +203,7 @@ class Coordinator(Protocol):
         ...
 
 
-# --- h38-tye ---
+# --- session runs ---
 
 
 class RunContext(Protocol):
@@ -217,7 +219,7 @@ class RunContext(Protocol):
         ...
 
 
-# --- h38-tyc ---
+# --- canned model_fns ---
 
 
 class ModelHead(Protocol):
@@ -239,7 +241,7 @@ class ModelHead(Protocol):
         ...
 
 
-# --- h38-tyt ---
+# --- TPU programs and v1 optimizers ---
 
 
 class DeviceAssignment(Protocol):
@@ -420,7 +422,7 @@ class V1Optimizer(Protocol):
         ...
 
 
-# --- h38-tyb ---
+# --- variables, Keras objects, canned heads, strategies ---
 
 
 class Variable(Tensor, Protocol):
@@ -643,14 +645,16 @@ class NamedColumn(Protocol):
         ...
 
 
-# --- h38-bnd ---
+# --- random ops and their seeds ---
 #: `random_seed.get_seed`: an op seed (None: none given) -> `(graph seed, op seed)`.
 SeedFunction = Callable[[int | None], tuple[int | None, int | None]]
 #: A random op builder of `gen_random_ops`: `(shape, dtype, seed=, seed2=, name=)` -> tensor.
 RandomOp = Callable[..., object]
 
 
-# --- h39-wcf ---
+# --- function graphs (control flow branches and bodies) ---
+
+
 class FunctionGraph(Graph, Protocol):
     """A function's graph (a `FuncGraph`: a `tf.cond` branch, a `tf.while_loop` body): a
     graph with the tensors it takes and returns."""
