@@ -95,10 +95,13 @@ def test_model_py_is_ruff_clean(export):
         assert proc.returncode == 0, (cmd, proc.stdout)
 
 
-@pytest.mark.parametrize("backend", ["tensorflow", "jax"])
+_JAX = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="JAX 0.10 (the jax extra) needs Python >= 3.11"
+)
+
+
+@pytest.mark.parametrize("backend", ["tensorflow", pytest.param("jax", marks=_JAX)])
 def test_predicts_as_its_estimator_without_tfport(export, backend, tmp_path):
-    if backend == "jax" and sys.version_info < (3, 11):
-        pytest.skip("JAX 0.10 (the jax extra) needs Python >= 3.11")
     out, want, _ = export
     result = _run(out, backend, tmp_path)  # fails, never skips, without jax
     assert str(result["backend"]) == backend

@@ -21,7 +21,7 @@ from tfport._common import tf_internals
 from tfport._common.types import FunctionGraph
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import Refused, TfOp, TfTensor
-from tfport.keras._modelfn._walk import RESERVED, Walk
+from tfport.keras._modelfn._walk import RESERVED, Walk, needed_ops
 
 _NESTED = ("If", "StatelessIf", "While", "StatelessWhile")
 _INDENT = "    "
@@ -87,7 +87,7 @@ class _Layer:
         expr = {t.name: e for t, e in zip(graph.inputs, inputs, strict=True)}
         outputs = [graph.outputs[i] for i in pick]
         lines, where = [f"def {fn}({', '.join(params)}):"], ("", 0)
-        for op in _needed(graph, outputs):
+        for op in needed_ops(graph, outputs):
             if op.type in ("Placeholder", "Const") or not op.outputs or op.outputs[0].name in expr:
                 continue
             if op.type == "ReadVariableOp":
@@ -176,22 +176,12 @@ def _package(walk: Walk) -> str:
     return f"tfport_export.{getattr(fn, '__name__', type(fn).__name__)}"
 
 
-def _needed(graph: FunctionGraph, outputs: list[TfTensor]) -> list[TfOp]:
-    """The ops of a function graph that its outputs need, in graph order."""
-    seen: set[str] = set()
-    stack = [t.op for t in outputs]
-    while stack:
-        op = stack.pop()
-        if op.name not in seen:
-            seen.add(op.name)
-            stack.extend(t.op for t in op.inputs)
-    return [op for op in graph.get_operations() if op.name in seen]
-
-
 def _reads(graph: FunctionGraph, tensor: TfTensor) -> set[int]:
     """The indices of the function graph's inputs that `tensor` is computed from."""
     names = {t.name: i for i, t in enumerate(graph.inputs)}
-    return {names[t.name] for op in _needed(graph, [tensor]) for t in op.outputs if t.name in names}
+    return {
+        names[t.name] for op in needed_ops(graph, [tensor]) for t in op.outputs if t.name in names
+    }
 
 
 def _function_graph(walk: Walk, op: TfOp, attr: str) -> FunctionGraph:

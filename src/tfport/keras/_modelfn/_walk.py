@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import Graph
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
 from tfport.keras._modelfn._trace import Traced
@@ -70,17 +71,8 @@ class Walk:
 
     # ----------------------------------------------------------------- graph facts
     def _needed(self) -> list[TfOp]:
-        seen: set[str] = set()
-        stack = [t.op for t in self.traced.predictions.values()]
-        while stack:
-            op = stack.pop()
-            if op.name in seen:
-                continue
-            seen.add(op.name)
-            if op.type in ("Placeholder", "ReadVariableOp"):
-                continue
-            stack.extend(t.op for t in _ops.data_inputs(op))
-        return [op for op in self.traced.graph.get_operations() if op.name in seen]
+        outputs = list(self.traced.predictions.values())
+        return needed_ops(self.traced.graph, outputs, _ops.data_inputs, _LEAVES)
 
     def _users(self) -> dict[str, int]:
         count: dict[str, int] = {}
@@ -169,6 +161,33 @@ class Walk:
                 op=op.name,
             )
         )
+
+
+_LEAVES = ("Placeholder", "ReadVariableOp")  # where the model's inputs and weights enter
+
+
+def needed_ops(
+    graph: Graph,
+    outputs: list[TfTensor],
+    inputs: Callable[[TfOp], list[TfTensor]] = lambda op: list(op.inputs),
+    leaves: tuple[str, ...] = (),
+) -> list[TfOp]:
+    """The ops of `graph` that `outputs` need, in graph order: walked back along `inputs`,
+    not past an op whose type is in `leaves`.
+
+    Example:
+        >>> needed_ops(graph, [logits], _ops.data_inputs, _LEAVES)  # doctest: +SKIP
+    """
+    seen: set[str] = set()
+    stack = [t.op for t in outputs]
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        if op.type not in leaves:
+            stack.extend(t.op for t in inputs(op))
+    return [op for op in graph.get_operations() if op.name in seen]
 
 
 def variable_name(read: TfOp) -> str:
