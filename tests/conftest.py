@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 import pathlib
 import sys
+import tempfile
 
 import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+# tfport's home (the key that seals exports) is the suite's own, not the user's ~/.tfport
+os.environ.setdefault("TFPORT_HOME", tempfile.mkdtemp(prefix="tfport-home-"))
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 LEGACY = REPO / "legacy"

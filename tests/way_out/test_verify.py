@@ -175,3 +175,40 @@ def test_one_training_step_of_an_estimator_equals_its_keras_export(goldens, tmp_
     code, _, err = _run(capsys, "verify", str(out), str(out), "--train-step")
     assert code == 2 and "needs an Estimator and a .keras model" in err
     assert len(err.strip().splitlines()) == 1
+
+
+MODELFN = HERE / "modelfn_factories.py"
+
+
+@pytest.mark.slow
+def test_an_estimator_equals_its_export_folder_only_sealed_code_is_imported(
+    goldens, tmp_path, capsys, monkeypatch
+):
+    # custom_v1_adam's step-40 checkpoint, exported to a folder by the CLI with only
+    # FACTORY, MODEL_DIR and OUT: verify imports OUT/model.py because this machine's export
+    # sealed it; once edited (or sealed under another machine's key) it needs --trust.
+    model_dir = _model_dir(goldens, "custom_v1_adam", tmp_path)
+    factory, out = f"{MODELFN}:custom_v1_adam", tmp_path / "out"
+    assert main(["keras", "export", factory, str(model_dir), str(out)]) == 0
+    rows = tmp_path / "rows.npz"
+    np.savez(rows, features=np.random.RandomState(3).normal(size=(10, 4)).astype("float32"))
+    argv = ["verify", f"{factory}@{model_dir}", f"{out}/", "--inputs", str(rows), "--json"]
+    capsys.readouterr()
+    code, report, err = _run(capsys, *argv)
+    assert code == 0, err
+    assert report["b"]["kind"] == "keras_folder" and report["equal"]
+    by_key = {r["a"]: r for r in report["outputs"]}
+    assert set(by_key) == {"classes", "probabilities"}
+    assert by_key["probabilities"]["max_abs_diff"] <= 1e-5
+    source = (out / "model.py").read_text()
+    (out / "model.py").write_text(source + "\nprint('EDITED-CODE-RAN')\n")
+    code = main(argv)
+    printed, err = capsys.readouterr()
+    assert code == 2 and "did not write on this machine" in err and "--trust" in err
+    assert len(err.strip().splitlines()) == 1 and "EDITED-CODE-RAN" not in printed + err
+    code, report, err = _run(capsys, *argv, "--trust")
+    assert code == 0 and report["equal"], err
+    (out / "model.py").write_text(source)  # the original bytes, under another user's key
+    monkeypatch.setenv("TFPORT_HOME", str(tmp_path / "elsewhere"))
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and "did not write on this machine" in err

@@ -465,6 +465,14 @@ class KerasLayer(Protocol):
         ...
 
 
+class KerasTensor(Protocol):
+    """A Keras 3 symbolic tensor (a functional model's input)."""
+
+    name: str
+    dtype: object
+    shape: tuple[int | None, ...]
+
+
 class KerasModel(KerasLayer, Protocol):
     """A Keras model (tf_keras or Keras 3): the members tfport reads off one.
 
@@ -510,6 +518,20 @@ class KerasModel(KerasLayer, Protocol):
     @property
     def output_names(self) -> Sequence[str]:
         """The names of its outputs (tf_keras functional models)."""
+        ...
+
+    @property
+    def inputs(self) -> Sequence[KerasTensor]:
+        """Its symbolic inputs (functional models)."""
+        ...
+
+    @property
+    def input(self) -> object:
+        """Its inputs in the structure it was built with (a tensor, a dict, a list)."""
+        ...
+
+    def __call__(self, inputs: object, training: bool = False) -> object:
+        """Runs it on `inputs` (a tensor, or a dict by input name)."""
         ...
 
     @classmethod

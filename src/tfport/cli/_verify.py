@@ -4,8 +4,9 @@ Exit 0 equal, 1 different, 2 bad input (unknown artifact, unreadable inputs, mis
 signatures, an unsafe op, a constant over --max-const-bytes, a run over --timeout).
 
 SavedModels and frozen graphs are scanned like `tfport graph inspect` before anything
-runs, and refused unless `--trust`; the artifacts run in a child process stopped after
-`--timeout` seconds.
+runs, and refused unless `--trust`; an export folder's `model.py` is imported only when
+this machine's `tfport keras export` wrote it (else `--trust`); the artifacts run in a
+child process stopped after `--timeout` seconds.
 
 Example:
     $ tfport verify train.py:make_estimator@model_dir model.keras --inputs rows.npz
@@ -23,7 +24,8 @@ from tfport.graph import Limits
 
 _FORMS = (
     "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
-    "a frozen .pb/.pbtxt, or a checkpoint (both A and B)"
+    "an OUT/ folder of `tfport keras export` (its model.py imported only if this machine's "
+    "export wrote it, or with --trust), a frozen .pb/.pbtxt, or a checkpoint (both A and B)"
 )
 
 
@@ -81,8 +83,9 @@ def add_parser(
         action="store_true",
         help="run the artifacts whatever they hold: no safety scan of SavedModels and frozen "
         "graphs (TensorFlow's loader runs their main_op/init and saver ops), .keras files "
-        "loaded outside Keras's safe mode, no Landlock sandbox around the run. Only for "
-        "artifacts you trust",
+        "loaded outside Keras's safe mode, the model.py of an export folder imported though "
+        "this machine's `keras export` did not write it, no Landlock sandbox around the "
+        "run. Only for artifacts you trust",
     )
     p.add_argument(
         "--allow-ops", default="", help="op types the safety scan should accept: OP,OP,..."

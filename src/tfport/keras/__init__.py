@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from tfport._common.types import KerasModel
 
 if TYPE_CHECKING:  # no TensorFlow at import time: the types only for type checkers
+    from types import ModuleType
+
     import numpy as np
 
     from tfport.estimator import Estimator, RunConfig
@@ -159,8 +161,36 @@ def export_model_fn(
     )
 
 
+def sealed_model_py(folder: str) -> bytes | None:
+    """The bytes of `folder/model.py` when `tfport keras export` on this machine wrote them
+    (its report.json carries this user's seal of them), else None: code to read before
+    importing.
+
+    Example:
+        >>> sealed_model_py("out") is not None  # doctest: +SKIP
+        True
+    """
+    from tfport.keras._modelfn import sealed_model_py as impl
+
+    return impl(folder)
+
+
+def import_model_py(folder: str, source: bytes | None = None) -> ModuleType:
+    """Imports an export folder's `model.py` (its layers register with Keras); runs
+    `source` instead of the file's current bytes when given.
+
+    Example:
+        >>> import_model_py("out").build_model()  # doctest: +SKIP
+    """
+    from tfport.keras._modelfn import import_model_py as impl
+
+    return impl(folder, source)
+
+
 __all__ = [
     "model_to_estimator",
+    "sealed_model_py",
+    "import_model_py",
     "export_model_fn",
     "load_estimator_weights",
     "estimator_to_keras",

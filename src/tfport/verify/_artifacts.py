@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tfport._common.errors import TfportInputError, message
+from tfport._common.types import KerasModel
 from tfport.verify._inputs import Batch, InputSpec, to_examples
 
 if TYPE_CHECKING:
@@ -22,18 +23,21 @@ if TYPE_CHECKING:
 
 FORMS = (
     "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
-    "a frozen .pb/.pbtxt, a checkpoint (prefix or model_dir)"
+    "an OUT/ folder of `tfport keras export`, a frozen .pb/.pbtxt, a checkpoint (prefix or "
+    "model_dir)"
 )
 
 
 def kind_of(path: str) -> str:
-    """'estimator', 'keras', 'saved_model', 'frozen_graph' or 'checkpoint'."""
+    """'estimator', 'keras', 'keras_folder', 'saved_model', 'frozen_graph' or 'checkpoint'."""
     if "@" in path and ":" in path.split("@", 1)[0]:
         return "estimator"
     if path.endswith(".keras") and os.path.isfile(path):
         return "keras"
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, "saved_model.pb")):
         return "saved_model"
+    if all(os.path.isfile(os.path.join(path, f)) for f in ("model.py", "model.keras")):
+        return "keras_folder"
     if os.path.isfile(path) and path.endswith((".pb", ".pbtxt")):
         return "frozen_graph"
     if os.path.isfile(path + ".index") or (
@@ -95,6 +99,7 @@ class Estimator:
         factory, model_dir = text.rsplit("@", 1)
         self.text = text
         self.estimator = load_estimator(factory, model_dir)
+        self.lone = False  # its model_fn takes one tensor (set from its export's model)
 
     def spec(self) -> InputSpec | None:
         return None  # feature columns decide; inputs come from a file or the other side
@@ -105,9 +110,10 @@ class Estimator:
         tf = import_tf()
         features = {k: v for k, v in batch.items() if not k.startswith("__")}
         rows = len(next(iter(features.values())))
+        given = next(iter(features.values())) if self.lone and len(features) == 1 else features
 
         def input_fn() -> object:
-            return tf.data.Dataset.from_tensor_slices(features).batch(rows)
+            return tf.data.Dataset.from_tensor_slices(given).batch(rows)
 
         out = list(self.estimator.predict(input_fn))
         return {key: np.stack([np.asarray(r[key]) for r in out]) for key in out[0]}
@@ -119,27 +125,23 @@ class Keras:
     kind = "keras"
 
     def __init__(self, path: str, trust: bool = False) -> None:
-        from tfport._common.tfenv import import_tf
-
-        import_tf()
-        import keras
-
         self.text = path
-        try:
-            self.model = keras.models.load_model(path, safe_mode=not trust)
-        except Exception as err:  # noqa: BLE001 - Keras raises many kinds; each is one line
-            what = "Keras cannot load" if trust else "Keras (safe mode) refuses or cannot load"
-            raise _load_failed(what, path, err) from None
+        self.model = _load_keras(path, safe=not trust)
 
     def spec(self) -> InputSpec:
         return {t.name: (str(t.dtype), tuple(t.shape[1:])) for t in self.model.inputs}
+
+    @property
+    def lone(self) -> bool:
+        """The model takes one plain array, not a dict (a model_fn given one tensor)."""
+        return not isinstance(self.model.input, (dict, list, tuple))
 
     def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
-        inputs = feed(self.spec(), batch, self.text)
-        out = self.model({k: tf.constant(v) for k, v in inputs.items()}, training=False)
+        inputs = {k: tf.constant(v) for k, v in feed(self.spec(), batch, self.text).items()}
+        out = self.model(next(iter(inputs.values())) if self.lone else inputs, training=False)
         if isinstance(out, dict):
             return {k: _np(v) for k, v in out.items()}
         outs = out if isinstance(out, (list, tuple)) else [out]
@@ -254,6 +256,76 @@ class FrozenGraph(SavedModel):
         self.fn = graph.load_frozen(path, inputs or None, outputs or None, allow_ops, trust, limits)
 
 
+def _load_keras(path: str, safe: bool) -> KerasModel:
+    from tfport._common.tfenv import import_tf
+
+    import_tf()
+    import keras
+
+    try:
+        return keras.models.load_model(path, safe_mode=safe)
+    except Exception as err:  # noqa: BLE001 - Keras raises many kinds; each is one line
+        what = "Keras (safe mode) refuses or cannot load" if safe else "Keras cannot load"
+        raise _load_failed(what, path, err) from None
+
+
+def check_folder(path: str, trust: bool) -> str | None:
+    """The sha256 of an export folder's `model.py` when `tfport keras export` on this
+    machine sealed it (None with `trust`); refuses any other folder in one line.
+
+    Example:
+        >>> check_folder("out", trust=False)  # doctest: +SKIP
+        '3b1f...'
+    """
+    import hashlib
+
+    from tfport.keras import sealed_model_py
+
+    if trust:
+        return None
+    source = sealed_model_py(path)
+    if source is None:
+        raise TfportInputError(
+            message(
+                f"{os.path.join(path, 'model.py')} is code that `tfport keras export` did not "
+                "write on this machine (or it was edited since); verify would import it",
+                "Read it, then pass --trust to import it",
+                folder=path,
+            )
+        )
+    return hashlib.sha256(source).hexdigest()
+
+
+class ExportFolder(Keras):
+    """A folder `tfport keras export` wrote: its `model.py` imported (its layers register),
+    then `model.keras` loaded with `safe_mode=True`. Unless `trust`, the bytes imported are
+    the ones whose sha256 `check_folder` vouched for."""
+
+    kind = "keras_folder"
+
+    def __init__(self, path: str, trust: bool = False, sha256: str | None = None) -> None:
+        import hashlib
+
+        from tfport.keras import import_model_py
+
+        self.text = path
+        with open(os.path.join(path, "model.py"), "rb") as f:
+            source = f.read()
+        if not trust and hashlib.sha256(source).hexdigest() != sha256:
+            raise TfportInputError(
+                message(
+                    f"{os.path.join(path, 'model.py')} changed while verify ran",
+                    "Run verify again, or pass --trust",
+                    folder=path,
+                )
+            )
+        try:
+            self.module = import_model_py(path, source)
+        except Exception as err:  # noqa: BLE001 - the user's code: one line, whatever it raises
+            raise _load_failed("Cannot import", os.path.join(path, "model.py"), err) from None
+        self.model = _load_keras(os.path.join(path, "model.keras"), safe=True)
+
+
 def open_artifact(
     text: str,
     signature: str | None = None,
@@ -261,18 +333,21 @@ def open_artifact(
     trust: bool = False,
     limits: Limits | None = None,
     allow_ops: tuple[str, ...] = (),
+    sealed: Mapping[str, str] | None = None,
 ) -> Any:
     """The runnable artifact `text` names (checkpoints are diffed, not run).
 
     SavedModels and frozen graphs must have passed `tfport.graph.check_runnable` (the
     caller, :func:`tfport.verify.verify`, scans them before any TensorFlow runs, with
-    the same `allow_ops`).
+    the same `allow_ops`); export folders `check_folder` (`sealed`: folder -> sha256).
     """
     kind = kind_of(text)
     if kind == "estimator":
         return Estimator(text)
     if kind == "keras":
         return Keras(text, trust)
+    if kind == "keras_folder":
+        return ExportFolder(text, trust, (sealed or {}).get(text))
     if kind == "saved_model":
         return SavedModel(text, signature, trust, limits, allow_ops)
     if kind == "frozen_graph":
@@ -286,4 +361,4 @@ def open_artifact(
     )
 
 
-__all__ = ["Batch", "open_artifact", "kind_of", "feed", "FORMS"]
+__all__ = ["Batch", "open_artifact", "kind_of", "feed", "check_folder", "FORMS"]

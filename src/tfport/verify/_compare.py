@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from tfport._common import sandbox
 from tfport._common.child import DEFAULT_TIMEOUT, Confinement, run_in_child
 from tfport._common.errors import TfportInputError, message
-from tfport.verify._artifacts import kind_of, open_artifact
+from tfport.verify._artifacts import check_folder, kind_of, open_artifact
 from tfport.verify._inputs import generate, read_inputs
 from tfport.verify._reports import VerifyReport
 
@@ -136,8 +136,10 @@ def verify(
     """Runs artifacts `a` and `b` on the same inputs and compares every shared output.
 
     Artifacts: `SCRIPT_OR_MODULE:FACTORY@MODEL_DIR` (an Estimator), a SavedModel folder
-    (`signature_a`/`signature_b`), a `.keras` file, a frozen `.pb`/`.pbtxt`
-    (`graph_inputs`/`graph_outputs`), or two checkpoints (compared as `ckpt diff`).
+    (`signature_a`/`signature_b`), a `.keras` file, a folder `tfport keras export` wrote
+    (its `model.py` imported only when this machine's export sealed it, or with `trust`),
+    a frozen `.pb`/`.pbtxt` (`graph_inputs`/`graph_outputs`), or two checkpoints
+    (compared as `ckpt diff`).
 
     Args:
         a: first artifact.
@@ -157,9 +159,10 @@ def verify(
             the losses and every updated weight.
         label_key: the labels' key in `inputs` for `train_step` (generated if absent).
         trust: run SavedModels and frozen graphs whatever ops they hold (TensorFlow's own
-            loader, main_op and saver included) and load `.keras` files outside Keras's
-            safe mode. Without it, both are scanned first like `tfport graph inspect` does
-            and refused, in one line, if anything would touch files, the network or Python.
+            loader, main_op and saver included), load `.keras` files outside Keras's
+            safe mode and import the `model.py` of any export folder. Without it, graphs
+            are scanned first like `tfport graph inspect` does and refused, in one line, if
+            anything would touch files, the network or Python.
         allow_ops: more op types to accept in the scan.
         timeout: seconds the artifacts may run (in a child process) before they are
             stopped: a loop that never ends is one error line.
@@ -196,6 +199,7 @@ def verify(
             )
         return _checkpoints(a, b, atol)
     limits = scan_artifacts([a, b], trust, allow_ops, max_const_bytes)
+    sealed = {p: check_folder(p, trust) for p in (a, b) if kind_of(p) == "keras_folder"}
     _check_inputs(inputs)
     job = {
         "a": a,
@@ -213,6 +217,7 @@ def verify(
         "trust": trust,
         "allow_ops": tuple(allow_ops),
         "limits": limits,
+        "sealed": {p: sha for p, sha in sealed.items() if sha},
     }
     confine = Confinement(
         read=tuple(p for p in (a, b, inputs) if p),
@@ -303,9 +308,13 @@ def _run_artifacts(
     trust: bool,
     limits: Limits | None,
     allow_ops: tuple[str, ...] = (),
+    sealed: dict[str, str] | None = None,
 ) -> VerifyReport:
-    art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops)
-    art_b = open_artifact(b, signature_b, io, trust, limits, allow_ops)
+    art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops, sealed)
+    art_b = open_artifact(b, signature_b, io, trust, limits, allow_ops, sealed)
+    for est, other in ((art_a, art_b), (art_b, art_a)):
+        if est.kind == "estimator" and other.kind == "keras_folder":
+            est.lone = other.lone  # the model_fn took one tensor: so does its export
     if train_step:
         from tfport.verify._train_step import train_step as one_step
 

@@ -18,6 +18,8 @@ from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
 
 if TYPE_CHECKING:  # a tfport Estimator (custom model_fn, TPUEstimator, model_to_estimator)
+    from types import ModuleType
+
     from tfport.estimator import Estimator
 
 
@@ -82,4 +84,37 @@ def export_model_fn(
     return write_folder(plan, traced, path, out, factory, overwrite)
 
 
-__all__ = ["export_model_fn"]
+def sealed_model_py(folder: str) -> bytes | None:
+    """The bytes of `folder/model.py` when this user's export sealed them, else None.
+
+    Example:
+        >>> sealed_model_py("out") is not None  # doctest: +SKIP
+        True
+    """
+    import json
+    import os
+
+    from tfport.keras._modelfn._seal import is_sealed
+
+    with open(os.path.join(folder, "model.py"), "rb") as f:
+        source = f.read()
+    try:
+        with open(os.path.join(folder, "report.json")) as f:
+            seal = json.load(f).get("seal")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return source if is_sealed(source, seal) else None
+
+
+def import_model_py(folder: str, source: bytes | None = None) -> ModuleType:
+    """Imports `folder/model.py` (or runs `source`) as a fresh module.
+
+    Example:
+        >>> import_model_py("out").build_model()  # doctest: +SKIP
+    """
+    from tfport.keras._modelfn._write import import_model_py as impl
+
+    return impl(folder, source)
+
+
+__all__ = ["export_model_fn", "sealed_model_py", "import_model_py"]

@@ -11,7 +11,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import os
 import shutil
@@ -27,24 +26,33 @@ from tfport._common.errors import TfportInputError, message
 from tfport._common.types import KerasModel
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._modelfn._emit import Plan
+from tfport.keras._modelfn._seal import seal_of
 from tfport.keras._modelfn._source import model_source
 from tfport.keras._modelfn._trace import Traced
 
 FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")
 
 
-def import_model_py(folder: str) -> types.ModuleType:
-    """Imports `folder/model.py` under a private module name (its layers register).
+def import_model_py(folder: str, source: bytes | None = None) -> types.ModuleType:
+    """Imports `folder/model.py` under a private module name (its layers register); runs
+    `source` when given (the bytes a caller checked), not what the file holds by then.
 
     Example:
         >>> import_model_py("out").build_model()  # doctest: +SKIP
     """
     name = f"tfport_export_{uuid.uuid4().hex}"
-    spec = importlib.util.spec_from_file_location(name, os.path.join(folder, "model.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    path = os.path.join(folder, "model.py")
+    if source is None:
+        with open(path, "rb") as f:
+            source = f.read()
+    module = types.ModuleType(name)
+    module.__file__ = path
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the export's code
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
     return module
 
 
@@ -94,13 +102,14 @@ def write_folder(
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=f".tfport-{os.path.basename(out)}-", dir=parent)
     try:
-        with open(os.path.join(tmp, "model.py"), "w") as f:
-            f.write(model_source(plan, traced, factory))
-        model = import_model_py(tmp).build_model()
+        source = model_source(plan, traced, factory).encode()
+        with open(os.path.join(tmp, "model.py"), "wb") as f:
+            f.write(source)
+        model = import_model_py(tmp, source).build_model()
         shapes = _set_weights(model, plan, traced, checkpoint)
         model.save_weights(os.path.join(tmp, "model.weights.h5"))
         model.save(os.path.join(tmp, "model.keras"))
-        report = _report(plan, traced, checkpoint, shapes)
+        report = {**_report(plan, traced, checkpoint, shapes), "seal": seal_of(source)}
         with open(os.path.join(tmp, "report.json"), "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
             f.write("\n")
