@@ -109,17 +109,22 @@ def refused_batch_ones(model_dir):
     return tf.estimator.Estimator(batch_ones_model_fn, model_dir=model_dir)
 
 
-def tpu_cnn_host_call(model_dir):
+def tpu_cnn_host_call(model_dir, use_tpu=False):
     """tf.compat.v1.layers conv2d + batch_normalization + max_pooling2d under TPUEstimator."""
     programs = script("tpu_programs")
     return tf.compat.v1.estimator.tpu.TPUEstimator(
         model_fn=programs.cnn_model_fn,
-        use_tpu=False,
+        use_tpu=use_tpu,
         train_batch_size=8,
         eval_batch_size=8,
         predict_batch_size=8,
         config=tf.compat.v1.estimator.tpu.RunConfig(model_dir=model_dir),
     )
+
+
+def tpu_cnn_on_tpu(model_dir):
+    """The same program with use_tpu=True (tfport runs the TPU path on the host's devices)."""
+    return tpu_cnn_host_call(model_dir, use_tpu=True)
 
 
 def cnn_dropout_model_fn(features, labels, mode):
