@@ -209,10 +209,20 @@ def test_cli_writes_the_folder_and_refuses_an_existing_one(goldens, tmp_path):
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "tfport", "keras", "export", f"{FACTORIES}:custom_v1_adam"]
     cmd += [str(model_dir), str(out)]
-    proc = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=600)
+    jax = ["--check-on", "tensorflow,jax"] if sys.version_info >= (3, 11) else []
+    proc = subprocess.run([*cmd, *jax, "--json"], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout)["outputs"] == ["classes", "probabilities"]
-    assert json.loads((out / "report.json").read_text())["outputs"] == ["classes", "probabilities"]
+    report = json.loads((out / "report.json").read_text())
+    assert report["outputs"] == ["classes", "probabilities"]
+    # checked before it was written: the model_fn's graph against the Keras model
+    backends = ["tensorflow", "jax"] if jax else ["tensorflow"]
+    assert sorted(report["checked"]) == sorted(backends)
+    for backend in backends:
+        assert report["checked"][backend]["max_abs_diff"] <= 1e-5, report["checked"]
+    docstring = " ".join(ast.get_docstring(ast.parse((out / "model.py").read_text())).split())
+    assert "Checked at export on 16 generated rows: tensorflow (max difference" in docstring
+    assert ("jax (max difference" in docstring) == bool(jax)
     again = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert again.returncode == 2 and "already exists" in again.stderr
     assert "Traceback" not in again.stderr

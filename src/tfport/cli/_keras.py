@@ -50,6 +50,14 @@ def add_parser(
     v.add_argument(
         "--overwrite", action="store_true", help="replace OUT if it exists (default: refuse)"
     )
+    v.add_argument(
+        "--check-on",
+        default="tensorflow",
+        metavar="BACKENDS",
+        help="folder exports: Keras backends the written model is checked on against the "
+        "model_fn before OUT appears, e.g. tensorflow,jax (jax runs it in a process without "
+        "TensorFlow; default tensorflow)",
+    )
     v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_export, filter_tf_noise=True)
 
@@ -73,6 +81,7 @@ def _shapes(items: list[str]) -> dict[str, tuple[int | None, ...]]:
 
 def _export(args: argparse.Namespace) -> int:
     from tfport._common.atomic import refuse_existing
+    from tfport._common.errors import TfportInputError, message
     from tfport.keras import estimator_to_keras, save_keras
     from tfport.verify import load_estimator
 
@@ -81,6 +90,15 @@ def _export(args: argparse.Namespace) -> int:
     estimator = load_estimator(args.factory, args.model_dir)
     if not str(args.out).endswith(".keras"):
         return _export_folder(args, estimator, shapes)
+    if args.check_on != "tensorflow":
+        raise TfportInputError(
+            message(
+                "--check-on applies to folder exports (a canned estimator's OUT.keras is "
+                "built from its head, not traced)",
+                "Drop --check-on, or export to a folder",
+                check_on=args.check_on,
+            )
+        )
     model = estimator_to_keras(estimator, args.checkpoint, input_shapes=shapes)
     save_keras(model, args.out, overwrite=args.overwrite)
     report = {
@@ -112,6 +130,7 @@ def _export_folder(
         checkpoint=args.checkpoint,
         input_shapes=shapes,
         overwrite=args.overwrite,
+        check_on=tuple(n.strip() for n in args.check_on.split(",")),
     )
     if args.json:
         json.dump({"out": args.out, **report}, sys.stdout, indent=2, sort_keys=True)

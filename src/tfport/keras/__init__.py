@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfport._common.types import KerasModel
@@ -141,6 +141,7 @@ def export_model_fn(
     checkpoint: str | None = None,
     input_shapes: dict | None = None,
     overwrite: bool = False,
+    check_on: Sequence[str] = ("tensorflow",),
 ) -> dict:
     """Writes OUT (a folder): any Estimator's model_fn as Keras 3 code (`model.py`), its
     checkpoint's weights, `model.keras` and `report.json`; returns the report. See
@@ -158,6 +159,7 @@ def export_model_fn(
         checkpoint=checkpoint,
         input_shapes=input_shapes,
         overwrite=overwrite,
+        check_on=check_on,
     )
 
 

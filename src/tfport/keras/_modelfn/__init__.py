@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tfport._common.atomic import refuse_existing
@@ -48,6 +49,7 @@ def export_model_fn(
     checkpoint: str | None = None,
     input_shapes: dict | None = None,
     overwrite: bool = False,
+    check_on: Sequence[str] = ("tensorflow",),
 ) -> dict:
     """Writes OUT (a folder) with the Keras 3 model of the estimator's model_fn.
 
@@ -58,13 +60,17 @@ def export_model_fn(
         checkpoint: checkpoint prefix (default: the latest in model_dir).
         input_shapes: per-example shapes overriding the training graph's, by feature key.
         overwrite: replace an existing OUT.
+        check_on: backends the written model is checked on against the model_fn before
+            OUT appears (`tensorflow` always; `jax` runs it in a child process without
+            TensorFlow); model.py's docstring and report.json say what was checked.
 
     Returns:
         The report (also written to OUT/report.json).
 
     Raises:
         TfportInputError: the first op with no Keras form (with its model_fn line), a
-            model_dir without training graph or checkpoint; nothing is written.
+            model_dir without training graph or checkpoint, a written model that does not
+            reproduce the model_fn on a backend checked; nothing is written.
 
     Example:
         >>> export_model_fn(est, "out", factory="train.py:make")["outputs"]  # doctest: +SKIP
@@ -73,15 +79,17 @@ def export_model_fn(
     from tfport._common.tfenv import import_tf
 
     import_tf()
+    from tfport.keras._modelfn._check import known_backends
     from tfport.keras._modelfn._emit import plan_model
     from tfport.keras._modelfn._trace import trace
     from tfport.keras._modelfn._write import write_folder
 
     refuse_existing(out, overwrite)
+    check_on = known_backends(check_on)
     path = _checkpoint(estimator, checkpoint)
     traced = trace(estimator, estimator.model_dir, input_shapes or {})
     plan = plan_model(traced)
-    return write_folder(plan, traced, path, out, factory, overwrite)
+    return write_folder(plan, traced, path, out, factory, overwrite, check_on)
 
 
 def sealed_model_py(folder: str) -> bytes | None:

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 
 from tfport.keras._modelfn._emit import Plan
 from tfport.keras._modelfn._trace import Traced
@@ -53,8 +54,9 @@ def _origin(traced: Traced) -> str:
     return f"`{name}` ({os.path.basename(path)}:{line})"
 
 
-def model_source(plan: Plan, traced: Traced, factory: str) -> str:
-    """The module text: imports, the `Variable` layer when used, and `build_model()`."""
+def model_source(plan: Plan, traced: Traced, factory: str, checked: str = "") -> str:
+    """The module text: imports, the `Variable` layer when used, and `build_model()`;
+    `checked` (the backends the export was checked on) goes to its docstring."""
     outputs = (
         next(iter(plan.outputs.values()))
         if traced.single_output
@@ -72,6 +74,8 @@ def model_source(plan: Plan, traced: Traced, factory: str) -> str:
         "`build_model()` returns the functional model; `model.weights.h5` holds the",
         "checkpoint's values. Edit freely: this file is yours.",
     ]
+    if checked:
+        head += ["", *textwrap.wrap(checked, 88)]
     if plan.needs_tensorflow:
         head += [
             "",

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import types
 import uuid
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from tfport._common.atomic import refuse_existing
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import KerasModel
 from tfport.checkpoint import CheckpointReader
+from tfport.keras._modelfn._check import check_backends, docstring_line
 from tfport.keras._modelfn._emit import Plan
 from tfport.keras._modelfn._seal import seal_of
 from tfport.keras._modelfn._source import model_source
@@ -93,9 +95,16 @@ def _report(plan: Plan, traced: Traced, checkpoint: str, shapes: dict) -> dict:
 
 
 def write_folder(
-    plan: Plan, traced: Traced, checkpoint: str, out: str, factory: str, overwrite: bool
+    plan: Plan,
+    traced: Traced,
+    checkpoint: str,
+    out: str,
+    factory: str,
+    overwrite: bool,
+    backends: Sequence[str] = ("tensorflow",),
 ) -> dict:
-    """Builds OUT in a temporary sibling, then renames it into place; returns the report."""
+    """Builds OUT in a temporary sibling, checks it on `backends`, then renames it into
+    place; returns the report."""
     refuse_existing(out, overwrite)
     out = os.path.abspath(out)
     parent = os.path.dirname(out)
@@ -109,7 +118,12 @@ def write_folder(
         shapes = _set_weights(model, plan, traced, checkpoint)
         model.save_weights(os.path.join(tmp, "model.weights.h5"))
         model.save(os.path.join(tmp, "model.keras"))
-        report = {**_report(plan, traced, checkpoint, shapes), "seal": seal_of(source)}
+        checked = check_backends(model, traced, checkpoint, tmp, backends)
+        source = model_source(plan, traced, factory, docstring_line(checked)).encode()
+        with open(os.path.join(tmp, "model.py"), "wb") as f:
+            f.write(source)  # the same code; its docstring says what was checked
+        report = _report(plan, traced, checkpoint, shapes)
+        report.update(checked=checked, seal=seal_of(source))
         with open(os.path.join(tmp, "report.json"), "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
             f.write("\n")
