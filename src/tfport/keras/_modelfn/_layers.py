@@ -15,6 +15,7 @@ import numpy as np
 
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
+from tfport.keras._modelfn._parts import whole_of
 from tfport.keras._modelfn._walk import Walk, scope, variable_name
 
 _KERNEL_WEIGHTS = ("kernel", "bias")
@@ -24,7 +25,8 @@ _ROLE_NAMES = {*_KERNEL_WEIGHTS, *_BN_WEIGHTS, "embeddings", "depthwise_kernel",
 
 
 def is_variable(tensor: TfTensor) -> bool:
-    return tensor.op.type == "ReadVariableOp"
+    """A variable's value: its read, or a partitioned variable read whole (`_parts`)."""
+    return tensor.op.type == "ReadVariableOp" or whole_of(tensor) is not None
 
 
 def bias_and_activation(
@@ -57,8 +59,9 @@ def emit(
     weights: list[tuple[str, str]],
     fused: list[TfOp],
     last: TfTensor,
-) -> None:
-    """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops."""
+) -> str:
+    """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops;
+    returns the layer's name."""
     named = next((v for v, _ in weights if v), fused[0].name)
     # `hidden/kernel` makes the layer `hidden`; `bert/embeddings/word_embeddings` keeps it all
     role_named = named.rpartition("/")[2] in _ROLE_NAMES or not weights
@@ -76,6 +79,7 @@ def emit(
         walk.record(op, f"layers.{kind} {layer!r}", line)
         walk.done.add(op.name)
     walk.expr[last.name] = var
+    return layer
 
 
 def dense(walk: Walk, op: TfOp) -> bool:
