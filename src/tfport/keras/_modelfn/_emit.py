@@ -23,6 +23,7 @@ from tfport.keras._modelfn import (
     _convs,
     _features,
     _layers,
+    _lookups,
     _norms,
     _ops,
     _tables,
@@ -31,7 +32,7 @@ from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
-PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS, **_control.PATTERNS}  # at the op
+PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS, **_control.PATTERNS, **_lookups.PATTERNS}
 REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS, **_tables.REGIONS}  # pre-walk
 
 
