@@ -5,11 +5,13 @@ export`; loaded as a script under tfport.
 strategies, fixed-size and min-max partitioners) and a dense layer with a partitioned
 kernel: no strings, so its export runs on JAX too. `strings`: a word hashed
 (`to_hash_bucket_fast`, `to_hash_bucket_strong`) and looked up in vocabulary tables
-(`StaticVocabularyTable`, `StaticHashTable`), plus feature columns with a partitioned
-embedding through the v1 `DenseFeatures` layer.
+(`StaticVocabularyTable` from a text file, `StaticHashTable`), plus feature columns with
+a partitioned embedding through the v1 `DenseFeatures` layer.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -59,7 +61,8 @@ def strings_model_fn(features, labels, mode, params):
     else:
         hashed = tf.strings.to_hash_bucket_fast(word, 6)
     strong = tf.strings.to_hash_bucket_strong(word, 5, [7, 11])
-    init = tf.lookup.KeyValueTensorInitializer(WORDS, tf.range(len(WORDS), dtype=tf.int64))
+    line, number = tf.lookup.TextFileIndex.WHOLE_LINE, tf.lookup.TextFileIndex.LINE_NUMBER
+    init = tf.lookup.TextFileInitializer(params["vocabulary"], tf.string, line, tf.int64, number)
     vocab = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=2).lookup(word)
     values = tf.constant([3, 0, 2, 1], tf.int64)
     by_code = tf.lookup.StaticHashTable(
@@ -76,13 +79,22 @@ def strings_model_fn(features, labels, mode, params):
     return _train_spec(mode, labels, logits, {"logits": logits})
 
 
+def _vocabulary(model_dir) -> str:
+    path = os.path.join(model_dir, "words.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(WORDS) + "\n")
+    return path
+
+
 def strings(model_dir):
-    return tf.estimator.Estimator(strings_model_fn, model_dir=model_dir, params={})
+    params = {"vocabulary": _vocabulary(model_dir)}
+    return tf.estimator.Estimator(strings_model_fn, model_dir=model_dir, params=params)
 
 
 def legacy_hash(model_dir):
     """The same model_fn hashing with `tf.strings.to_hash_bucket` (refused)."""
-    return tf.estimator.Estimator(strings_model_fn, model_dir=model_dir, params={"legacy_hash": 1})
+    params = {"vocabulary": _vocabulary(model_dir), "legacy_hash": True}
+    return tf.estimator.Estimator(strings_model_fn, model_dir=model_dir, params=params)
 
 
 def rows(case: str, seed: int, n: int = 32) -> tuple[dict, np.ndarray]:

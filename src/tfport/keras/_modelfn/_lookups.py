@@ -126,10 +126,11 @@ def _from_text_file(init: TfOp, handle: TfOp) -> tuple[np.ndarray, np.ndarray]:
     path = path.item() if isinstance(path, np.ndarray) else path
     path = path.decode() if isinstance(path, bytes) else str(path)
     try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+        with open(path, encoding="utf-8", newline="") as f:
+            lines = f.read().split("\n")  # lines end at '\n' (a '\r' before it dropped)
     except OSError as err:
         raise Refused(f"its vocabulary file {path!r} cannot be read ({err.strerror})") from None
+    lines = [line.removesuffix("\r") for line in lines[: -1 if lines[-1] == "" else None]]
     size = int(init.get_attr("vocab_size"))
     lines = lines[:size] if size >= 0 else lines
     delimiter = init.get_attr("delimiter")
@@ -156,7 +157,11 @@ def _from_text_file(init: TfOp, handle: TfOp) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _text(values: np.ndarray) -> list:
-    return [v.decode() if isinstance(v, bytes) else v.item() for v in values]
+    """Python values (str, int, float) of an array, for model.py's source."""
+    return [
+        v.decode() if isinstance(v, bytes) else v.item() if isinstance(v, np.generic) else v
+        for v in values
+    ]
 
 
 def table_find(walk: Walk, op: TfOp) -> bool:
