@@ -88,6 +88,8 @@ def row_spec(rows: list[int]) -> list[int]:
         >>> row_spec([1, 4, 7])
         [1, 8, 3]
     """
+    if not rows:
+        return []
     if len(rows) > 1:
         step = rows[1] - rows[0]
         if step > 0 and rows == list(range(rows[0], rows[-1] + 1, step)):

@@ -125,17 +125,25 @@ def routing(walk: Walk, stitch: TfOp) -> Routing | None:
 
 
 def partitioned_lookup(walk: Walk, stitch: TfOp) -> bool:
-    """One Embedding for `embedding_lookup` over the parts of a partitioned variable."""
+    """One Embedding for `embedding_lookup` over the parts of a partitioned variable;
+    another lookup's stitch (positions from a DynamicPartition) is refused here, saying
+    what it is (the ops before it would be refused first, for less clear reasons)."""
+    positions = stitch.inputs[: len(stitch.inputs) // 2]
+    if not positions or any(t.op.type != "DynamicPartition" for t in positions):
+        return False  # not a lookup: refused as an op with no Keras form
     found = routing(walk, stitch)
     last = walk.only_user(stitch.outputs[0], "Reshape")
-    if found is None or last is None or found.flat.op.type != "Reshape":
-        return False
-    ids = found.flat.op.inputs[0]
-    if last.outputs[0].shape.rank is None:
-        return False
-    region = _region(last, ids, {h.name for h in found.handles})
-    if region is None or _read_outside(walk, region, last):
-        return False
+    region = None
+    if found is not None and last is not None and found.flat.op.type == "Reshape":
+        ids = found.flat.op.inputs[0]
+        region = _region(last, ids, {h.name for h in found.handles})
+    if found is None or last is None or region is None or _read_outside(walk, region, last):
+        raise walk.refuse(
+            stitch,
+            "an embedding_lookup over several tables that is not one partitioned variable "
+            "looked up as is (its parts in order, static shapes, rows not transformed by "
+            "max_norm, the result read only reshaped)",
+        )
     ops = [op for op in walk.traced.graph.get_operations() if op.name in region]
     size = f"{len(found.order)}, {found.dim}"
 
