@@ -1,9 +1,9 @@
 """Custom model_fns over partitioned tables and raw string lookups, for `tfport keras
 export`; loaded as a script under tfport.
 
-`partitioned`: int ids looked up in two partitioned embedding tables (`mod` and `div`
-strategies, fixed-size and min-max partitioners) and a dense layer with a partitioned
-kernel: no strings, so its export runs on JAX too. `strings`: a word hashed
+`partitioned`: int ids looked up in partitioned embedding tables (`mod` and `div`
+strategies, fixed-size and min-max partitioners, one left in one part) and dense layers
+with partitioned kernels: no strings, so its export runs on JAX too. `strings`: a word hashed
 (`to_hash_bucket_fast`, `to_hash_bucket_strong`) and looked up in vocabulary tables
 (`StaticVocabularyTable` from a text file, `StaticHashTable`), plus feature columns with
 a partitioned embedding through the v1 `DenseFeatures` layer.
@@ -38,7 +38,12 @@ def partitioned_model_fn(features, labels, mode):
     with tf.compat.v1.variable_scope("tags", partitioner=partitioner):
         tags = tf.compat.v1.get_variable("table", [11, 3])  # 132 bytes: parts of 6, 5 rows
     by_div = tf.nn.embedding_lookup(tags, ids)  # TF2's lookup: 'div'
-    net = tf.concat([tf.reduce_mean(by_mod, 1), tf.reduce_max(by_div, 1)], -1)
+    single = tf.compat.v1.min_max_variable_partitioner(max_partitions=4)  # 256K slices
+    with tf.compat.v1.variable_scope("one", partitioner=single):  # one part each
+        ones = tf.compat.v1.get_variable("table", [11, 2])
+        net = [tf.reduce_mean(by_mod, 1), tf.reduce_max(by_div, 1)]
+        net = tf.concat([*net, tf.reduce_sum(tf.nn.embedding_lookup(ones, ids), 1)], -1)
+        net = tf.compat.v1.layers.dense(net, 5, activation=tf.nn.tanh, name="hidden")
     with tf.compat.v1.variable_scope("", partitioner=tf.compat.v1.fixed_size_partitioner(2)):
         logits = tf.compat.v1.layers.dense(net, 3, name="logits")  # a partitioned kernel
     return _train_spec(mode, labels, logits, logits)

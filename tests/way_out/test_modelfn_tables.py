@@ -149,7 +149,10 @@ def test_a_partitioned_table_is_one_embedding_with_its_parts_rows(exported):
         ("words_table", [2, 9, 3], 3),
     ]
     assert parts("tags/table") == [("tags_table", [0, 6], 6), ("tags_table", [6, 11], 5)]
-    assert parts("logits/kernel") == [("logits", [0, 4], 4), ("logits", [4, 7], 3)]
+    assert parts("logits/kernel") == [("logits", [0, 3], 3), ("logits", [3, 5], 2)]
+    assert parts("one/table") == [("one_table", [0, 11], 11)]  # a partitioner's one part
+    assert parts("one/hidden/kernel") == [("one_hidden", [0, 9], 9)]
+    assert 'layers.Dense(5, activation="tanh"' in source
     assert variables["words/table"] == {
         "layer": "words_table",
         "weight": "embeddings",

@@ -226,14 +226,17 @@ def _parts_shape(
 ) -> tuple[int, ...]:
     """The shape of a partitioned table; records its parts in the plan with their rows."""
     route = routes.get(whole)
-    if route is None:
+    if len(shapes) == 1:  # one part, looked up as a variable is
+        walk.plan.add_part(f"{whole}/part_0", whole, [0, shapes[0][0]], list(shapes[0]))
+    elif route is None:
         raise TfportInputError(
             message(
                 f"The partitioned table {whole!r} is read by no embedding lookup recognized",
                 "Use an embedding column (embedding_lookup_sparse over its parts)",
             )
         )
-    route.add_parts(walk)
+    else:
+        route.add_parts(walk)
     return (sum(s[0] for s in shapes), *shapes[0][1:])
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
-from tfport.keras._modelfn._parts import whole_of
+from tfport.keras._modelfn._parts import single_part, whole_of
 from tfport.keras._modelfn._walk import Walk, scope, variable_name
 
 _KERNEL_WEIGHTS = ("kernel", "bias")
@@ -311,6 +311,10 @@ def embedding(walk: Walk, op: TfOp) -> bool:
     vocab_dim = dims.as_list() if dims is not None else _resource_shape(walk, variable)
     if vocab_dim is None or len(vocab_dim) != 2 or shape.rank is None:
         return False
+    whole = single_part(walk.traced.graph, variable)
+    if whole is not None:  # a partitioner's one part: the checkpoint holds it as the whole
+        walk.plan.add_part(variable, whole, [0, vocab_dim[0]], list(vocab_dim))
+        variable = whole
     args = f"{vocab_dim[0]}, {vocab_dim[1]}"
     emit(walk, "Embedding", args, ids, [(variable, "embeddings")], [op], op.outputs[0])
     return True

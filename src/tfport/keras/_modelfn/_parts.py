@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from tfport._common.types import Graph
 from tfport.keras._modelfn._static import TfOp, TfTensor, static
 
 _PART = re.compile(r"^(.+)/part_(\d+)$")
@@ -58,26 +59,45 @@ def rows_of(handle: TfOp) -> list[int] | None:
 
 def whole_of(tensor: TfTensor) -> str | None:
     """X when `tensor` is the partitioned variable X read whole: the `Identity` named X
-    of a `ConcatV2` on axis 0 of the reads of `X/part_0` ... `X/part_k`, in order.
+    of a `ConcatV2` on axis 0 of the reads of `X/part_0` ... `X/part_k`, in order, or of
+    the read of `X/part_0` (a variable the partitioner left in one part).
 
     Example:
         >>> whole_of(graph.get_tensor_by_name("logits/bias:0"))  # doctest: +SKIP
         'logits/bias'
     """
-    op = tensor.op
-    if op.type != "Identity" or op.inputs[0].op.type != "ConcatV2":
-        return None
-    concat = op.inputs[0].op
-    *reads, axis = concat.inputs
-    if any(t.op.type != "ReadVariableOp" for t in reads) or static(axis) is None:
-        return None
-    if int(static(axis)) != 0:
+    reads = whole_reads(tensor)
+    if reads is None:
         return None
     handles = [handle_of(t) for t in reads]
-    if any(h is None for h in handles):
+    if any(t.op.type != "ReadVariableOp" for t in reads) or any(h is None for h in handles):
         return None
     whole = whole_parts([h for h in handles if h is not None])
-    return whole if whole == op.name else None
+    return whole if whole == tensor.op.name else None
+
+
+def whole_reads(tensor: TfTensor) -> list[TfTensor] | None:
+    """The tensors an `Identity` reads whole: a `ConcatV2` on axis 0's inputs, or its one
+    input; None for any other tensor."""
+    op = tensor.op
+    if op.type != "Identity":
+        return None
+    source = op.inputs[0]
+    if source.op.type != "ConcatV2":
+        return [source]
+    *reads, axis = source.op.inputs
+    value = static(axis)
+    return reads if value is not None and int(value) == 0 else None
+
+
+def single_part(graph: Graph, variable: str) -> str | None:
+    """X when `variable` is `X/part_0` and X has no other part (a partitioner's one
+    part, which the checkpoint holds as X)."""
+    found = part_of(variable)
+    if found is None or found[1] != 0:
+        return None
+    names = {op.name for op in graph.get_operations() if op.type == "VarHandleOp"}
+    return found[0] if f"{found[0]}/part_1" not in names else None
 
 
 def row_spec(rows: list[int]) -> list[int]:

@@ -23,7 +23,14 @@ import numpy as np
 
 from tfport.keras._modelfn._layers import emit
 from tfport.keras._modelfn._ops import TfOp, TfTensor, source_line
-from tfport.keras._modelfn._parts import handle_of, row_spec, rows_of, whole_of, whole_parts
+from tfport.keras._modelfn._parts import (
+    handle_of,
+    row_spec,
+    rows_of,
+    whole_of,
+    whole_parts,
+    whole_reads,
+)
 from tfport.keras._modelfn._walk import Walk
 
 # the ops of `embedding_lookup` over several parts, both strategies (max_norm is not here)
@@ -166,28 +173,37 @@ def _flat_ids(positions: TfOp) -> TfTensor | None:
     return counter.inputs[1].op.inputs[0]
 
 
-def partitioned_whole(walk: Walk, concat: TfOp) -> bool:
-    """A partitioned variable read whole (its parts concatenated on axis 0, then the
-    `Identity` named after it): not written; its readers read the variable's value."""
-    readers = walk.readers(concat.outputs[0])
-    if len(readers) != 1 or whole_of(readers[0].outputs[0]) is None:
+def partitioned_whole(walk: Walk, op: TfOp) -> bool:
+    """A partitioned variable read whole (its parts concatenated on axis 0, or its one
+    part, then the `Identity` named after it): not written; its readers read the
+    variable's value. Matched at the ConcatV2 or at the Identity of one part."""
+    identity = op
+    if op.type == "ConcatV2":
+        readers = walk.readers(op.outputs[0])
+        identity = readers[0] if len(readers) == 1 else op
+    whole = whole_of(identity.outputs[0])
+    reads = whole_reads(identity.outputs[0])
+    if whole is None or reads is None:
         return False
-    identity = readers[0]
     offset = 0
-    for t in concat.inputs[:-1]:
+    for t in reads:
         handle = handle_of(t)
         shape = None if handle is None else rows_of(handle)
         if handle is None or not shape:
             return False
         rows = list(range(offset, offset + shape[0]))
-        walk.plan.add_part(handle.name, identity.name, row_spec(rows), list(shape))
+        walk.plan.add_part(handle.name, whole, row_spec(rows), list(shape))
         offset += shape[0]
-    path, number, _ = source_line(concat)  # no comment line: nothing is written here
+    path, number, _ = source_line(identity)  # no comment line: nothing is written here
     line = f"{os.path.basename(path)}:{number}" if path else ""
-    for op in (concat, identity):
-        walk.done.add(op.name)
-        walk.record(op, f"the partitioned variable {identity.name!r} read whole", line)
+    for done in {op.name: op, identity.name: identity}.values():
+        walk.done.add(done.name)
+        walk.record(done, f"the partitioned variable {whole!r} read whole", line)
     return True
 
 
-REGIONS = {"ParallelDynamicStitch": partitioned_lookup, "ConcatV2": partitioned_whole}
+REGIONS = {
+    "ParallelDynamicStitch": partitioned_lookup,
+    "ConcatV2": partitioned_whole,
+    "Identity": partitioned_whole,
+}
