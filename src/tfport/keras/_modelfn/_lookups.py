@@ -3,8 +3,8 @@
 `tf.strings.to_hash_bucket_fast(x, n)` is `layers.Hashing(num_bins=n)` (both FarmHash64;
 an integer `x` made a string by `tf.strings.as_string` is hashed so by Hashing itself),
 `to_hash_bucket_strong(x, n, key)` is `layers.Hashing(num_bins=n, salt=key)` (SipHash).
-A lookup in a static table (`tf.lookup.StaticHashTable`, `StaticVocabularyTable`,
-`index_table_from_tensor`/`_file`: `LookupTableFindV2` on a `HashTableV2` initialized
+A lookup in a static table (`tf.lookup.StaticHashTable`, `StaticVocabularyTable` over
+constants or a `TextFileInitializer`: `LookupTableFindV2` on a `HashTableV2` initialized
 from constants or a text file) is a `StringLookup` / `IntegerLookup` over the table's
 keys, whose index (0: not a key, i + 1: the i-th key) picks the value:
 `ops.take([default, *values], index)`, the ids TensorFlow gives whatever they are (a
