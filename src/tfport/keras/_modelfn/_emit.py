@@ -18,13 +18,22 @@ Example:
 
 from __future__ import annotations
 
-from tfport.keras._modelfn import _control, _convs, _features, _layers, _norms, _ops
+from tfport.keras._modelfn import (
+    _control,
+    _convs,
+    _features,
+    _layers,
+    _lookups,
+    _norms,
+    _ops,
+    _tables,
+)
 from tfport.keras._modelfn._ops import Refused, TfOp
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
-PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS, **_control.PATTERNS}  # at the op
-REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS}  # before the walk
+PATTERNS = {**_layers.PATTERNS, **_convs.PATTERNS, **_control.PATTERNS, **_lookups.PATTERNS}
+REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS, **_tables.REGIONS}  # pre-walk
 
 
 def _variable(walk: Walk, op: TfOp) -> None:
@@ -51,7 +60,7 @@ def _generic(walk: Walk, op: TfOp) -> None:
         return  # written inline where used
     args = []
     for t in _ops.data_inputs(op):
-        if t.op.type == "ReadVariableOp" and t.name not in walk.expr:
+        if _layers.is_variable(t) and t.name not in walk.expr:
             _variable(walk, t.op)  # made where first used (a Dense's reads never are)
         if t.name in walk.expr:
             args.append(walk.expr[t.name])
@@ -107,7 +116,7 @@ def plan_model(traced: Traced) -> Plan:
         if not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
             _generic(walk, op)
     for key, tensor in traced.predictions.items():
-        if tensor.op.type == "ReadVariableOp" and tensor.name not in walk.expr:
+        if _layers.is_variable(tensor) and tensor.name not in walk.expr:
             _variable(walk, tensor.op)
         if tensor.name not in walk.expr:
             raise walk.refuse(tensor.op, f"the prediction {key!r} has no Keras form")

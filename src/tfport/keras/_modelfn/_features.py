@@ -23,7 +23,10 @@ import numpy as np
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import Tensor
 from tfport.keras._columns import Columns
+from tfport.keras._modelfn import _tables
 from tfport.keras._modelfn._ops import Refused, TfOp
+from tfport.keras._modelfn._parts import part_of
+from tfport.keras._modelfn._tables import Routing
 from tfport.keras._modelfn._trace import InputLayer
 from tfport.keras._modelfn._walk import Walk
 
@@ -179,24 +182,62 @@ def _check_raw(walk: Walk, layer: InputLayer, keys: list[str], last: TfOp) -> No
 
 
 def _weight(
-    layer: InputLayer, names: dict[int, str], keep: list
+    walk: Walk, layer: InputLayer, names: dict[int, str], routes: dict[str, Routing]
 ) -> Callable[[str, str], np.ndarray]:
+    """`weight(scope, suffix)` for `Columns`: a stand-in array of the input layer's one
+    variable ending in `suffix` (named in `names`), or of the partitioned variable whose
+    parts end so (merged in the order its lookup reads them: `_tables.routing`)."""
+    keep: list = []
+
     def weight(scope: str, suffix: str) -> np.ndarray:
         hits = [n for n in layer.variables if ("/" + n).endswith(suffix)]
+        hits += [w for w in _partitioned(layer) if ("/" + w).endswith(suffix)]
         if len(hits) != 1:
             raise TfportInputError(
                 message(
                     f"The input layer holds {len(hits)} variables ending in {suffix!r}",
-                    "Use one unpartitioned variable per embedding column",
+                    "Use one variable (or one partitioned variable) per embedding column",
                     variables=sorted(layer.variables),
                 )
             )
-        value = np.zeros(layer.variables[hits[0]], np.float32)  # the checkpoint's, later
+        shape = layer.variables.get(hits[0])
+        if shape is None:  # a partitioned variable: its parts, each with its rows
+            shape = _parts_shape(walk, _partitioned(layer)[hits[0]], hits[0], routes)
+        value = np.zeros(shape, np.float32)  # the checkpoint's, later
         keep.append(value)
         names[id(value)] = hits[0]
         return value
 
     return weight
+
+
+def _partitioned(layer: InputLayer) -> dict[str, list[tuple]]:
+    """{partitioned variable: the shapes of its parts, in order} among the layer's."""
+    found: dict[str, list[tuple[int, tuple]]] = {}
+    for name, shape in layer.variables.items():
+        part = part_of(name)
+        if part is not None and part[0] not in layer.variables:
+            found.setdefault(part[0], []).append((part[1], shape))
+    return {whole: [shape for _, shape in sorted(parts)] for whole, parts in found.items()}
+
+
+def _parts_shape(
+    walk: Walk, shapes: list[tuple], whole: str, routes: dict[str, Routing]
+) -> tuple[int, ...]:
+    """The shape of a partitioned table; records its parts in the plan with their rows."""
+    route = routes.get(whole)
+    if len(shapes) == 1:  # one part, looked up as a variable is
+        walk.plan.add_part(f"{whole}/part_0", whole, [0, shapes[0][0]], list(shapes[0]))
+    elif route is None:
+        raise TfportInputError(
+            message(
+                f"The partitioned table {whole!r} is read by no embedding lookup recognized",
+                "Use an embedding column (embedding_lookup_sparse over its parts)",
+            )
+        )
+    else:
+        route.add_parts(walk)
+    return (sum(s[0] for s in shapes), *shapes[0][1:])
 
 
 def _write(walk: Walk, layer: InputLayer, ops: list[TfOp], keys: list[str]) -> None:
@@ -206,8 +247,9 @@ def _write(walk: Walk, layer: InputLayer, ops: list[TfOp], keys: list[str]) -> N
     line = walk.comment(last)
     source = Source(walk)
     names: dict[int, str] = {}
-    keep: list = []
-    ctx = Columns(_weight(layer, names, keep), {}, api=(source.layers, source.ops))
+    found = (_tables.routing(walk, op) for op in ops if op.type == "ParallelDynamicStitch")
+    routes = {r.whole: r for r in found if r is not None}
+    ctx = Columns(_weight(walk, layer, names, routes), {}, api=(source.layers, source.ops))
     for key in keys:
         tensor = walk.traced.features[key]
         dims = tuple(tensor.shape.as_list()[1:])
@@ -221,6 +263,9 @@ def _write(walk: Walk, layer: InputLayer, ops: list[TfOp], keys: list[str]) -> N
     for made, values in ctx.assign:
         variables = [names[id(v)] for v in values]
         walk.plan.layers[made.var] = variables
+        route = routes.get(variables[0])
+        if route is not None and not route.in_order:
+            walk.plan.row_order[made.var] = route.order.tolist()
         for variable in variables:
             walk.plan.assign(variable, made.var, "embeddings")
     walk.expr[layer.output.name] = out.text

@@ -15,6 +15,7 @@ import numpy as np
 
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
+from tfport.keras._modelfn._parts import single_part, whole_of
 from tfport.keras._modelfn._walk import Walk, scope, variable_name
 
 _KERNEL_WEIGHTS = ("kernel", "bias")
@@ -24,7 +25,8 @@ _ROLE_NAMES = {*_KERNEL_WEIGHTS, *_BN_WEIGHTS, "embeddings", "depthwise_kernel",
 
 
 def is_variable(tensor: TfTensor) -> bool:
-    return tensor.op.type == "ReadVariableOp"
+    """A variable's value: its read, or a partitioned variable read whole (`_parts`)."""
+    return tensor.op.type == "ReadVariableOp" or whole_of(tensor) is not None
 
 
 def bias_and_activation(
@@ -57,8 +59,9 @@ def emit(
     weights: list[tuple[str, str]],
     fused: list[TfOp],
     last: TfTensor,
-) -> None:
-    """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops."""
+) -> str:
+    """Writes `var = layers.KIND(args, name=...)(source)`; records its weights and ops;
+    returns the layer's name."""
     named = next((v for v, _ in weights if v), fused[0].name)
     # `hidden/kernel` makes the layer `hidden`; `bert/embeddings/word_embeddings` keeps it all
     role_named = named.rpartition("/")[2] in _ROLE_NAMES or not weights
@@ -76,6 +79,7 @@ def emit(
         walk.record(op, f"layers.{kind} {layer!r}", line)
         walk.done.add(op.name)
     walk.expr[last.name] = var
+    return layer
 
 
 def dense(walk: Walk, op: TfOp) -> bool:
@@ -307,6 +311,10 @@ def embedding(walk: Walk, op: TfOp) -> bool:
     vocab_dim = dims.as_list() if dims is not None else _resource_shape(walk, variable)
     if vocab_dim is None or len(vocab_dim) != 2 or shape.rank is None:
         return False
+    whole = single_part(walk.traced.graph, variable)
+    if whole is not None:  # a partitioner's one part: the checkpoint holds it as the whole
+        walk.plan.add_part(variable, whole, [0, vocab_dim[0]], list(vocab_dim))
+        variable = whole
     args = f"{vocab_dim[0]}, {vocab_dim[1]}"
     emit(walk, "Embedding", args, ids, [(variable, "embeddings")], [op], op.outputs[0])
     return True

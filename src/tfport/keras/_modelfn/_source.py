@@ -79,8 +79,8 @@ def model_source(plan: Plan, traced: Traced, factory: str, checked: str = "") ->
     if plan.needs_tensorflow:
         head += [
             "",
-            "Needs the TensorFlow backend (KERAS_BACKEND=tensorflow): its feature-column",
-            "preprocessing layers (string lookups, hashing) run TensorFlow ops.",
+            "Needs the TensorFlow backend (KERAS_BACKEND=tensorflow): its preprocessing",
+            "layers (string lookups, hashing) run TensorFlow ops.",
         ]
     head += [
         '"""',

@@ -223,7 +223,9 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
 
 @contextlib.contextmanager
 def _dense_features_recorded() -> Iterator[list[tuple[object, list, object, dict]]]:
-    """Within it, every call of a `tf_keras.layers.DenseFeatures` layer is recorded as
+    """Within it, every call of a tf_keras `DenseFeatures` layer (the v2 class
+    `tf.keras.layers.DenseFeatures` and the v1 one it subclasses,
+    `tf.compat.v1.keras.layers.DenseFeatures`, which takes a partitioner) is recorded as
     `tf_internals.input_layers_recorded` records `input_layer` calls (its columns as its
     constructor got them, its variables as `{"": variables}`).
 
@@ -237,36 +239,39 @@ def _dense_features_recorded() -> Iterator[list[tuple[object, list, object, dict
     except ImportError:  # pragma: no cover - tf_keras is a dependency
         yield calls
         return
-    layer_class = tf_keras.layers.DenseFeatures
-    own = {k: vars(layer_class)[k] for k in ("__init__", "call") if k in vars(layer_class)}
-    init, call = layer_class.__init__, layer_class.call
+    # the v2 class and the v1 class it subclasses; each one's own methods are wrapped
+    classes = [c for c in tf_keras.layers.DenseFeatures.__mro__ if c.__name__ == "DenseFeatures"]
     columns: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def recording_init(
-        self: object, feature_columns: Iterable[object], *args: object, **kwargs: object
-    ) -> None:
-        single = hasattr(feature_columns, "name")  # one column (a namedtuple) or several
-        given: list[object] = [feature_columns] if single else list(feature_columns)
-        columns[self] = given
-        init(self, given, *args, **kwargs)
+    def recording_init(init: Any) -> Any:
+        def wrapped(
+            self: object, feature_columns: Iterable[object], *args: object, **kwargs: object
+        ) -> None:
+            single = hasattr(feature_columns, "name")  # one column (a namedtuple) or several
+            given: list[object] = [feature_columns] if single else list(feature_columns)
+            columns[self] = given
+            init(self, given, *args, **kwargs)
 
-    def recording_call(
-        self: KerasLayer, features: object, *args: object, **kwargs: object
-    ) -> object:
-        out = call(self, features, *args, **kwargs)
-        if self in columns:
-            calls.append((features, columns[self], out, {"": list(self.weights)}))
-        return out
+        return wrapped
 
-    layer_class.__init__, layer_class.call = recording_init, recording_call
+    def recording_call(call: Any) -> Any:
+        def wrapped(self: KerasLayer, features: object, *args: object, **kwargs: object) -> object:
+            out = call(self, features, *args, **kwargs)
+            if self in columns:
+                calls.append((features, columns[self], out, {"": list(self.weights)}))
+            return out
+
+        return wrapped
+
+    wrap = {"__init__": recording_init, "call": recording_call}
+    saved = [(c, k, vars(c)[k]) for c in classes for k in wrap if k in vars(c)]
+    for layer_class, key, own in saved:
+        setattr(layer_class, key, wrap[key](own))
     try:
         yield calls
     finally:
-        for key in ("__init__", "call"):
-            if key in own:
-                setattr(layer_class, key, own[key])
-            else:
-                delattr(layer_class, key)
+        for layer_class, key, own in saved:
+            setattr(layer_class, key, own)
 
 
 def _variables(to_vars: dict) -> dict[str, tuple]:

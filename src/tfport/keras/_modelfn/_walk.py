@@ -44,15 +44,25 @@ class Plan:
     uses_numpy: bool = False
     uses_variable: bool = False
     needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
+    # layer -> the rows of its checkpoint weight in the layer's order (a 'mod' partitioning)
+    row_order: dict[str, list[int]] = dataclasses.field(default_factory=dict)
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
-        layers (a word table tied to an output projection) lists the others as `also`."""
-        entry = self.variables.get(variable)
-        if entry is None:
-            self.variables[variable] = {"layer": layer, "weight": weight}
-        else:
-            entry.setdefault("also", []).append({"layer": layer, "weight": weight})
+        layers (a word table tied to an output projection) lists the others as `also`.
+        The parts of a partitioned `variable` (`add_part`) are mapped with it."""
+        entries = [self.variables.setdefault(variable, {})]
+        entries += [e for e in self.variables.values() if e.get("part_of") == variable]
+        for entry in entries:
+            if "layer" not in entry:
+                entry.update(layer=layer, weight=weight)
+            else:
+                entry.setdefault("also", []).append({"layer": layer, "weight": weight})
+
+    def add_part(self, part: str, whole: str, rows: list[int], shape: list[int]) -> None:
+        """Records `part` of the partitioned variable `whole`: the rows of `whole` it holds
+        (`_parts.row_spec`) and its shape; it maps to the layers that `whole` maps to."""
+        self.variables.setdefault(part, {"part_of": whole, "rows": rows, "shape": shape})
 
 
 class Walk:
@@ -67,7 +77,7 @@ class Walk:
         self.where = ("", 0)
         self.needed = self._needed()
         self.users = self._users()
-        self.deferred: dict[str, Callable[[], None]] = {}  # op name -> writes its layer
+        self.deferred: dict[str, Callable[[], object]] = {}  # op name -> writes its layer
 
     # ----------------------------------------------------------------- graph facts
     def _needed(self) -> list[TfOp]:
@@ -122,7 +132,7 @@ class Walk:
                     return None
         return [op for op in self.traced.graph.get_operations() if op.name in found]
 
-    def defer(self, ops: list[TfOp], write: Callable[[], None]) -> None:
+    def defer(self, ops: list[TfOp], write: Callable[[], object]) -> None:
         """Skips `ops` in the walk; `write` makes their layer where the last one was."""
         self.done.update(op.name for op in ops[:-1])
         self.deferred[ops[-1].name] = write
