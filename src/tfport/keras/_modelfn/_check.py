@@ -26,6 +26,7 @@ import numpy as np
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import KerasModel
+from tfport.keras._modelfn._parts import part_of
 from tfport.keras._modelfn._trace import TENSOR_KEY, Traced
 
 BACKENDS = ("tensorflow", "jax")
@@ -64,12 +65,18 @@ def _reference(traced: Traced, checkpoint: str, rows: Rows) -> Rows:
 
     tf = import_tf()
     reader = tf.train.load_checkpoint(checkpoint)
+    restored: dict[str, object] = {}
+    parts: dict[str, list[tuple[int, object]]] = {}
     with traced.graph.as_default():
-        variables = tf.compat.v1.global_variables()
-        keys = {v: traced.checkpoint_keys.get(v.op.name, v.op.name) for v in variables}
-        saver = tf.compat.v1.train.Saver(
-            {k: v for v, k in keys.items() if reader.has_tensor(k)}, sharded=False
-        )
+        for v in tf.compat.v1.global_variables():
+            key = traced.checkpoint_keys.get(v.op.name, v.op.name)
+            part = part_of(key)
+            if reader.has_tensor(key):
+                restored[key] = v
+            elif part is not None and reader.has_tensor(part[0]):
+                parts.setdefault(part[0], []).append((part[1], v))  # slices of the whole
+        restored.update({k: [v for _, v in sorted(p)] for k, p in parts.items()})
+        saver = tf.compat.v1.train.Saver(restored, sharded=False)
         init = [tf.compat.v1.global_variables_initializer(), tf.compat.v1.tables_initializer()]
     config = tf.compat.v1.ConfigProto()
     rewrite = config.graph_options.rewrite_options
