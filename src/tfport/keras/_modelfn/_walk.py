@@ -44,6 +44,8 @@ class Plan:
     uses_numpy: bool = False
     uses_variable: bool = False
     needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
+    # layer -> its checkpoint values as its Keras weights, where they differ (TF1 RNN cells)
+    convert: dict[str, Callable[[list], list]] = dataclasses.field(default_factory=dict)
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several

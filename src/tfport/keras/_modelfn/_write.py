@@ -64,7 +64,7 @@ def _set_weights(model: KerasModel, plan: Plan, traced: Traced, checkpoint: str)
                     )
                 )
             values = [np.asarray(reader.read(n)) for n in names]
-            model.get_layer(layer_name).set_weights(values)
+            model.get_layer(layer_name).set_weights(plan.convert.get(layer_name, list)(values))
             shapes.update(
                 {n: list(v.shape) for n, v in zip(plan.layers[layer_name], values, strict=True)}
             )
