@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from tfport.keras._modelfn import _control, _convs, _features, _layers, _norms, _ops
 from tfport.keras._modelfn._ops import Refused, TfOp
+from tfport.keras._modelfn._recurrent import plan_recurrent
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
@@ -93,6 +94,7 @@ def plan_model(traced: Traced) -> Plan:
         walk.plan.inputs[key] = (var, source)
         walk.expr[tensor.name] = var
     _features.plan_input_layers(walk)  # feature columns: Keras preprocessing
+    plan_recurrent(walk)  # dynamic_rnn, tf_keras RNN layers: Keras RNN layers
     for op in walk.needed:  # layers whose ops start before their input is written
         if op.type in REGIONS and op.name not in walk.done:
             REGIONS[op.type](walk, op)
