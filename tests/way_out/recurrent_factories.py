@@ -14,7 +14,7 @@ CELLS = tf.compat.v1.nn.rnn_cell
 def recurrent_model_fn(features, labels, mode):
     """Six recurrent layers over one sequence, each used as models use them: the outputs
     of every step (or of one), the final state (an LSTM's c and h, or the two concatenated),
-    steps past a sequence length."""
+    steps past a sequence length, an initial state computed or `cell.zero_state`'s."""
     x, length = features["x"], features["length"]
     run = tf.compat.v1.nn.dynamic_rnn
     with tf.compat.v1.variable_scope("basic_lstm"):
@@ -23,10 +23,12 @@ def recurrent_model_fn(features, labels, mode):
         cell = CELLS.LSTMCell(6, forget_bias=0.5)
         _, state = run(cell, x, sequence_length=length, dtype=tf.float32)
     with tf.compat.v1.variable_scope("gru"):
-        gru_steps, gru_last = run(CELLS.GRUCell(5), x, sequence_length=length, dtype=tf.float32)
+        start = tf.compat.v1.layers.dense(x[:, 0], 5, tf.tanh, name="start")
+        gru_steps, gru_last = run(CELLS.GRUCell(5), x, length, initial_state=start)
     with tf.compat.v1.variable_scope("simple"):
         cell = CELLS.BasicRNNCell(4, activation=tf.nn.relu)
-        _, simple_last = run(cell, tf.transpose(x, [1, 0, 2]), time_major=True, dtype=tf.float32)
+        zeros = cell.zero_state(tf.shape(x)[0], tf.float32)
+        _, simple_last = run(cell, tf.transpose(x, [1, 0, 2]), initial_state=zeros, time_major=True)
     with tf.compat.v1.variable_scope("static"):
         cell = CELLS.BasicLSTMCell(3, state_is_tuple=False)  # its state: concat([c, h])
         steps_list = [x[:, i] for i in range(STEPS)]

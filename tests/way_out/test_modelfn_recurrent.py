@@ -74,6 +74,9 @@ def test_cells_are_keras_rnn_layers_named_after_their_scope(export):
     assert "ops.less(ops.arange(5), ops.expand_dims(length, -1))" in source
     assert "zero_output_for_mask=True" in source and "reset_after=False" in source
     assert 'activation="relu"' in source and "= layers.SimpleRNN(" in source
+    # an initial state is the layer's; cell.zero_state's zeros are Keras's own
+    assert "(x, mask=gru_rnn_gru_cell_mask, initial_state=[gru_start_out])" in source
+    assert source.count("initial_state=[") == 1
     # static_rnn: its steps stacked, one step read, its state_is_tuple=False (c, h) joined
     to = {o["op"]: o["to"] for o in report["ops"]}
     assert to["static/rnn/cond_4"] == "layers.LSTM 'static_rnn_basic_lstm_cell'"  # step 5

@@ -13,8 +13,9 @@ of them; the cell's checkpoint values are converted to the layer's weights by
 (`return_sequences`), the final state (`return_state`; an LSTM's `c` and `h`), or only the
 last output. `sequence_length` becomes the layer's `mask` (steps at and past the length
 masked, their outputs zeros: `zero_output_for_mask`), which is what dynamic_rnn computes;
-an `initial_state`, a Keras mask on a tf_keras layer, or a cell no Keras layer computes
-is refused naming the op and the model_fn line.
+an `initial_state` is the layer's `initial_state` (none where it is `cell.zero_state`'s). A Keras
+mask on a tf_keras layer, its cell's constants, or a cell no Keras layer computes is
+refused naming the op and the model_fn line.
 
 Example:
     >>> plan_recurrent(walk)  # doctest: +SKIP
@@ -23,6 +24,8 @@ Example:
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import Refused, TfOp, TfTensor
@@ -122,16 +125,44 @@ def _inputs(call: RecurrentCall) -> list[TfTensor]:
     return _tensors(call.inputs)
 
 
+def _zeros(tensor: TfTensor) -> bool:
+    """Whether a state tensor is zeros (`cell.zero_state`: a Fill of 0 to the batch size)."""
+    op = tensor.op
+    value = _ops.static(op.inputs[1]) if op.type == "Fill" else _ops.static(tensor)
+    return value is not None and not np.any(value)
+
+
+def _initial(call: RecurrentCall) -> list[TfTensor]:
+    """The initial state in Keras's order (an LSTM's h, c); [] for zeros or none."""
+    state = call.initial_state
+    if state is None:
+        return []
+    if call.api == "keras":
+        tensors = _flat(state)
+        if not tensors:
+            raise Refused("its initial_state is not a list of tensors")
+    else:
+        parts = dict(_state_parts(state))
+        tensors = [parts[r] for r in ("h", "c") if r in parts] or [parts["state"]]
+    return [] if all(_zeros(t) for t in tensors) else tensors
+
+
 def _stops(call: RecurrentCall) -> list[TfTensor]:
     tensors = _inputs(call)
     if call.sequence_length is not None and _is_tensor(call.sequence_length):
         tensors.append(call.sequence_length)
-    return tensors
+    return tensors + _initial(call)
 
 
-def _check(walk: Walk, call: RecurrentCall, anchor: TfOp) -> None:
-    if call.initial_state is not None:
-        raise walk.refuse(anchor, "an initial_state (only a zero initial state is exported)")
+def _check(walk: Walk, call: RecurrentCall, spec: CellSpec, anchor: TfOp) -> None:
+    if call.constants is not None:
+        raise walk.refuse(anchor, "constants passed to its cell")
+    try:
+        initial = _initial(call)
+    except Refused as err:
+        raise walk.refuse(anchor, str(err)) from None
+    if initial and len(initial) != (2 if spec.kind == "LSTM" else 1):
+        raise walk.refuse(anchor, "its initial_state is an LSTM's c and h concatenated")
     if call.mask is not None:
         raise walk.refuse(anchor, "a Keras mask on its input (mask_zero, mask=)")
     if call.api == "static_rnn":
@@ -166,7 +197,7 @@ def plan_recurrent(walk: Walk) -> None:
             raise walk.refuse(_anchor(call, walk, read), str(err)) from None
         used = [(role, t) for role, t in results if walk.users.get(t.name)]
         anchor = _anchor(call, walk, [t for _, t in used])
-        _check(walk, call, anchor)
+        _check(walk, call, spec, anchor)
         region = _region(walk, [t for _, t in used], _stops(call), anchor)
 
         def write(
@@ -268,6 +299,12 @@ def _write(
             raise walk.refuse(anchor, str(err)) from None
         if "return_sequences=True" in flags:
             args += ", zero_output_for_mask=True"
+    initial = _initial(call)
+    for tensor in initial:
+        if tensor.name not in walk.expr:
+            raise walk.refuse(anchor, f"its initial state {tensor.name!r} has no Keras form")
+    if initial:
+        given += f", initial_state=[{', '.join(walk.expr[t.name] for t in initial)}]"
     targets = [walk.name(f"{layer}_{r}") if r != "_" else "_" for r in returned]
     target = ", ".join(targets)
     walk.plan.lines.append(f"{target} = layers.{spec.kind}({args}, name={layer!r})({given})")

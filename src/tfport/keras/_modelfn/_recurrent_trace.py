@@ -37,6 +37,7 @@ class RecurrentCall:
     initial_state: object = None
     time_major: bool = False
     mask: object = None  # a tf_keras layer's mask argument or its input's Keras mask
+    constants: object = None  # a tf_keras layer's constants argument
 
 
 def _recording_rnn(
@@ -77,8 +78,11 @@ def _recording_layer(
     ) -> object:
         out = original(self, inputs, initial_state, constants, **kwargs)
         mask = kwargs.get("mask", getattr(inputs, "_keras_mask", None))
-        extra = initial_state if constants is None else (initial_state, constants)
-        calls.append(RecurrentCall("keras", self, inputs, out, None, None, extra, False, mask))
+        calls.append(
+            RecurrentCall(
+                "keras", self, inputs, out, None, None, initial_state, False, mask, constants
+            )
+        )
         return out
 
     return recording
