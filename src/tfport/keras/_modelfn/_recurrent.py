@@ -224,8 +224,12 @@ def _returned(call: RecurrentCall, spec: CellSpec, roles: set[str]) -> tuple[lis
         ]
         states = ["h", "c"] if lstm else ["h"]
         order = ["output"] + (states if getattr(layer, "return_state", False) else [])
-    elif "sequence" not in roles and roles <= ({"h"} if lstm else {"state"}):
-        return [next(iter(roles))], ""  # the last output is the final h
+    elif (
+        "sequence" not in roles
+        and roles <= ({"h"} if lstm else {"state"})
+        and not (_initial(call) and call.sequence_length is not None)
+    ):  # the last output is the final h (not where a length of 0 keeps the initial state)
+        return [next(iter(roles))], ""
     else:
         if lstm and "state" in roles:  # state_is_tuple=False: concat([c, h])
             roles = roles | {"c", "h"}
