@@ -29,6 +29,7 @@ from tfport.keras._modelfn import (
     _tables,
 )
 from tfport.keras._modelfn._ops import Refused, TfOp
+from tfport.keras._modelfn._recurrent import plan_recurrent
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
 
@@ -102,6 +103,7 @@ def plan_model(traced: Traced) -> Plan:
         walk.plan.inputs[key] = (var, source)
         walk.expr[tensor.name] = var
     _features.plan_input_layers(walk)  # feature columns: Keras preprocessing
+    plan_recurrent(walk)  # dynamic_rnn, tf_keras RNN layers: Keras RNN layers
     for op in walk.needed:  # layers whose ops start before their input is written
         if op.type in REGIONS and op.name not in walk.done:
             REGIONS[op.type](walk, op)

@@ -265,7 +265,7 @@ def _write(walk: Walk, layer: InputLayer, ops: list[TfOp], keys: list[str]) -> N
         walk.plan.layers[made.var] = variables
         route = routes.get(variables[0])
         if route is not None and not route.in_order:
-            walk.plan.row_order[made.var] = route.order.tolist()
+            walk.plan.reorder_rows(made.var, route.order.tolist())
         for variable in variables:
             walk.plan.assign(variable, made.var, "embeddings")
     walk.expr[layer.output.name] = out.text

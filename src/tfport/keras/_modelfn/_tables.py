@@ -158,7 +158,7 @@ def partitioned_lookup(walk: Walk, stitch: TfOp) -> bool:
         weights = [(found.whole, "embeddings")]
         layer = emit(walk, "Embedding", size, ids, weights, ops, last.outputs[0])
         if not found.in_order:
-            walk.plan.row_order[layer] = found.order.tolist()
+            walk.plan.reorder_rows(layer, found.order.tolist())
 
     found.add_parts(walk)
     walk.defer(ops, write)

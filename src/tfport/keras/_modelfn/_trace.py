@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import Features, KerasLayer, TFModule
+from tfport.keras._modelfn._recurrent_trace import RecurrentCall, recurrent_calls_recorded
 
 if TYPE_CHECKING:
     from tfport.estimator import Estimator, EstimatorSpec
@@ -48,6 +49,7 @@ class Traced:
     model_fn: Any
     checkpoint_keys: dict[str, str]  # graph variable -> its checkpoint name, where they differ
     input_layers: list[InputLayer] = dataclasses.field(default_factory=list)
+    recurrent: list[RecurrentCall] = dataclasses.field(default_factory=list)  # RNN layers
 
 
 @dataclasses.dataclass
@@ -206,6 +208,7 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
         with (
             tf_internals.input_layers_recorded() as calls,
             _dense_features_recorded() as keras_calls,
+            recurrent_calls_recorded() as rnn,
         ):
             spec = _call(estimator, feats[TENSOR_KEY] if single else feats)
         keys = _saver_keys(graph, spec)
@@ -218,7 +221,7 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     if single_output:
         predictions = {"predictions": predictions}
     fn = estimator._model_fn
-    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys, layers)
+    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys, layers, rnn)
 
 
 @contextlib.contextmanager

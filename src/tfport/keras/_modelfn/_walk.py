@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import functools
 import keyword
 import os
 import re
@@ -44,8 +45,13 @@ class Plan:
     uses_numpy: bool = False
     uses_variable: bool = False
     needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
-    # layer -> the rows of its checkpoint weight in the layer's order (a 'mod' partitioning)
-    row_order: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    # layer -> its checkpoint values as its Keras weights, where they differ (TF1 RNN cells)
+    convert: dict[str, Callable[[list], list]] = dataclasses.field(default_factory=dict)
+
+    def reorder_rows(self, layer: str, order: list[int]) -> None:
+        """The layer's first weight is the checkpoint's rows taken in `order` (a table
+        partitioned by id modulo its parts: the checkpoint holds them part by part)."""
+        self.convert[layer] = functools.partial(_rows_in_order, order=order)
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
@@ -63,6 +69,10 @@ class Plan:
         """Records `part` of the partitioned variable `whole`: the rows of `whole` it holds
         (`_parts.row_spec`) and its shape; it maps to the layers that `whole` maps to."""
         self.variables.setdefault(part, {"part_of": whole, "rows": rows, "shape": shape})
+
+
+def _rows_in_order(values: list, order: list[int]) -> list:
+    return [values[0][order], *values[1:]]
 
 
 class Walk:

@@ -74,9 +74,7 @@ def _set_weights(model: KerasModel, plan: Plan, traced: Traced, checkpoint: str)
                     )
                 )
             values = [np.asarray(reader.read(n)) for n in names]
-            if layer_name in plan.row_order:  # a table partitioned by id modulo the parts
-                values[0] = values[0][plan.row_order[layer_name]]
-            model.get_layer(layer_name).set_weights(values)
+            model.get_layer(layer_name).set_weights(plan.convert.get(layer_name, list)(values))
             shapes.update(
                 {n: list(v.shape) for n, v in zip(plan.layers[layer_name], values, strict=True)}
             )
