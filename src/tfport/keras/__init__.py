@@ -163,35 +163,49 @@ def export_model_fn(
     )
 
 
-def sealed_model_py(folder: str) -> bytes | None:
-    """The bytes of `folder/model.py` when `tfport keras export` on this machine wrote them
-    (its report.json carries this user's seal of them), else None: code to read before
-    importing.
+def sealed_code(folder: str) -> dict[str, bytes] | None:
+    """The code files of a `tfport keras export` folder (`model.py`, and `preprocess.py`
+    where the model_fn parsed tf.Examples) by name, when `tfport keras export` on this
+    machine wrote exactly these bytes (report.json carries this user's seal of them); else
+    None: code to read before importing.
 
     Example:
-        >>> sealed_model_py("out") is not None  # doctest: +SKIP
-        True
+        >>> sorted(sealed_code("out"))  # doctest: +SKIP
+        ['model.py']
     """
-    from tfport.keras._modelfn import sealed_model_py as impl
+    from tfport.keras._modelfn import sealed_code as impl
 
     return impl(folder)
 
 
-def import_model_py(folder: str, source: bytes | None = None) -> ModuleType:
-    """Imports an export folder's `model.py` (its layers register with Keras); runs
-    `source` instead of the file's current bytes when given.
+def export_code(folder: str) -> dict[str, bytes]:
+    """The code files an export folder holds (`model.py`, `preprocess.py`), by name.
+
+    Example:
+        >>> sorted(export_code("out"))  # doctest: +SKIP
+        ['model.py']
+    """
+    from tfport.keras._modelfn import export_code as impl
+
+    return impl(folder)
+
+
+def import_model_py(folder: str, source: bytes | None = None, name: str = "model.py") -> ModuleType:
+    """Imports an export folder's `model.py` (its layers register with Keras), or its
+    `preprocess.py` (`name`); runs `source` instead of the file's current bytes when given.
 
     Example:
         >>> import_model_py("out").build_model()  # doctest: +SKIP
     """
     from tfport.keras._modelfn import import_model_py as impl
 
-    return impl(folder, source)
+    return impl(folder, source, name)
 
 
 __all__ = [
     "model_to_estimator",
-    "sealed_model_py",
+    "sealed_code",
+    "export_code",
     "import_model_py",
     "export_model_fn",
     "load_estimator_weights",

@@ -128,7 +128,11 @@ class Keras:
         self.text = path
         self.model = _load_keras(path, safe=not trust)
 
-    def spec(self) -> InputSpec:
+    def spec(self) -> InputSpec | None:
+        return self.model_spec()
+
+    def model_spec(self) -> InputSpec:
+        """The Keras model's inputs: name -> (dtype, shape without batch)."""
         return {t.name: (str(t.dtype), tuple(t.shape[1:])) for t in self.model.inputs}
 
     @property
@@ -140,15 +144,20 @@ class Keras:
         from tfport._common.tfenv import import_tf
 
         tf = import_tf()
-        inputs = {k: tf.constant(v) for k, v in feed(self.spec(), batch, self.text).items()}
+        inputs = {k: tf.constant(v) for k, v in feed(self.model_spec(), batch, self.text).items()}
         out = self.model(next(iter(inputs.values())) if self.lone else inputs, training=False)
-        if isinstance(out, dict):
-            return {k: _np(v) for k, v in out.items()}
-        outs = out if isinstance(out, (list, tuple)) else [out]
-        names = list(getattr(self.model, "output_names", None) or [])
-        if len(names) != len(outs):
-            names = [f"output_{i}" for i in range(len(outs))]
-        return {n: _np(v) for n, v in zip(names, outs)}
+        return _outputs(self.model, out)
+
+
+def _outputs(model: KerasModel, out: object) -> dict[str, np.ndarray]:
+    """A Keras model's outputs by name (a dict as it is; else by `output_names`)."""
+    if isinstance(out, dict):
+        return {k: _np(v) for k, v in out.items()}
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    names = list(getattr(model, "output_names", None) or [])
+    if len(names) != len(outs):
+        names = [f"output_{i}" for i in range(len(outs))]
+    return {n: _np(v) for n, v in zip(names, outs)}
 
 
 class SavedModel:
@@ -269,22 +278,27 @@ def _load_keras(path: str, safe: bool) -> KerasModel:
         raise _load_failed(what, path, err) from None
 
 
-def check_folder(path: str, trust: bool) -> str | None:
-    """The sha256 of an export folder's `model.py` when `tfport keras export` on this
-    machine sealed it (None with `trust`); refuses any other folder in one line.
+def _digests(files: Mapping[str, bytes]) -> dict[str, str]:
+    import hashlib
+
+    return {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+
+
+def check_folder(path: str, trust: bool) -> dict[str, str] | None:
+    """The sha256 of each code file of an export folder (`model.py`, `preprocess.py`)
+    when `tfport keras export` on this machine sealed them (None with `trust`); refuses
+    any other folder in one line.
 
     Example:
         >>> check_folder("out", trust=False)  # doctest: +SKIP
-        '3b1f...'
+        {'model.py': '3b1f...'}
     """
-    import hashlib
-
-    from tfport.keras import sealed_model_py
+    from tfport.keras import sealed_code
 
     if trust:
         return None
-    source = sealed_model_py(path)
-    if source is None:
+    files = sealed_code(path)
+    if files is None:
         raise TfportInputError(
             message(
                 f"{os.path.join(path, 'model.py')} is code that `tfport keras export` did not "
@@ -293,37 +307,63 @@ def check_folder(path: str, trust: bool) -> str | None:
                 folder=path,
             )
         )
-    return hashlib.sha256(source).hexdigest()
+    return _digests(files)
 
 
 class ExportFolder(Keras):
     """A folder `tfport keras export` wrote: its `model.py` imported (its layers register),
-    then `model.keras` loaded with `safe_mode=True`. Unless `trust`, the bytes imported are
-    the ones whose sha256 `check_folder` vouched for."""
+    then `model.keras` loaded with `safe_mode=True`; its `preprocess.py`, if any, parses the
+    raw features first. Unless `trust`, the bytes imported are the ones `check_folder`
+    vouched for (`sha256`: file -> digest)."""
 
     kind = "keras_folder"
 
-    def __init__(self, path: str, trust: bool = False, sha256: str | None = None) -> None:
-        import hashlib
+    def __init__(
+        self, path: str, trust: bool = False, sha256: Mapping[str, str] | None = None
+    ) -> None:
+        import json
 
-        from tfport.keras import import_model_py
+        from tfport.keras import export_code, import_model_py
 
         self.text = path
-        with open(os.path.join(path, "model.py"), "rb") as f:
-            source = f.read()
-        if not trust and hashlib.sha256(source).hexdigest() != sha256:
+        code = export_code(path)
+        if not trust and _digests(code) != dict(sha256 or {}):
             raise TfportInputError(
                 message(
-                    f"{os.path.join(path, 'model.py')} changed while verify ran",
+                    f"The code of {path} changed while verify ran",
                     "Run verify again, or pass --trust",
                     folder=path,
                 )
             )
         try:
-            self.module = import_model_py(path, source)
+            self.module = import_model_py(path, code.get("model.py", b""))
+            self.preprocess = None
+            if "preprocess.py" in code:
+                module = import_model_py(path, code["preprocess.py"], "preprocess.py")
+                self.preprocess = module.preprocess
         except Exception as err:  # noqa: BLE001 - the user's code: one line, whatever it raises
-            raise _load_failed("Cannot import", os.path.join(path, "model.py"), err) from None
+            raise _load_failed("Cannot import the code of", path, err) from None
+        with open(os.path.join(path, "report.json")) as f:
+            self._raw_lone = bool(json.load(f).get("preprocess", {}).get("lone"))
         self.model = _load_keras(os.path.join(path, "model.keras"), safe=True)
+
+    def spec(self) -> InputSpec | None:
+        return None if self.preprocess else super().spec()  # raw: serialized tf.Examples
+
+    @property
+    def lone(self) -> bool:
+        return self._raw_lone if self.preprocess else super().lone
+
+    def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self.preprocess is None:
+            return super().run(batch)
+        from tfport._common.tfenv import import_tf
+
+        tf = import_tf()
+        raw = {k: tf.constant(v) for k, v in batch.items() if not k.startswith("__")}
+        parsed = self.preprocess(next(iter(raw.values())) if self.lone else raw)
+        inputs = {k: v for k, v in parsed.items() if k in {t.name for t in self.model.inputs}}
+        return _outputs(self.model, self.model(inputs, training=False))
 
 
 def open_artifact(
@@ -333,13 +373,13 @@ def open_artifact(
     trust: bool = False,
     limits: Limits | None = None,
     allow_ops: tuple[str, ...] = (),
-    sealed: Mapping[str, str] | None = None,
+    sealed: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Any:
     """The runnable artifact `text` names (checkpoints are diffed, not run).
 
     SavedModels and frozen graphs must have passed `tfport.graph.check_runnable` (the
     caller, :func:`tfport.verify.verify`, scans them before any TensorFlow runs, with
-    the same `allow_ops`); export folders `check_folder` (`sealed`: folder -> sha256).
+    the same `allow_ops`); export folders `check_folder` (`sealed`: folder -> {file: sha256}).
     """
     kind = kind_of(text)
     if kind == "estimator":

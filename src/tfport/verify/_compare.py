@@ -308,7 +308,7 @@ def _run_artifacts(
     trust: bool,
     limits: Limits | None,
     allow_ops: tuple[str, ...] = (),
-    sealed: dict[str, str] | None = None,
+    sealed: dict[str, dict[str, str]] | None = None,
 ) -> VerifyReport:
     art_a = open_artifact(a, signature_a, io, trust, limits, allow_ops, sealed)
     art_b = open_artifact(b, signature_b, io, trust, limits, allow_ops, sealed)

@@ -81,6 +81,7 @@ def export_model_fn(
     import_tf()
     from tfport.keras._modelfn._check import known_backends
     from tfport.keras._modelfn._emit import plan_model
+    from tfport.keras._modelfn._parsing import lift_parsing
     from tfport.keras._modelfn._trace import trace
     from tfport.keras._modelfn._write import write_folder
 
@@ -88,41 +89,63 @@ def export_model_fn(
     check_on = known_backends(check_on)
     path = _checkpoint(estimator, checkpoint)
     traced = trace(estimator, estimator.model_dir, input_shapes or {})
+    parsed = lift_parsing(traced)  # tf.io parsing -> preprocess.py
     plan = plan_model(traced)
-    return write_folder(plan, traced, path, out, factory, overwrite, check_on)
+    return write_folder(plan, traced, path, out, factory, overwrite, check_on, parsed)
 
 
-def sealed_model_py(folder: str) -> bytes | None:
-    """The bytes of `folder/model.py` when this user's export sealed them, else None.
+CODE_FILES = ("model.py", "preprocess.py")  # what an export folder holds that is code
+
+
+def export_code(folder: str) -> dict[str, bytes]:
+    """The bytes of an export folder's code files there, by name.
 
     Example:
-        >>> sealed_model_py("out") is not None  # doctest: +SKIP
-        True
+        >>> sorted(export_code("out"))  # doctest: +SKIP
+        ['model.py', 'preprocess.py']
+    """
+    import os
+
+    files = {}
+    for name in CODE_FILES:
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):
+            with open(path, "rb") as f:
+                files[name] = f.read()
+    return files
+
+
+def sealed_code(folder: str) -> dict[str, bytes] | None:
+    """The code files of an export folder (`model.py`, `preprocess.py` if any) by name,
+    when this user's `tfport keras export` sealed exactly these bytes; else None.
+
+    Example:
+        >>> sorted(sealed_code("out"))  # doctest: +SKIP
+        ['model.py']
     """
     import json
     import os
 
     from tfport.keras._modelfn._seal import is_sealed
 
-    with open(os.path.join(folder, "model.py"), "rb") as f:
-        source = f.read()
+    files = export_code(folder)
     try:
         with open(os.path.join(folder, "report.json")) as f:
             seal = json.load(f).get("seal")
     except (OSError, ValueError, AttributeError):
         return None
-    return source if is_sealed(source, seal) else None
+    return files if "model.py" in files and is_sealed(files, seal) else None
 
 
-def import_model_py(folder: str, source: bytes | None = None) -> ModuleType:
-    """Imports `folder/model.py` (or runs `source`) as a fresh module.
+def import_model_py(folder: str, source: bytes | None = None, name: str = "model.py") -> ModuleType:
+    """Imports `folder/NAME` (or runs `source` as it) as a fresh module.
 
     Example:
         >>> import_model_py("out").build_model()  # doctest: +SKIP
     """
     from tfport.keras._modelfn._write import import_model_py as impl
 
-    return impl(folder, source)
+    return impl(folder, source, name)
 
 
-__all__ = ["export_model_fn", "sealed_model_py", "import_model_py"]
+__all__ = ["export_model_fn", "export_code", "sealed_code", "import_model_py", "CODE_FILES"]

@@ -102,6 +102,8 @@ def plan_model(traced: Traced) -> Plan:
         source = f"keras.Input(shape={dims!r}, dtype={tensor.dtype.name!r}, name={key!r})"
         walk.plan.inputs[key] = (var, source)
         walk.expr[tensor.name] = var
+        if tensor.op.type != "Placeholder":
+            walk.done.add(tensor.op.name)  # its parsing is preprocess.py's (`_parsing`)
     _features.plan_input_layers(walk)  # feature columns: Keras preprocessing
     plan_recurrent(walk)  # dynamic_rnn, tf_keras RNN layers: Keras RNN layers
     for op in walk.needed:  # layers whose ops start before their input is written

@@ -1,14 +1,15 @@
 """The seal of an export folder: proof that `tfport keras export` on this machine wrote
 its `model.py`, so that `tfport verify` may import it (it is code) without `--trust`.
 
-The seal is an HMAC-SHA256 of `model.py`'s bytes under a key kept in tfport's home
+The seal is an HMAC-SHA256 of the code files' bytes (`model.py`, and `preprocess.py`
+where the model_fn parsed tf.Examples) under a key kept in tfport's home
 (`$TFPORT_HOME`, default `~/.tfport`; `export.key`, made on the first export, readable by
 its owner only). A folder from another machine, or a `model.py` edited since, is not sealed:
 verify then needs `--trust`.
 
 Example:
-    >>> seal = seal_of(b"import keras\\n")  # doctest: +SKIP
-    >>> is_sealed(b"import keras\\n", seal)  # doctest: +SKIP
+    >>> seal = seal_of({"model.py": b"import keras\\n"})  # doctest: +SKIP
+    >>> is_sealed({"model.py": b"import keras\\n"}, seal)  # doctest: +SKIP
     True
 """
 
@@ -19,6 +20,7 @@ import hashlib
 import hmac
 import os
 import secrets
+from collections.abc import Mapping
 
 from tfport._common.errors import TfportInputError, message
 
@@ -74,26 +76,34 @@ def _key(create: bool) -> bytes | None:
     return key
 
 
-def seal_of(source: bytes) -> dict[str, str]:
-    """The seal of `model.py`'s bytes (`report.json`'s `"seal"`), made with this user's key.
+def _digest(key: bytes, files: Mapping[str, bytes]) -> str:
+    listing = "".join(
+        f"{name}\0{hashlib.sha256(data).hexdigest()}\n" for name, data in sorted(files.items())
+    )
+    return hmac.new(key, listing.encode(), hashlib.sha256).hexdigest()
+
+
+def seal_of(files: Mapping[str, bytes]) -> dict[str, object]:
+    """The seal of an export's code files (`report.json`'s `"seal"`): their sha256 and an
+    HMAC of them under this user's key.
 
     Example:
-        >>> sorted(seal_of(b"x = 1\\n"))  # doctest: +SKIP
-        ['hmac_sha256', 'model_py_sha256']
+        >>> sorted(seal_of({"model.py": b"x = 1\n"}))  # doctest: +SKIP
+        ['files', 'hmac_sha256']
     """
     key = _key(create=True)
     assert key is not None
     return {
-        "model_py_sha256": hashlib.sha256(source).hexdigest(),
-        "hmac_sha256": hmac.new(key, source, hashlib.sha256).hexdigest(),
+        "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
+        "hmac_sha256": _digest(key, files),
     }
 
 
-def is_sealed(source: bytes, seal: object) -> bool:
-    """Whether `seal` (from report.json) is this user's seal of exactly `source`.
+def is_sealed(files: Mapping[str, bytes], seal: object) -> bool:
+    """Whether `seal` (from report.json) is this user's seal of exactly these files.
 
     Example:
-        >>> is_sealed(b"x = 1\\n", {"hmac_sha256": "00"})
+        >>> is_sealed({"model.py": b"x = 1\n"}, {"hmac_sha256": "00"})
         False
     """
     key = _key(create=False)
@@ -102,4 +112,4 @@ def is_sealed(source: bytes, seal: object) -> bool:
     given = seal.get("hmac_sha256")
     if not isinstance(given, str):
         return False
-    return hmac.compare_digest(given, hmac.new(key, source, hashlib.sha256).hexdigest())
+    return hmac.compare_digest(given, _digest(key, files))

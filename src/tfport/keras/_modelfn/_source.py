@@ -54,9 +54,12 @@ def _origin(traced: Traced) -> str:
     return f"`{name}` ({os.path.basename(path)}:{line})"
 
 
-def model_source(plan: Plan, traced: Traced, factory: str, checked: str = "") -> str:
+def model_source(
+    plan: Plan, traced: Traced, factory: str, checked: str = "", preprocess: bool = False
+) -> str:
     """The module text: imports, the `Variable` layer when used, and `build_model()`;
-    `checked` (the backends the export was checked on) goes to its docstring."""
+    `checked` (the backends the export was checked on) goes to its docstring, and, with
+    `preprocess`, that `preprocess.py` parses its inputs."""
     outputs = (
         next(iter(plan.outputs.values()))
         if traced.single_output
@@ -74,6 +77,12 @@ def model_source(plan: Plan, traced: Traced, factory: str, checked: str = "") ->
         "`build_model()` returns the functional model; `model.weights.h5` holds the",
         "checkpoint's values. Edit freely: this file is yours.",
     ]
+    if preprocess:
+        head += [
+            "",
+            "Its inputs are what the model_fn parsed from serialized tf.Examples:",
+            "`preprocess.py` (TensorFlow) parses them; `model(preprocess(features))`.",
+        ]
     if checked:
         head += ["", *textwrap.wrap(checked, 88)]
     if plan.needs_tensorflow:
@@ -106,11 +115,16 @@ def model_source(plan: Plan, traced: Traced, factory: str, checked: str = "") ->
     body.append(f"    return keras.Model(inputs={inputs}, outputs={outputs})")
     text = "\n".join(head) + (_VARIABLE_CLASS if plan.uses_variable else "")
     text += "".join(plan.classes) + "\n".join(body)
-    return _formatted(text + "\n")
+    return formatted(text + "\n")
 
 
-def _formatted(text: str) -> str:
-    """`ruff format` of the text when ruff is installed (the text is valid either way)."""
+def formatted(text: str) -> str:
+    """`ruff format` of the text when ruff is installed (the text is valid either way).
+
+    Example:
+        >>> formatted("x  =  1\n")  # doctest: +SKIP
+        'x = 1\n'
+    """
     ruff = shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff")
     if not os.path.exists(ruff):
         return text

@@ -15,7 +15,7 @@ import functools
 import keyword
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from tfport._common.errors import TfportInputError, message
 from tfport._common.types import Graph
@@ -92,7 +92,8 @@ class Walk:
     # ----------------------------------------------------------------- graph facts
     def _needed(self) -> list[TfOp]:
         outputs = list(self.traced.predictions.values())
-        return needed_ops(self.traced.graph, outputs, _ops.data_inputs, _LEAVES)
+        inputs = {t.op.name for t in self.traced.features.values()}  # parsed ones: not Placeholder
+        return needed_ops(self.traced.graph, outputs, _ops.data_inputs, _LEAVES, inputs)
 
     def _users(self) -> dict[str, int]:
         count: dict[str, int] = {}
@@ -170,17 +171,26 @@ class Walk:
         self.plan.ops.append({"op": op.name, "type": op.type, "to": to, "line": line})
 
     def refuse(self, op: TfOp, reason: str) -> TfportInputError:
-        path, line, code = _ops.source_line(op)
-        where = f"{path}:{line} ({code})" if path else "a line outside user code"
-        return TfportInputError(
-            message(
-                f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
-                f"{where}: {reason}",
-                "Rewrite that part of the model_fn with ops keras.ops has (see "
-                "docs/way-out.md), or export by hand with `tfport ckpt port`",
-                op=op.name,
-            )
+        return refusal(op, reason)
+
+
+def refusal(op: TfOp, reason: str) -> TfportInputError:
+    """The one-line refusal of `op`, naming the model_fn line that built it.
+
+    Example:
+        >>> raise refusal(op, "no Keras form")  # doctest: +SKIP
+    """
+    path, line, code = _ops.source_line(op)
+    where = f"{path}:{line} ({code})" if path else "a line outside user code"
+    return TfportInputError(
+        message(
+            f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
+            f"{where}: {reason}",
+            "Rewrite that part of the model_fn with ops keras.ops has (see "
+            "docs/way-out.md), or export by hand with `tfport ckpt port`",
+            op=op.name,
         )
+    )
 
 
 _LEAVES = ("Placeholder", "ReadVariableOp")  # where the model's inputs and weights enter
@@ -191,9 +201,10 @@ def needed_ops(
     outputs: list[TfTensor],
     inputs: Callable[[TfOp], list[TfTensor]] = lambda op: list(op.inputs),
     leaves: tuple[str, ...] = (),
+    stops: Collection[str] = (),
 ) -> list[TfOp]:
     """The ops of `graph` that `outputs` need, in graph order: walked back along `inputs`,
-    not past an op whose type is in `leaves`.
+    not past an op whose type is in `leaves` or whose name is in `stops`.
 
     Example:
         >>> needed_ops(graph, [logits], _ops.data_inputs, _LEAVES)  # doctest: +SKIP
@@ -205,7 +216,7 @@ def needed_ops(
         if op.name in seen:
             continue
         seen.add(op.name)
-        if op.type not in leaves:
+        if op.type not in leaves and op.name not in stops:
             stack.extend(t.op for t in inputs(op))
     return [op for op in graph.get_operations() if op.name in seen]
 

@@ -28,22 +28,26 @@ from tfport._common.types import KerasModel
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._modelfn._check import check_backends, docstring_line
 from tfport.keras._modelfn._emit import Plan
+from tfport.keras._modelfn._parsing import Parsed, preprocess_source
 from tfport.keras._modelfn._seal import seal_of
-from tfport.keras._modelfn._source import model_source
+from tfport.keras._modelfn._source import formatted, model_source
 from tfport.keras._modelfn._trace import Traced
 
-FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")
+FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")  # + preprocess.py
 
 
-def import_model_py(folder: str, source: bytes | None = None) -> types.ModuleType:
-    """Imports `folder/model.py` under a private module name (its layers register); runs
-    `source` when given (the bytes a caller checked), not what the file holds by then.
+def import_model_py(
+    folder: str, source: bytes | None = None, file: str = "model.py"
+) -> types.ModuleType:
+    """Imports `folder/model.py` (or `file`) under a private module name (its layers
+    register); runs `source` when given (the bytes a caller checked), not what the file
+    holds by then.
 
     Example:
         >>> import_model_py("out").build_model()  # doctest: +SKIP
     """
     name = f"tfport_export_{uuid.uuid4().hex}"
-    path = os.path.join(folder, "model.py")
+    path = os.path.join(folder, file)
     if source is None:
         with open(path, "rb") as f:
             source = f.read()
@@ -102,6 +106,7 @@ def write_folder(
     factory: str,
     overwrite: bool,
     backends: Sequence[str] = ("tensorflow",),
+    parsed: Parsed | None = None,
 ) -> dict:
     """Builds OUT in a temporary sibling, checks it on `backends`, then renames it into
     place; returns the report."""
@@ -111,19 +116,26 @@ def write_folder(
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=f".tfport-{os.path.basename(out)}-", dir=parent)
     try:
-        source = model_source(plan, traced, factory).encode()
+        first = model_source(plan, traced, factory).encode()
         with open(os.path.join(tmp, "model.py"), "wb") as f:
-            f.write(source)
-        model = import_model_py(tmp, source).build_model()
+            f.write(first)
+        model = import_model_py(tmp, first).build_model()
         shapes = _set_weights(model, plan, traced, checkpoint)
         model.save_weights(os.path.join(tmp, "model.weights.h5"))
         model.save(os.path.join(tmp, "model.keras"))
         checked = check_backends(model, traced, checkpoint, tmp, backends)
-        source = model_source(plan, traced, factory, docstring_line(checked)).encode()
-        with open(os.path.join(tmp, "model.py"), "wb") as f:
-            f.write(source)  # the same code; its docstring says what was checked
+        preprocess = parsed is not None
+        source = model_source(plan, traced, factory, docstring_line(checked), preprocess)
+        code = {"model.py": source.encode()}  # the same code, its docstring saying what was checked
+        if parsed is not None:
+            code["preprocess.py"] = formatted(preprocess_source(parsed, factory)).encode()
+        for name, data in code.items():
+            with open(os.path.join(tmp, name), "wb") as f:
+                f.write(data)
         report = _report(plan, traced, checkpoint, shapes)
-        report.update(checked=checked, seal=seal_of(source))
+        if parsed is not None:
+            report["preprocess"] = {"lone": parsed.lone, "parsed": parsed.specs}
+        report.update(checked=checked, seal=seal_of(code))
         with open(os.path.join(tmp, "report.json"), "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
             f.write("\n")
