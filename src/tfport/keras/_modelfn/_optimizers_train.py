@@ -1,0 +1,127 @@
+"""What a model_fn's train op runs: its variable writes, the loss's gradients, the
+global step and its increment, and the one-line refusal of an optimizer update.
+
+Example:
+    >>> train = TrainGraph(graph, spec.train_op, spec.loss, tvars, step)  # doctest: +SKIP
+    >>> train.increment().type  # doctest: +SKIP
+    'AssignAddVariableOp'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from tfport._common.errors import TfportInputError, message
+from tfport.keras._modelfn import _ops
+from tfport.keras._modelfn._optimizers_grads import Gradients, variable_of
+from tfport.keras._modelfn._static import TfOp, TfTensor, static
+from tfport.keras._modelfn._trace import TfGraph
+
+WRITES = (
+    "AssignVariableOp",
+    "AssignSubVariableOp",
+    "AssignAddVariableOp",
+    "Assign",
+    "AssignSub",
+    "AssignAdd",
+)
+
+
+def refusal(op: TfOp, reason: str) -> TfportInputError:
+    """The one-line refusal naming the op and the model_fn line that built it."""
+    path, line, code = _ops.source_line(op)
+    where = f"{path}:{line} ({code})" if path else "a line outside user code"
+    return TfportInputError(
+        message(
+            f"Cannot export the model_fn's optimizer to Keras: op {op.name!r} ({op.type}) "
+            f"built at {where}: {reason}",
+            "Train with a tf.compat.v1.train or Keras optimizer, or write the optimizer's "
+            "update with ops keras.ops has (see docs/way-out.md)",
+            op=op.name,
+        )
+    )
+
+
+def line_of(op: TfOp) -> str:
+    path, line, _ = _ops.source_line(op)
+    return f"{os.path.basename(path)}:{line}" if path else ""
+
+
+class TrainGraph:
+    """What a train op runs: its variable writes, the gradients, the global step."""
+
+    def __init__(
+        self, graph: TfGraph, train_op: object, loss: TfTensor, trainable: list, step: object
+    ) -> None:
+        self.graph = graph
+        self.top: TfOp = getattr(train_op, "op", train_op)
+        self.ran = ancestors([self.top])
+        self.grads = Gradients(graph, loss, trainable)
+        self.params = list(self.grads.names)
+        self.forward = frozenset(ancestors([loss.op]))
+        step_op: TfOp = getattr(step, "op", step)
+        self.step = variable_of(getattr(step, "handle", step)) or step_op.name
+        self.writes: dict[str, list[TfOp]] = {}
+        for op in self.graph.get_operations():
+            if op.name in self.ran and op.type in WRITES:
+                self.writes.setdefault(variable_of(op.inputs[0]), []).append(op)
+
+    def is_step(self, tensor: TfTensor) -> bool:
+        """Whether `tensor` is a read of the global step."""
+        op = tensor.op
+        while op.type == "Identity" and op.inputs:
+            op = op.inputs[0].op
+        if op.type == "ReadVariableOp":
+            return variable_of(op.inputs[0]) == self.step
+        return op.type == "VariableV2" and op.name == self.step
+
+    def increment(self) -> TfOp | None:
+        """The train op's `global_step += 1`; refused when it updates the step otherwise."""
+        ops = self.writes.get(self.step, [])
+        if not ops:
+            return None
+        op = ops[0]
+        if len(ops) == 1 and _adds_one(op, self.is_step):
+            return op
+        raise refusal(op, "the global step changes other than by one per step")
+
+    def gradient(self, tensor: TfTensor, variable: str, op: TfOp) -> float | None:
+        """The clip norm of `tensor`, the (clipped) gradient of `variable`; else refused."""
+        found = self.grads.match(tensor)
+        if found is None or found[0] != variable:
+            raise refusal(
+                op,
+                f"its gradient {tensor.name!r} is not the loss's gradient of {variable!r} "
+                "(tf.gradients of the EstimatorSpec's loss, optionally clipped by global norm)",
+            )
+        return found[1]
+
+
+def ancestors(tops: list[TfOp]) -> set[str]:
+    """Names of the ops running `tops` runs (data and control inputs)."""
+    seen: set[str] = set()
+    stack = list(tops)
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return seen
+
+
+def _adds_one(op: TfOp, is_step: Callable[[TfTensor], bool]) -> bool:
+    value = op.inputs[1]
+    if op.type in ("AssignAddVariableOp", "AssignAdd"):
+        number = static(value)
+        return number is not None and float(number) == 1.0
+    if value.op.type not in ("AddV2", "Add"):
+        return False
+    a, b = value.op.inputs
+    for x, y in ((a, b), (b, a)):
+        number = static(y)
+        if is_step(x) and number is not None and float(number) == 1.0:
+            return True
+    return False

@@ -1,0 +1,108 @@
+"""A TRAIN graph's learning rate, a function of the global step, as Keras 3 code.
+
+A constant is a float; `tf.compat.v1.train.exponential_decay` is
+`keras.optimizers.schedules.ExponentialDecay` (the same ops: `lr * decay_rate ** (step /
+decay_steps)`, floored when staircase); anything else (polynomial decay, BERT's warm-up
+blend) is a registered `LearningRateSchedule` subclass whose `__call__(step)` is the
+subgraph written with `keras.ops`. The step is the optimizer's `iterations`, read before
+the step's update as the global step is read by a v1 train op.
+
+Example:
+    >>> schedule = plan_schedule(lr_tensor, is_step, refuse)  # doctest: +SKIP
+    >>> schedule.expression  # doctest: +SKIP
+    'keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.8, staircase=False)'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+from tfport.keras._modelfn._optimizers_code import Refuse, Writer, short_float
+from tfport.keras._modelfn._static import TfTensor, static
+
+SCHEDULE_CLASS = "LearningRate"
+
+
+@dataclasses.dataclass
+class Schedule:
+    """The `learning_rate` argument of the optimizer, and the code it needs."""
+
+    expression: str
+    source: list[str] = dataclasses.field(default_factory=list)
+    report: list[dict] = dataclasses.field(default_factory=list)
+    uses_numpy: bool = False
+
+
+def plan_schedule(lr: TfTensor, is_step: Callable[[TfTensor], bool], refuse: Refuse) -> Schedule:
+    """The Keras form of the learning-rate tensor `lr` (`is_step`: the global step's reads).
+
+    Raises:
+        TfportInputError: an op of the schedule with no keras.ops form (from `refuse`).
+    """
+    value = static(lr)
+    if value is not None and np.ndim(value) == 0:
+        return Schedule(short_float(value) if lr.dtype.name == "float32" else repr(float(value)))
+    found = _exponential_decay(lr, is_step)
+    if found is not None:
+        return Schedule(found, report=[_row(lr, "keras.optimizers.schedules.ExponentialDecay")])
+    writer = Writer(lambda t: "step" if is_step(t) else None, refuse)
+    result = writer.write(lr)
+    body = writer.lines + [f"return {result}"]
+    source = [
+        "",
+        "",
+        '@keras.saving.register_keras_serializable(package="tfport_export")',
+        f"class {SCHEDULE_CLASS}(keras.optimizers.schedules.LearningRateSchedule):",
+        '    """The model_fn\'s learning rate as a function of the global step (the',
+        '    optimizer\'s `iterations`)."""',
+        "",
+        "    def __call__(self, step):",
+        *[f"        {line}" for line in body],
+        "",
+        "    def get_config(self):",
+        "        return {}",
+    ]
+    return Schedule(f"{SCHEDULE_CLASS}()", source, writer.rows, writer.uses_numpy)
+
+
+def _row(tensor: TfTensor, to: str) -> dict:
+    from tfport.keras._modelfn._ops import source_line
+
+    path, line, _ = source_line(tensor.op)
+    where = f"{path.rpartition('/')[2]}:{line}" if path else ""
+    return {"op": tensor.op.name, "type": tensor.op.type, "to": to, "line": where}
+
+
+def _scalar(tensor: TfTensor) -> float | None:
+    value = static(tensor)
+    if value is None or np.ndim(value) != 0:
+        return None
+    return float(short_float(value)) if tensor.dtype.name == "float32" else float(value)
+
+
+def _exponential_decay(lr: TfTensor, is_step: Callable[[TfTensor], bool]) -> str | None:
+    """`initial * pow(rate, [floor](cast(step) / decay_steps))`, the ops of both
+    `tf.compat.v1.train.exponential_decay` and Keras's `ExponentialDecay`."""
+    op = lr.op
+    if op.type != "Mul" or op.inputs[1].op.type != "Pow":
+        return None
+    initial, power = _scalar(op.inputs[0]), op.inputs[1].op
+    rate, p = _scalar(power.inputs[0]), power.inputs[1]
+    staircase = p.op.type == "Floor"
+    if staircase:
+        p = p.op.inputs[0]
+    if initial is None or rate is None or p.op.type != "RealDiv":
+        return None
+    cast, steps = p.op.inputs[0], _scalar(p.op.inputs[1])
+    if cast.op.type != "Cast" or not is_step(cast.op.inputs[0]) or steps is None:
+        return None
+    if lr.dtype.name != "float32":
+        return None
+    decay_steps = int(steps) if float(steps).is_integer() else steps
+    return (
+        f"keras.optimizers.schedules.ExponentialDecay({initial!r}, {decay_steps!r}, "
+        f"{rate!r}, staircase={staircase})"
+    )
