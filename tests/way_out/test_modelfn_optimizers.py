@@ -10,6 +10,7 @@ agree within 1e-5.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import subprocess
 import sys
@@ -126,6 +127,63 @@ def _keras_step(plan: OptimizerPlan, checkpoint, before, gradients, tmp: pathlib
     return found, int(optimizer.iterations.numpy()), path
 
 
+_JAX = """
+import importlib.util, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from run_exported import _Absent
+sys.meta_path.insert(0, _Absent())  # no tensorflow, tf_keras nor tfport
+import keras
+spec = importlib.util.spec_from_file_location("optimizer_module", sys.argv[2])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+data = dict(np.load(sys.argv[3]))
+count = sum(k.startswith("v") for k in data)
+variables = [keras.Variable(data[f"v{i}"]) for i in range(count)]
+optimizer = module.build_optimizer()
+optimizer.build(variables)
+for key, value in data.items():
+    if key.startswith("s"):
+        i, attribute = key[1:].split(":")
+        getattr(optimizer, attribute)[int(i)].assign(value)
+optimizer.iterations.assign(int(data["iterations"]))
+optimizer.apply_gradients([(data[f"g{i}"], v) for i, v in enumerate(variables)])
+out = {f"v{i}": np.asarray(v) for i, v in enumerate(variables)}
+for key in data:
+    if key.startswith("s"):
+        i, attribute = key[1:].split(":")
+        out[key] = np.asarray(getattr(optimizer, attribute)[int(i)])
+np.savez(sys.argv[4], backend=keras.backend.backend(), **out)
+"""
+
+
+def _jax_step(plan: OptimizerPlan, module: pathlib.Path, checkpoint, before, gradients) -> dict:
+    """The step of `_keras_step` on the JAX backend, with TensorFlow unimportable: the
+    optimizer's state set as `restore_state` sets it, from the checkpoint's values."""
+    names = list(gradients)
+    data = {f"v{i}": before[n] for i, n in enumerate(names)}
+    data |= {f"g{i}": gradients[n] for i, n in enumerate(names)}
+    keys = {}
+    with CheckpointReader(checkpoint) as reader:
+        for i, name in enumerate(names):
+            for attribute, key in plan.slots.get(name, {}).items():
+                data[f"s{i}:{attribute}"], keys[f"s{i}:{attribute}"] = reader.read(key), key
+            for attribute, value in plan.values.get(name, {}).items():
+                data[f"s{i}:{attribute}"] = np.asarray(value, np.int32)
+        data["iterations"] = np.asarray(reader.read(plan.iterations))
+    inputs, result = module.with_name("jax_in.npz"), module.with_name("jax_out.npz")
+    np.savez(inputs, **data)
+    env = {**os.environ, "KERAS_BACKEND": "jax"}
+    args = [sys.executable, "-c", _JAX, str(HERE), str(module), str(inputs), str(result)]
+    proc = subprocess.run(args, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = dict(np.load(result))
+    assert str(out.pop("backend")) == "jax"
+    found = {names[int(k[1:])]: v for k, v in out.items() if k.startswith("v")}
+    found |= {keys[k]: v for k, v in out.items() if k in keys}
+    return found
+
+
 def _check(case: str, tmp: pathlib.Path, model_dir: str, checkpoint: str | None) -> tuple:
     plan, ckpt, before, gradients, after = _session_step(case, model_dir, checkpoint, tmp)
     found, iterations, module = _keras_step(plan, ckpt, before, gradients, tmp)
@@ -142,7 +200,7 @@ def _check(case: str, tmp: pathlib.Path, model_dir: str, checkpoint: str | None)
     for args in (["check", "--isolated"], ["format", "--isolated", "--check"]):
         proc = subprocess.run([*lint, *args, str(module)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-    return plan, worst
+    return plan, (ckpt, before, gradients, after, module)
 
 
 @pytest.fixture(scope="module")
@@ -169,25 +227,55 @@ def test_momentum_exponential_decay(goldens, tmp_path, dropout_off):
     assert plan.slots["conv1/kernel"] == {"_accumulations": "conv1/kernel/Momentum"}
 
 
-def test_lamb_warmup_clipping(goldens, tmp_path, dropout_off):
+@pytest.fixture(scope="module")
+def lamb(goldens, tmp_path_factory, dropout_off):
+    """The pretraining program's LAMB step, from the golden's step-20 checkpoint."""
+    model_dir = str(goldens / "tpu_pretrain_lamb" / "model_dir")
+    tmp = tmp_path_factory.mktemp("lamb")
+    return _check("tpu_pretrain_lamb", tmp, model_dir, model_dir + "/model.ckpt-20")
+
+
+def test_lamb_warmup_clipping(lamb):
     """LAMB over clipped `tf.gradients`, warm-up then polynomial decay: a written optimizer
     with one update for weights and one without weight decay for norms and biases."""
-    model_dir = str(goldens / "tpu_pretrain_lamb" / "model_dir")
-    plan, _ = _check("tpu_pretrain_lamb", tmp_path, model_dir, model_dir + "/model.ckpt-20")
+    plan, _ = lamb
     assert plan.expression.startswith("LAMBOptimizer(learning_rate=LearningRate()")
     assert "global_clipnorm=1.0" in plan.expression
     groups = {name: v["_group"] for name, v in plan.values.items()}
     decayed = groups["bert/encoder/layer_0/query/kernel"]
     assert groups["bert/embeddings/LayerNorm/gamma"] != decayed
     assert groups["cls/predictions/output_bias"] == decayed  # LAMB decays biases too
+    assert "unordered" in plan.report[-1]["to"]  # its step increment beside the lr's read
 
 
-def test_adam_weight_decay(tmp_path, dropout_off):
+@pytest.fixture(scope="module")
+def adam_weight_decay(tmp_path_factory, dropout_off):
+    """BERT's AdamWeightDecay step, from a checkpoint 3 steps in."""
+    tmp = tmp_path_factory.mktemp("adamw")
+    return _check("adam_weight_decay", tmp, str(tmp), None)
+
+
+def test_adam_weight_decay(adam_weight_decay):
     """BERT's AdamWeightDecay: decoupled decay skipped for the exclude list's names."""
-    plan, _ = _check("adam_weight_decay", tmp_path, str(tmp_path), None)
+    plan, _ = adam_weight_decay
     groups = {name: v["_group"] for name, v in plan.values.items()}
     assert groups["hidden/kernel"] == groups["logits/kernel"] != groups["hidden/bias"]
     assert groups["LayerNorm/gamma"] == groups["hidden/bias"]
+    assert "unordered" not in plan.report[-1]["to"]  # its increment runs after the update
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="JAX 0.10 (the jax extra) needs Python >= 3.11"
+)
+def test_written_optimizer_on_jax_without_tensorflow(adam_weight_decay):
+    """The written AdamWeightDecay optimizer (groups, schedule, clipping) on the JAX
+    backend, TensorFlow unimportable."""
+    plan, (ckpt, before, gradients, after, module) = adam_weight_decay
+    found = _jax_step(plan, module, ckpt, before, gradients)
+    assert len(found) == 3 * len(gradients)
+    worst = max(float(np.max(np.abs(found[k] - after[k]))) for k in found)
+    assert worst < 1e-5, worst
+    print(f"adam_weight_decay on JAX: max |keras - session| {worst:.3g}")
 
 
 def test_v1_adam(goldens, tmp_path, dropout_off):

@@ -220,14 +220,7 @@ def plan_custom(train: TrainGraph) -> OptimizerPlan:
     ]
     plan.report += schedule.report if schedule else []
     if increment is not None:
-        plan.report.append(
-            {
-                "op": increment.name,
-                "type": increment.type,
-                "to": "optimizer.iterations",
-                "line": line_of(increment),
-            }
-        )
+        plan.report.append(train.increment_row(increment, list(lr.values())))
     return plan
 
 
@@ -294,4 +287,4 @@ def _source(cls: str, roles: list[str], firsts: list[_Update], groups: dict) -> 
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()

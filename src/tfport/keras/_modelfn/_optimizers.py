@@ -120,9 +120,5 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
     ]
     plan.report += schedule.report
     if increment is not None:
-        plan.report.append(_increment_row(increment))
+        plan.report.append(train.increment_row(increment, [lr]))
     return plan
-
-
-def _increment_row(op: TfOp) -> dict:
-    return {"op": op.name, "type": op.type, "to": "optimizer.iterations", "line": line_of(op)}

@@ -67,13 +67,12 @@ class Gradients:
         """(variable, clip norm or None) when `tensor` is that variable's gradient (clipped
         by the global norm of all of them), else None."""
         mine = self.copy.get_tensor_by_name(tensor.name)
-        for name, grad in zip(self.names, self.fresh, strict=True):
-            if grad is not None and self._equal(mine, grad):
-                return name, None
         clip_norm = _clip_norm(tensor)
-        if clip_norm is not None:
-            for name, grad in zip(self.names, self._clip(clip_norm), strict=True):
-                if grad is not None and self._equal(mine, grad):
+        candidates = self._clip(clip_norm) if clip_norm is not None else self.fresh
+        kind = _skip_identity(mine).op.type
+        for name, grad in zip(self.names, candidates, strict=True):
+            if grad is not None and _skip_identity(grad).op.type == kind:
+                if self._equal(mine, grad):
                     return name, clip_norm
         return None
 

@@ -86,6 +86,23 @@ class TrainGraph:
             return op
         raise refusal(op, "the global step changes other than by one per step")
 
+    def increment_row(self, increment: TfOp, reads: list[TfTensor]) -> dict:
+        """The report row of the step's increment; it says so when the model_fn reads the
+        step for `reads` (the learning rate) without ordering the read before the
+        increment (LAMB's `tf.group(train_op, global_step.assign(...))`): Keras reads
+        `iterations` before incrementing it, as one inter-op thread runs the model_fn."""
+        before = ancestors([increment])
+        used = ancestors([t.op for t in reads]) if reads else set()
+        unordered = any(
+            op.name in used and op.name not in before and self.is_step(op.outputs[0])
+            for op in self.graph.get_operations()
+            if op.type in ("ReadVariableOp", "Identity")
+        )
+        to = "optimizer.iterations"
+        if unordered:
+            to += " (the learning rate reads the step unordered with this increment; Keras: before)"
+        return {"op": increment.name, "type": increment.type, "to": to, "line": line_of(increment)}
+
     def gradient(self, tensor: TfTensor, variable: str, op: TfOp) -> float | None:
         """The clip norm of `tensor`, the (clipped) gradient of `variable`; else refused."""
         found = self.grads.match(tensor)
