@@ -132,6 +132,59 @@ def sign_descent_model_fn(features, labels, mode, params):
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+def _fused_optimizer(name):
+    """The optimizers whose fused update ops `plan_optimizer` maps (v1 and tf_keras)."""
+    import tf_keras
+
+    v1 = tf.compat.v1.train
+    decayed = v1.inverse_time_decay(0.05, v1.get_global_step(), 2, 0.5, staircase=True)
+    return {
+        "v1_rmsprop_centered": lambda: v1.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+        "v1_adagrad": lambda: v1.AdagradOptimizer(0.1),
+        "v1_sgd_inverse_time": lambda: v1.GradientDescentOptimizer(decayed),
+        "v1_nesterov": lambda: v1.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+        "keras_sgd_nesterov": lambda: tf_keras.optimizers.legacy.SGD(0.05, 0.9, nesterov=True),
+        "keras_adam": lambda: tf_keras.optimizers.legacy.Adam(0.01),
+    }[name]()
+
+
+def fused_model_fn(features, labels, mode, params):
+    """A classifier trained by `params["optimizer"]` (see `_fused_optimizer`)."""
+    logits = _classifier(features)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    global_step = tf.compat.v1.train.get_global_step()
+    optimizer = _fused_optimizer(params["optimizer"])
+    if hasattr(optimizer, "compute_gradients"):
+        train_op = optimizer.minimize(loss, global_step)
+    else:  # tf_keras: gradients given, its own iterations; the step by the model_fn
+        tvars = tf.compat.v1.trainable_variables()
+        train_op = optimizer.apply_gradients(zip(tf.gradients(loss, tvars), tvars))
+        with tf.control_dependencies([train_op]):
+            train_op = global_step.assign_add(1)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def _fused_factory(name):
+    def factory(model_dir):
+        return tf.estimator.Estimator(fused_model_fn, model_dir, params={"optimizer": name})
+
+    return factory
+
+
+FUSED = (
+    "v1_rmsprop_centered",
+    "v1_adagrad",
+    "v1_sgd_inverse_time",
+    "v1_nesterov",
+    "keras_sgd_nesterov",
+    "keras_adam",
+)
+for _name in FUSED:  # one factory per optimizer, named after it
+    globals()[_name] = _fused_factory(_name)
+
+
 def _estimator(model_fn, model_dir):
     return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
 

@@ -47,6 +47,16 @@ def _inputs(case: str) -> tuple[dict, np.ndarray]:
     return {"": x}, y
 
 
+FUSED = {  # case -> the Keras 3 optimizer it maps to
+    "v1_rmsprop_centered": "keras.optimizers.RMSprop(",
+    "v1_adagrad": "keras.optimizers.Adagrad(",
+    "v1_sgd_inverse_time": "keras.optimizers.SGD(learning_rate=LearningRate()",
+    "v1_nesterov": "V1Momentum(",
+    "keras_sgd_nesterov": "keras.optimizers.SGD(",
+    "keras_adam": "keras.optimizers.Adam(",
+}
+
+
 def _factory(case: str) -> str:
     golden = ("tpu_cnn_host_call", "custom_v1_adam")
     return (
@@ -284,6 +294,16 @@ def test_v1_adam(goldens, tmp_path, dropout_off):
     plan, _ = _check("custom_v1_adam", tmp_path, model_dir, model_dir + "/model.ckpt-20")
     assert plan.expression.startswith("keras.optimizers.Adam(")
     assert plan.beta_powers == pytest.approx({"beta1_power": 0.9, "beta2_power": 0.999})
+
+
+def test_fused_optimizers(tmp_path, dropout_off):
+    """TF1 and tf_keras optimizers' fused updates as Keras 3's optimizers (an inverse time
+    decay as a written schedule; tf_keras Adam's iterations its own counter)."""
+    for case, keras in FUSED.items():
+        plan, _ = _check(case, tmp_path / case, str(tmp_path), None)
+        assert plan.expression.startswith(keras), plan.expression
+        if case == "keras_adam":
+            assert plan.iterations == "Adam/iter" and not plan.beta_powers
 
 
 def test_refused_update(tmp_path):

@@ -23,6 +23,8 @@ import keyword
 import linecache
 import re
 
+import numpy as np
+
 from tfport.keras._modelfn._ops import source_line
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan
 from tfport.keras._modelfn._optimizers_code import Writer
@@ -66,6 +68,9 @@ class _Update:
                 if variable != self.train.step:
                     self.reads.setdefault(variable, []).append(op)
                     return self._slot(variable)
+        value = self.train.constant(tensor) if op.type == "ReadVariableOp" else None
+        if value is not None and np.ndim(value) == 0:  # a tf_keras hyperparameter
+            return repr(value.item())
         if self._depends_on_step(tensor):
             if self.lr and tensor.name not in self.lr:
                 raise refusal(op, "a second tensor of the global step (one learning rate only)")
@@ -188,7 +193,8 @@ def plan_custom(train: TrainGraph) -> OptimizerPlan:
     for update in updates.values():
         if sorted(update.slots.values()) != roles:
             raise refusal(train.writes[update.name][0], "slots unlike the other variables'")
-    schedule = plan_schedule(next(iter(lr.values())), train.is_step, refusal) if lr else None
+    train.step_of(list(lr.values()))
+    schedule = plan_schedule(next(iter(lr.values())), train) if lr else None
     increment = train.increment()
     if schedule is not None and increment is None and not schedule.expression[0].isdigit():
         raise refusal(first_op, "the learning rate reads a global step the train op keeps")

@@ -70,6 +70,21 @@ def plan_optimizer(
     return plan_custom(train)
 
 
+def _power_of_step(tensor: TfTensor, train: TrainGraph) -> bool:
+    """Whether `tensor` is `pow(beta, cast(step + 1))` (tf_keras Adam, as Keras 3's)."""
+    op = tensor.op
+    if op.type != "Pow":
+        return False
+    exponent = op.inputs[1].op
+    if exponent.type != "Cast" or exponent.inputs[0].op.type not in ("AddV2", "Add"):
+        return False
+    a, b = exponent.inputs[0].op.inputs
+    one = [train.constant(t) for t in (a, b)]
+    return (train.is_step(a) and one[1] is not None and float(one[1]) == 1.0) or (
+        train.is_step(b) and one[0] is not None and float(one[0]) == 1.0
+    )
+
+
 def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
     first = applied[0]
     for op in applied:
@@ -80,19 +95,25 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
             raise refusal(op, f"a second optimizer ({op.type} beside {first.type})")
     fused = KERAS[first.type]
     by_variable = {variable_of(op.inputs[0]): op for op in applied}
-    hyper = hyperparameters(first, fused)
+    hyper = hyperparameters(first, fused, train.constant)
+    if fused.keras.endswith("Adam") and hyper.get("nesterov"):
+        raise refusal(first, "Adam with use_nesterov (Keras 3's Adam has none)")
     lr = first.inputs[fused.lr]
     clips: set[float | None] = set()
-    plan_slots, powers = {}, {}
+    plan_slots: dict[str, dict[str, str]] = {}
+    powers: dict[str, float] = {}
+    counted: list[TfTensor] = []
     for name in train.params:
         op = by_variable.get(name)
         if op is None:
             raise refusal(train.top, f"the trainable variable {name!r} is not updated")
         if len(train.writes.get(name, [])) or len(applied) != len(by_variable):
             raise refusal(op, f"{name!r} is also written by another op")
-        mine = hyperparameters(op, fused)
-        if mine != hyper or None in mine.values():
-            raise refusal(op, f"hyperparameters {mine} (not the same constants for every variable)")
+        mine = hyperparameters(op, fused, train.constant)
+        if None in mine.values():
+            raise refusal(op, f"hyperparameters {mine} (None: not a constant)")
+        if mine != hyper:
+            raise refusal(op, f"hyperparameters {mine} unlike {hyper} (one optimizer, one set)")
         if op.inputs[fused.lr].name != lr.name:
             raise refusal(op, "a learning rate of its own (Keras has one per optimizer)")
         clips.add(train.gradient(op.inputs[fused.grad], name, op))
@@ -100,19 +121,23 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
         if fused.keras.endswith("Adam"):
             for i, beta in ((3, "beta_1"), (4, "beta_2")):
                 key = variable_of(op.inputs[i])
-                if not key:
-                    raise refusal(op, "Adam's beta powers are computed, not TF1's variables")
-                powers[key] = hyper[beta]
+                if key:  # TF1: variables multiplied by beta once per step
+                    powers[key] = float(hyper[beta] or 0.0)
+                elif _power_of_step(op.inputs[i], train):  # tf_keras: beta ** (step + 1)
+                    counted.append(op.inputs[i])
+                else:
+                    raise refusal(op, "Adam's beta power is neither TF1's nor tf_keras's")
     if len(clips) > 1:
         raise refusal(first, "gradients clipped differently for different variables")
-    schedule = plan_schedule(lr, train.is_step, refusal)
+    train.step_of([lr, *counted])
+    schedule = plan_schedule(lr, train)
     increment = train.increment()
     if increment is None and (powers or not schedule.expression[0].isdigit()):
         raise refusal(first, "the learning rate or Adam reads a global step the train op keeps")
     plan = plan_fused(first.type, schedule.expression, hyper, clips.pop())
     plan.source += schedule.source
     plan.slots = plan_slots
-    plan.beta_powers = powers  # type: ignore[assignment]
+    plan.beta_powers = powers
     plan.iterations = train.step if increment is not None else None
     keras = plan.expression.split("(")[0]
     plan.report = [

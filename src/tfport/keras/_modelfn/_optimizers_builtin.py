@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -147,12 +148,14 @@ REFUSED |= {
 }
 
 
-def hyperparameters(op: TfOp, fused: Fused) -> dict[str, object]:
-    """The op's constant Keras arguments (momentum, betas, ...); `refused` when one is not
-    a constant (raised by the caller)."""
-    found: dict[str, object] = {}
+def hyperparameters(
+    op: TfOp, fused: Fused, constant: Callable[[TfTensor], np.ndarray | None] = static
+) -> dict[str, float | bool | None]:
+    """The op's constant Keras arguments (momentum, betas, ...); None for one that is not
+    a constant (refused by the caller)."""
+    found: dict[str, float | bool | None] = {}
     for name, index in fused.hyper.items():
-        value = static(op.inputs[index])
+        value = constant(op.inputs[index])
         found[name] = None if value is None else _number(value, op.inputs[index])
     if "use_nesterov" in op.node_def.attr:
         found["nesterov"] = bool(op.get_attr("use_nesterov"))
@@ -163,14 +166,16 @@ def _number(value: np.ndarray, tensor: TfTensor) -> float:
     return float(short_float(value)) if tensor.dtype.name == "float32" else float(value)
 
 
-def keras_arguments(op_type: str, hyper: dict[str, object]) -> tuple[str, dict[str, object]]:
-    """(constructor, arguments besides the learning rate), or ('', {reason}) if not exact."""
+def keras_arguments(
+    op_type: str, hyper: dict[str, float | bool | None]
+) -> tuple[str, dict[str, float | bool | None]]:
+    """(constructor, arguments besides the learning rate); Adam's `nesterov` (the caller
+    refuses it) dropped."""
     kind = op_type.removeprefix("Resource")
     fused = KERAS[op_type]
     args = dict(hyper)
     if kind == "ApplyAdam":
-        if args.pop("nesterov", False):
-            return "", {"reason": "Adam with use_nesterov (Keras 3's Adam has none)"}
+        args.pop("nesterov", None)
     elif kind == "ApplyAdagrad":
         args["epsilon"] = 0.0  # v1: g / sqrt(acc); Keras 3: g / sqrt(acc + epsilon)
     elif kind in ("ApplyRMSProp", "ApplyCenteredRMSProp"):
@@ -180,7 +185,7 @@ def keras_arguments(op_type: str, hyper: dict[str, object]) -> tuple[str, dict[s
     return fused.keras, args
 
 
-def slot_keys(op: TfOp, fused: Fused, hyper: dict[str, object]) -> dict[str, str]:
+def slot_keys(op: TfOp, fused: Fused, hyper: dict[str, float | bool | None]) -> dict[str, str]:
     """{Keras attribute: checkpoint key} of the op's slot variables."""
     keys = {attr: variable_of(op.inputs[i]) for attr, i in fused.slots.items()}
     if fused.keras.endswith("RMSprop") and not hyper.get("momentum"):
@@ -189,7 +194,7 @@ def slot_keys(op: TfOp, fused: Fused, hyper: dict[str, object]) -> dict[str, str
 
 
 def plan_fused(
-    kind: str, lr: str, hyper: dict[str, object], clipnorm: float | None
+    kind: str, lr: str, hyper: dict[str, float | bool | None], clipnorm: float | None
 ) -> OptimizerPlan:
     """The plan's `expression` and `source` (slots, iterations: the caller's)."""
     constructor, args = keras_arguments(kind, hyper)

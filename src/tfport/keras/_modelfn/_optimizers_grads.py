@@ -94,8 +94,9 @@ class Gradients:
 
 
 def _skip_identity(tensor: TfTensor) -> TfTensor:
-    while tensor.op.type == "Identity" and tensor.op.inputs:
-        tensor = tensor.op.inputs[0]
+    """The tensor an `Identity` (output i of an `IdentityN`: its input i) passes on."""
+    while tensor.op.type in ("Identity", "IdentityN") and tensor.op.inputs:
+        tensor = tensor.op.inputs[tensor.value_index if tensor.op.type == "IdentityN" else 0]
     return tensor
 
 

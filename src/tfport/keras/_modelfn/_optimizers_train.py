@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+import numpy as np
+
 from tfport._common.errors import TfportInputError, message
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._optimizers_grads import Gradients, variable_of
@@ -49,7 +51,13 @@ def line_of(op: TfOp) -> str:
 
 
 class TrainGraph:
-    """What a train op runs: its variable writes, the gradients, the global step."""
+    """What a train op runs: its variable writes, the gradients, the global step.
+
+    The step a Keras optimizer's `iterations` stands for is the counter the learning rate
+    (and Adam's bias correction) reads: the global step, or a tf_keras optimizer's own
+    `iterations` (`step_of`). A variable the train op reads but never writes (a tf_keras
+    optimizer's hyperparameters) is the constant it was initialized with (`constant`).
+    """
 
     def __init__(
         self, graph: TfGraph, train_op: object, loss: TfTensor, trainable: list, step: object
@@ -62,19 +70,51 @@ class TrainGraph:
         self.forward = frozenset(ancestors([loss.op]))
         step_op: TfOp = getattr(step, "op", step)
         self.step = variable_of(getattr(step, "handle", step)) or step_op.name
+        self.global_step = self.step
         self.writes: dict[str, list[TfOp]] = {}
+        self.initial: dict[str, TfTensor] = {}  # variable -> its initializer's value
         for op in self.graph.get_operations():
-            if op.name in self.ran and op.type in WRITES:
+            if op.type in WRITES and op.name in self.ran:
                 self.writes.setdefault(variable_of(op.inputs[0]), []).append(op)
+            elif op.type in ("AssignVariableOp", "Assign"):
+                self.initial.setdefault(variable_of(op.inputs[0]), op.inputs[1])
+        self.counters = {self.step}
+        for name, ops in self.writes.items():
+            if len(ops) == 1 and _adds_one(ops[0], _reader_of(name)):
+                self.counters.add(name)
+
+    def constant(self, tensor: TfTensor) -> np.ndarray | None:
+        """The value of a constant, or of a variable the train op never writes (the
+        value it was initialized with)."""
+        value = static(tensor)
+        if value is not None:
+            return np.asarray(value)
+        variable = _reads(tensor)
+        if not variable or variable in self.writes or variable in self.counters:
+            return None
+        init = self.initial.get(variable)
+        value = None if init is None else static(init)
+        return None if value is None else np.asarray(value)
+
+    def step_of(self, tensors: list[TfTensor]) -> str:
+        """The counter `tensors` read (the step Keras's `iterations` stands for): the
+        global step where they read none; refused where they read two."""
+        used = ancestors([t.op for t in tensors]) if tensors else set()
+        read = {
+            _reads(op.outputs[0])
+            for op in self.graph.get_operations()
+            if op.name in used and op.type in ("ReadVariableOp", "VariableV2")
+        }
+        found = sorted(read & self.counters)
+        if len(found) > 1:
+            raise refusal(tensors[0].op, f"a learning rate of two step counters {found}")
+        self.step = found[0] if found else self.global_step
+        return self.step
 
     def is_step(self, tensor: TfTensor) -> bool:
-        """Whether `tensor` is a read of the global step."""
-        op = tensor.op
-        while op.type == "Identity" and op.inputs:
-            op = op.inputs[0].op
-        if op.type == "ReadVariableOp":
-            return variable_of(op.inputs[0]) == self.step
-        return op.type == "VariableV2" and op.name == self.step
+        """Whether `tensor` is a read of a step counter (the global step, a tf_keras
+        optimizer's iterations)."""
+        return _reads(tensor) in self.counters
 
     def increment(self) -> TfOp | None:
         """The train op's `global_step += 1`; refused when it updates the step otherwise."""
@@ -82,7 +122,7 @@ class TrainGraph:
         if not ops:
             return None
         op = ops[0]
-        if len(ops) == 1 and _adds_one(op, self.is_step):
+        if len(ops) == 1 and _adds_one(op, _reader_of(self.step)):
             return op
         raise refusal(op, "the global step changes other than by one per step")
 
@@ -127,6 +167,23 @@ def ancestors(tops: list[TfOp]) -> set[str]:
         stack.extend(t.op for t in op.inputs)
         stack.extend(op.control_inputs)
     return seen
+
+
+def _reads(tensor: TfTensor) -> str:
+    """The variable `tensor` reads (through Identity ops), or ''."""
+    op = tensor.op
+    while op.type == "Identity" and op.inputs:
+        op = op.inputs[0].op
+    if op.type == "ReadVariableOp":
+        return variable_of(op.inputs[0])
+    return op.name if op.type == "VariableV2" else ""
+
+
+def _reader_of(variable: str) -> Callable[[TfTensor], bool]:
+    def reads(tensor: TfTensor) -> bool:
+        return _reads(tensor) == variable
+
+    return reads
 
 
 def _adds_one(op: TfOp, is_step: Callable[[TfTensor], bool]) -> bool:

@@ -20,7 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tfport.keras._modelfn._optimizers_code import Refuse, Writer, short_float
+from tfport.keras._modelfn._optimizers_code import Writer, short_float
+from tfport.keras._modelfn._optimizers_train import TrainGraph, refusal
 from tfport.keras._modelfn._static import TfTensor, static
 
 SCHEDULE_CLASS = "LearningRate"
@@ -36,19 +37,20 @@ class Schedule:
     uses_numpy: bool = False
 
 
-def plan_schedule(lr: TfTensor, is_step: Callable[[TfTensor], bool], refuse: Refuse) -> Schedule:
-    """The Keras form of the learning-rate tensor `lr` (`is_step`: the global step's reads).
+def plan_schedule(lr: TfTensor, train: TrainGraph) -> Schedule:
+    """The Keras form of the learning-rate tensor `lr` of the train op `train` runs.
 
     Raises:
-        TfportInputError: an op of the schedule with no keras.ops form (from `refuse`).
+        TfportInputError: an op of the schedule with no keras.ops form.
     """
-    value = static(lr)
+    is_step = train.is_step
+    value = train.constant(lr)
     if value is not None and np.ndim(value) == 0:
         return Schedule(short_float(value) if lr.dtype.name == "float32" else repr(float(value)))
     found = _exponential_decay(lr, is_step)
     if found is not None:
         return Schedule(found, report=[_row(lr, "keras.optimizers.schedules.ExponentialDecay")])
-    writer = Writer(lambda t: "step" if is_step(t) else None, refuse)
+    writer = Writer(lambda t: _leaf(t, train), refusal)
     result = writer.write(lr)
     body = writer.lines + [f"return {result}"]
     source = [
@@ -66,6 +68,16 @@ def plan_schedule(lr: TfTensor, is_step: Callable[[TfTensor], bool], refuse: Ref
         "        return {}",
     ]
     return Schedule(f"{SCHEDULE_CLASS}()", source, writer.rows, writer.uses_numpy)
+
+
+def _leaf(tensor: TfTensor, train: TrainGraph) -> str | None:
+    """`step`, or a variable the train op never writes as its initial value."""
+    if train.is_step(tensor):
+        return "step"
+    value = None if static(tensor) is not None else train.constant(tensor)
+    if value is None or np.ndim(value) != 0:
+        return None
+    return short_float(value) if tensor.dtype.name == "float32" else repr(value.item())
 
 
 def _row(tensor: TfTensor, to: str) -> dict:
