@@ -48,6 +48,7 @@ class _Update:
         self.step_only: dict[str, bool] = {}
         self.writer = Writer(self._leaf, refusal, train.grads.batch, train.forward)
         self.new: dict[str, str] = {}  # variable or slot -> expression of its new value
+        self.leaves: set[str] = set()  # the gradient ops read
 
     def _leaf(self, tensor: TfTensor) -> str | None:
         op = tensor.op
@@ -57,6 +58,7 @@ class _Update:
                 if found[0] != self.name:
                     raise refusal(op, f"{self.name!r}'s update reads the gradient of {found[0]!r}")
                 self.clip.add(found[1])
+                self.leaves.add(op.name)
                 return "gradient"
             return None
         if op.type == "ReadVariableOp" or op.type == "VariableV2":
@@ -65,7 +67,7 @@ class _Update:
                 self.reads.setdefault(variable, []).append(op)
                 return "variable"
             if variable in self.train.writes and variable not in self.train.params:
-                if variable != self.train.step:
+                if variable not in self.train.counters:
                     self.reads.setdefault(variable, []).append(op)
                     return self._slot(variable)
         value = self.train.constant(tensor) if op.type == "ReadVariableOp" else None
@@ -115,7 +117,9 @@ class _Update:
             done.add(slot)
             self.new[slot] = self._new_value(slot)
         for variable, reads in self.reads.items():
-            before = ancestors(self.train.writes[variable] if variable in self.train.writes else [])
+            writes = self.train.writes.get(variable, [])
+            # not into the forward pass nor past the gradient: the reads are the update's
+            before = ancestors(writes, self.train.forward | self.leaves)
             late = [op for op in reads if op.name not in before]
             if late:
                 raise refusal(

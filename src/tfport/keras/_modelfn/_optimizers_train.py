@@ -155,8 +155,9 @@ class TrainGraph:
         return found[1]
 
 
-def ancestors(tops: list[TfOp]) -> set[str]:
-    """Names of the ops running `tops` runs (data and control inputs)."""
+def ancestors(tops: list[TfOp], stop: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """Names of the ops running `tops` runs (data and control inputs), not walking past
+    the ops named in `stop` (they are included)."""
     seen: set[str] = set()
     stack = list(tops)
     while stack:
@@ -164,6 +165,8 @@ def ancestors(tops: list[TfOp]) -> set[str]:
         if op.name in seen:
             continue
         seen.add(op.name)
+        if op.name in stop:
+            continue
         stack.extend(t.op for t in op.inputs)
         stack.extend(op.control_inputs)
     return seen
