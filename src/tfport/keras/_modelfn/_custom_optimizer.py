@@ -34,7 +34,7 @@ from tfport.keras._modelfn._schedules import plan_schedule
 from tfport.keras._modelfn._static import TfOp, TfTensor, static
 
 _TAKEN = {"self", "ops", "keras", "np", "index", "gradient", "variable", "learning_rate"}
-_TAKEN |= {"group", "selected"}
+_TAKEN |= {"group", "selected", "Variable", "LearningRate", "V1Momentum"}
 
 
 class _Update:
@@ -171,7 +171,15 @@ def _class_name(op: TfOp) -> str:
 
 
 def plan_custom(train: TrainGraph) -> OptimizerPlan:
-    """The plan of an optimizer made of assignments (see the module docstring)."""
+    """The plan of an optimizer made of assignments (see the module docstring).
+
+    Raises:
+        TfportInputError: an update with no exact Keras form, naming its op and line.
+
+    Example:
+        >>> plan_custom(TrainGraph(graph, train_op, loss, tvars, step)).values  # doctest: +SKIP
+        {'bert/embeddings/word_embeddings': {'_group': 0}, ...}
+    """
     lr: dict[str, TfTensor] = {}
     updates: dict[str, _Update] = {}
     for name in train.params:

@@ -196,7 +196,12 @@ def slot_keys(op: TfOp, fused: Fused, hyper: dict[str, float | bool | None]) -> 
 def plan_fused(
     kind: str, lr: str, hyper: dict[str, float | bool | None], clipnorm: float | None
 ) -> OptimizerPlan:
-    """The plan's `expression` and `source` (slots, iterations: the caller's)."""
+    """The plan's `expression` and `source` (slots, iterations: the caller's).
+
+    Example:
+        >>> plan_fused("ResourceApplyAdagrad", "0.1", {}, None).expression
+        'keras.optimizers.Adagrad(learning_rate=0.1, epsilon=0.0)'
+    """
     constructor, args = keras_arguments(kind, hyper)
     parts = [f"learning_rate={lr}"] + [f"{k}={v!r}" for k, v in args.items()]
     if clipnorm is not None:

@@ -42,6 +42,10 @@ def plan_schedule(lr: TfTensor, train: TrainGraph) -> Schedule:
 
     Raises:
         TfportInputError: an op of the schedule with no keras.ops form.
+
+    Example:
+        >>> plan_schedule(lr, train).expression  # doctest: +SKIP
+        'LearningRate()'
     """
     is_step = train.is_step
     value = train.constant(lr)
