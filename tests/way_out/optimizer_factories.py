@@ -138,11 +138,12 @@ def _fused_optimizer(name):
 
     v1 = tf.compat.v1.train
     decayed = v1.inverse_time_decay(0.05, v1.get_global_step(), 2, 0.5, staircase=True)
+    piecewise = v1.piecewise_constant(v1.get_global_step(), [2, 5], [0.05, 0.03, 0.01])
     return {
         "v1_rmsprop_centered": lambda: v1.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
         "v1_adagrad": lambda: v1.AdagradOptimizer(0.1),
         "v1_sgd_inverse_time": lambda: v1.GradientDescentOptimizer(decayed),
-        "v1_nesterov": lambda: v1.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
+        "v1_nesterov": lambda: v1.MomentumOptimizer(piecewise, 0.9, use_nesterov=True),
         "keras_sgd_nesterov": lambda: tf_keras.optimizers.legacy.SGD(0.05, 0.9, nesterov=True),
         "keras_adam": lambda: tf_keras.optimizers.legacy.Adam(0.01),
     }[name]()

@@ -51,7 +51,7 @@ FUSED = {  # case -> the Keras 3 optimizer it maps to
     "v1_rmsprop_centered": "keras.optimizers.RMSprop(",
     "v1_adagrad": "keras.optimizers.Adagrad(",
     "v1_sgd_inverse_time": "keras.optimizers.SGD(learning_rate=LearningRate()",
-    "v1_nesterov": "V1Momentum(",
+    "v1_nesterov": "V1Momentum(learning_rate=keras.optimizers.schedules.PiecewiseConstantDecay(",
     "keras_sgd_nesterov": "keras.optimizers.SGD(",
     "keras_adam": "keras.optimizers.Adam(",
 }
@@ -298,7 +298,8 @@ def test_v1_adam(goldens, tmp_path, dropout_off):
 
 def test_fused_optimizers(tmp_path, dropout_off):
     """TF1 and tf_keras optimizers' fused updates as Keras 3's optimizers (an inverse time
-    decay as a written schedule; tf_keras Adam's iterations its own counter)."""
+    decay as a written schedule, piecewise constant as Keras's; tf_keras Adam's iterations
+    its own counter)."""
     for case, keras in FUSED.items():
         plan, _ = _check(case, tmp_path / case, str(tmp_path), None)
         assert plan.expression.startswith(keras), plan.expression

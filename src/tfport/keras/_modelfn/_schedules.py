@@ -2,13 +2,14 @@
 
 A constant is a float; `tf.compat.v1.train.exponential_decay` is
 `keras.optimizers.schedules.ExponentialDecay` (the same ops: `lr * decay_rate ** (step /
-decay_steps)`, floored when staircase); anything else (polynomial decay, BERT's warm-up
-blend) is a registered `LearningRateSchedule` subclass whose `__call__(step)` is the
-subgraph written with `keras.ops`. The step is the optimizer's `iterations`, read before
-the step's update as the global step is read by a v1 train op.
+decay_steps)`, floored when staircase), `piecewise_constant` is `PiecewiseConstantDecay`
+(one of the constants, picked by the same comparisons); anything else (polynomial decay,
+BERT's warm-up blend) is a registered `LearningRateSchedule` subclass whose
+`__call__(step)` is the subgraph written with `keras.ops`. The step is the optimizer's
+`iterations`, read before the step's update as the global step is read by a v1 train op.
 
 Example:
-    >>> schedule = plan_schedule(lr_tensor, is_step, refuse)  # doctest: +SKIP
+    >>> schedule = plan_schedule(lr_tensor, train)  # doctest: +SKIP
     >>> schedule.expression  # doctest: +SKIP
     'keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.8, staircase=False)'
 """
@@ -54,6 +55,10 @@ def plan_schedule(lr: TfTensor, train: TrainGraph) -> Schedule:
     found = _exponential_decay(lr, is_step)
     if found is not None:
         return Schedule(found, report=[_row(lr, "keras.optimizers.schedules.ExponentialDecay")])
+    found = _piecewise_constant(lr, is_step)
+    if found is not None:
+        kind = "keras.optimizers.schedules.PiecewiseConstantDecay"
+        return Schedule(found, report=[_row(lr, kind)])
     writer = Writer(lambda t: _leaf(t, train), refusal)
     result = writer.write(lr)
     body = writer.lines + [f"return {result}"]
@@ -97,6 +102,49 @@ def _scalar(tensor: TfTensor) -> float | None:
     if value is None or np.ndim(value) != 0:
         return None
     return float(short_float(value)) if tensor.dtype.name == "float32" else float(value)
+
+
+def _bound(tensor: TfTensor, kind: str, is_step: Callable[[TfTensor], bool]) -> float | None:
+    """b of `step <= b` (kind LessEqual) or `step > b` (Greater), else None."""
+    op = tensor.op
+    if op.type != kind or not is_step(op.inputs[0]):
+        return None
+    return _scalar(op.inputs[1])
+
+
+def _piecewise_constant(lr: TfTensor, is_step: Callable[[TfTensor], bool]) -> str | None:
+    """`tf.compat.v1.train.piecewise_constant`: a `tf.case` (an If op whose inputs are its
+    (predicate, value) pairs: `step <= b0`, `step > b_last`, `b_i < step <= b_i+1`) picking
+    one constant, as Keras's `PiecewiseConstantDecay` picks it."""
+    op = lr.op
+    while op.type == "Identity" and op.inputs:
+        op = op.inputs[0].op
+    if op.type not in ("If", "StatelessIf") or "PiecewiseConstant" not in op.name:
+        return None
+    inputs = list(op.inputs)
+    if len(inputs) < 4 or len(inputs) % 2:
+        return None
+    pieces: dict[tuple[float | None, float | None], float] = {}
+    for pred, value in zip(inputs[::2], inputs[1::2], strict=True):
+        number, cut = _scalar(value), pred.op
+        if number is None:
+            return None
+        low, high = _bound(pred, "Greater", is_step), _bound(pred, "LessEqual", is_step)
+        if cut.type == "LogicalAnd":
+            low = _bound(cut.inputs[0], "Greater", is_step)
+            high = _bound(cut.inputs[1], "LessEqual", is_step)
+            if low is None or high is None:
+                return None
+        elif low is None and high is None:
+            return None
+        pieces[(low, high)] = number
+    cuts = sorted({b for pair in pieces for b in pair if b is not None})
+    edges = [None, *cuts, None]
+    values = [pieces.get((lo, hi)) for lo, hi in zip(edges[:-1], edges[1:])]
+    if None in values or len(values) != len(pieces):
+        return None
+    bounds = [int(b) if float(b).is_integer() else b for b in cuts]
+    return f"keras.optimizers.schedules.PiecewiseConstantDecay({bounds!r}, {values!r})"
 
 
 def _exponential_decay(lr: TfTensor, is_step: Callable[[TfTensor], bool]) -> str | None:
