@@ -10,6 +10,7 @@ agree within 1e-5.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 import subprocess
@@ -288,12 +289,41 @@ def test_written_optimizer_on_jax_without_tensorflow(adam_weight_decay):
     print(f"adam_weight_decay on JAX: max |keras - session| {worst:.3g}")
 
 
+class _Reader(dict):
+    """A checkpoint's values in a dict, as `restore_state` reads a CheckpointReader."""
+
+    prefix = "edited"
+
+    def read(self, key: str) -> np.ndarray:
+        return np.asarray(self[key])
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.iterations = _Value()
+
+
+class _Value:
+    def assign(self, value: int) -> None:
+        self.value = value
+
+
 def test_v1_adam(goldens, tmp_path, dropout_off):
-    """v1 Adam: Keras's Adam, iterations the global step, the beta powers checked."""
+    """v1 Adam: Keras's Adam, iterations the global step, the beta powers checked (a step
+    that does not count Adam's updates is refused)."""
+    from tfport._common.errors import TfportInputError
+
     model_dir = str(goldens / "custom_v1_adam" / "model_dir")
-    plan, _ = _check("custom_v1_adam", tmp_path, model_dir, model_dir + "/model.ckpt-20")
+    plan, (ckpt, *_) = _check("custom_v1_adam", tmp_path, model_dir, model_dir + "/model.ckpt-20")
     assert plan.expression.startswith("keras.optimizers.Adam(")
     assert plan.beta_powers == pytest.approx({"beta1_power": 0.9, "beta2_power": 0.999})
+    with CheckpointReader(ckpt) as reader:
+        values = _Reader({k: reader.read(k) for k in [*plan.beta_powers, "global_step"]})
+    state = dataclasses.replace(plan, slots={})
+    restore_state(_Counter(), {}, state, values)
+    values["global_step"] = np.asarray(25, np.int64)
+    with pytest.raises(TfportInputError, match="beta power"):
+        restore_state(_Counter(), {}, state, values)
 
 
 def test_fused_optimizers(tmp_path, dropout_off):
