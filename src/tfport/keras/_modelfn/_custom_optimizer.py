@@ -208,7 +208,7 @@ def plan_custom(train: TrainGraph) -> OptimizerPlan:
     train.step_of(list(lr.values()))
     schedule = plan_schedule(next(iter(lr.values())), train) if lr else None
     increment = train.increment()
-    if schedule is not None and increment is None and not schedule.expression[0].isdigit():
+    if schedule is not None and increment is None and not schedule.constant:
         raise refusal(first_op, "the learning rate reads a global step the train op keeps")
     cls = _class_name(first_op)
     source = _source(cls, roles, [updates[names[0]] for names in groups.values()], groups)

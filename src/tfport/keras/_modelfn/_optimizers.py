@@ -132,7 +132,7 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
     train.step_of([lr, *counted])
     schedule = plan_schedule(lr, train)
     increment = train.increment()
-    if increment is None and (powers or not schedule.expression[0].isdigit()):
+    if increment is None and (powers or counted or not schedule.constant):
         raise refusal(first, "the learning rate or Adam reads a global step the train op keeps")
     plan = plan_fused(first.type, schedule.expression, hyper, clips.pop())
     plan.source += schedule.source

@@ -36,6 +36,7 @@ class Schedule:
     source: list[str] = dataclasses.field(default_factory=list)
     report: list[dict] = dataclasses.field(default_factory=list)
     uses_numpy: bool = False
+    constant: bool = False  # a number: it reads no step
 
 
 def plan_schedule(lr: TfTensor, train: TrainGraph) -> Schedule:
@@ -51,7 +52,8 @@ def plan_schedule(lr: TfTensor, train: TrainGraph) -> Schedule:
     is_step = train.is_step
     value = train.constant(lr)
     if value is not None and np.ndim(value) == 0:
-        return Schedule(short_float(value) if lr.dtype.name == "float32" else repr(float(value)))
+        text = short_float(value) if lr.dtype.name == "float32" else repr(float(value))
+        return Schedule(text, constant=True)
     found = _exponential_decay(lr, is_step)
     if found is not None:
         return Schedule(found, report=[_row(lr, "keras.optimizers.schedules.ExponentialDecay")])
