@@ -186,6 +186,22 @@ for _name in FUSED:  # one factory per optimizer, named after it
     globals()[_name] = _fused_factory(_name)
 
 
+def sparse_clipped_model_fn(features, labels, mode, params):
+    """An embedding table (a gather: sparse gradient) under clip_by_global_norm."""
+    table = tf.compat.v1.get_variable("table", [10, 3])
+    ids = tf.cast(tf.abs(features[:, 0]) * 3.0, tf.int32) % 10
+    logits = tf.gather(table, ids)
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    tvars = tf.compat.v1.trainable_variables()
+    grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tvars), 1.0)
+    train_op = AdamWeightDecayOptimizer(0.01).apply_gradients(zip(grads, tvars))
+    with tf.control_dependencies([train_op]):
+        train_op = tf.compat.v1.train.get_global_step().assign_add(1)
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
 def _estimator(model_fn, model_dir):
     return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
 
@@ -196,6 +212,10 @@ def adam_weight_decay(model_dir):
 
 def sign_descent(model_dir):
     return _estimator(sign_descent_model_fn, model_dir)
+
+
+def sparse_clipped(model_dir):
+    return _estimator(sparse_clipped_model_fn, model_dir)
 
 
 def features(seed=0, n=8):

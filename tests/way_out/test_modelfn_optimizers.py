@@ -338,8 +338,11 @@ def test_fused_optimizers(tmp_path, dropout_off):
 
 
 def test_refused_update(tmp_path):
-    """An update op with no keras.ops form is refused in one line naming it and its line."""
+    """An update op with no keras.ops form is refused in one line naming it and its line;
+    so is a global-norm clip over a gather's sparse gradient (its norm is not Keras's)."""
     from tfport._common.errors import TfportInputError
 
     with pytest.raises(TfportInputError, match=r"\(Round\) built at \S*optimizer_factories.py:\d+"):
         _session_step("sign_descent", str(tmp_path), None, tmp_path)
+    with pytest.raises(TfportInputError, match=r"clipped by global norm, one sparse \('table'"):
+        _session_step("sparse_clipped", str(tmp_path), None, tmp_path)

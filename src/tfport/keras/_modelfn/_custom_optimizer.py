@@ -213,6 +213,7 @@ def plan_custom(train: TrainGraph) -> OptimizerPlan:
     cls = _class_name(first_op)
     source = _source(cls, roles, [updates[names[0]] for names in groups.values()], groups)
     clip = clips.pop()
+    train.check_clip(clip, first_op)
     args = [f"learning_rate={schedule.expression if schedule else 0.0}"]
     if clip is not None:
         args.append(f"global_clipnorm={clip!r}")

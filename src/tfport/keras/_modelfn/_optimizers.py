@@ -129,6 +129,7 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
                     raise refusal(op, "Adam's beta power is neither TF1's nor tf_keras's")
     if len(clips) > 1:
         raise refusal(first, "gradients clipped differently for different variables")
+    train.check_clip(next(iter(clips)), first)
     train.step_of([lr, *counted])
     schedule = plan_schedule(lr, train)
     increment = train.increment()

@@ -46,10 +46,18 @@ class Gradients:
             tf.graph_util.import_graph_def(graph.as_graph_def(), name="")
             xs = [self.copy.get_tensor_by_name(f"{name}:0") for name in self.names]
             loss_copy = self.copy.get_tensor_by_name(loss.name)
-            self.fresh = tf.gradients(loss_copy, xs)
+            self.raw = tf.gradients(loss_copy, xs)  # IndexedSlices for a gather's table
+            self.fresh = self._dense(self.raw)
+        # variables whose gradient is sparse (IndexedSlices): clip_by_global_norm's norm
+        # counts a repeated row's pieces apart, Keras's the summed dense row
+        self.sparse = [
+            n for n, g in zip(self.names, self.raw, strict=True) if hasattr(g, "indices")
+        ]
         self._clipped: dict[float, list] = {}
         self._same: set[tuple[str, str]] = set()
         self.batch = frozenset(_batch_dependent(graph))
+        found = {_clip_norm(op) for op in graph.get_operations() if op.type == "AddV2"}
+        self.clip_norms = sorted(c for c in found if c is not None)
 
     def _clip(self, clip_norm: float) -> list:
         if clip_norm not in self._clipped:
@@ -57,23 +65,34 @@ class Gradients:
 
             tf = import_tf()
             with self.copy.as_default():
-                grads = [g for g in self.fresh if g is not None]
+                grads = [g for g in self.raw if g is not None]
                 clipped, _ = tf.clip_by_global_norm(grads, clip_norm)
             it = iter(clipped)
-            self._clipped[clip_norm] = [None if g is None else next(it) for g in self.fresh]
+            self._clipped[clip_norm] = self._dense([g if g is None else next(it) for g in self.raw])
         return self._clipped[clip_norm]
+
+    def _dense(self, grads: list) -> list:
+        """The gradients as the dense tensors an update reading them converts them to."""
+        from tfport._common.tfenv import import_tf
+
+        tf = import_tf()
+        with self.copy.as_default():
+            return [
+                g if g is None or not hasattr(g, "indices") else tf.convert_to_tensor(g)
+                for g in grads
+            ]
 
     def match(self, tensor: TfTensor) -> tuple[str, float | None] | None:
         """(variable, clip norm or None) when `tensor` is that variable's gradient (clipped
         by the global norm of all of them), else None."""
         mine = self.copy.get_tensor_by_name(tensor.name)
-        clip_norm = _clip_norm(tensor)
-        candidates = self._clip(clip_norm) if clip_norm is not None else self.fresh
         kind = _skip_identity(mine).op.type
-        for name, grad in zip(self.names, candidates, strict=True):
-            if grad is not None and _skip_identity(grad).op.type == kind:
-                if self._equal(mine, grad):
-                    return name, clip_norm
+        for clip_norm in [None, *self.clip_norms]:
+            candidates = self.fresh if clip_norm is None else self._clip(clip_norm)
+            for name, grad in zip(self.names, candidates, strict=True):
+                if grad is not None and _skip_identity(grad).op.type == kind:
+                    if self._equal(mine, grad):
+                        return name, clip_norm
         return None
 
     def _equal(self, a: TfTensor, b: TfTensor) -> bool:
@@ -113,23 +132,16 @@ def _same_node(x: TfTensor, y: TfTensor) -> bool:
     return all(a.node_def.attr[k] == b.node_def.attr[k] for k in attrs)
 
 
-def _clip_norm(tensor: TfTensor) -> float | None:
-    """The `clip_norm` of a `tf.clip_by_global_norm` output: `t * (clip_norm *
-    minimum(1 / norm, 1 / clip_norm) + (norm - norm))`."""
-    op = _skip_identity(tensor).op
-    if op.type != "Mul":
+def _clip_norm(op: TfOp) -> float | None:
+    """The `clip_norm` of a `tf.clip_by_global_norm` scale op: `clip_norm * minimum(1 /
+    norm, 1 / clip_norm) + (norm - norm)`."""
+    if op.type != "AddV2" or len(op.inputs) != 2:
         return None
-    for scale in op.inputs:
-        while scale.op.type == "Cast":
-            scale = scale.op.inputs[0]
-        if scale.op.type != "AddV2":
-            continue
-        finite = scale.op.inputs[0].op
-        if finite.type == "Mul":
-            value = static(finite.inputs[0])
-            if value is not None and np.ndim(value) == 0:
-                return float(value)
-    return None
+    finite, nan = (t.op for t in op.inputs)
+    if nan.type != "Sub" or nan.inputs[0].name != nan.inputs[1].name or finite.type != "Mul":
+        return None
+    value = static(finite.inputs[0])
+    return float(value) if value is not None and np.ndim(value) == 0 else None
 
 
 def _batch_dependent(graph: TfGraph) -> set[str]:

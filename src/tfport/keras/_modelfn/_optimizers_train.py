@@ -143,6 +143,16 @@ class TrainGraph:
             to += " (the learning rate reads the step unordered with this increment; Keras: before)"
         return {"op": increment.name, "type": increment.type, "to": to, "line": line_of(increment)}
 
+    def check_clip(self, clip: float | None, op: TfOp) -> None:
+        """Refuses a global-norm clip over a sparse gradient (not Keras's norm)."""
+        if clip is not None and self.grads.sparse:
+            raise refusal(
+                op,
+                f"gradients clipped by global norm, one sparse ({self.grads.sparse[0]!r}, "
+                "a gather's): TensorFlow's norm counts a repeated row's pieces apart, "
+                "Keras's global_clipnorm the summed row",
+            )
+
     def gradient(self, tensor: TfTensor, variable: str, op: TfOp) -> float | None:
         """The clip norm of `tensor`, the (clipped) gradient of `variable`; else refused."""
         found = self.grads.match(tensor)
