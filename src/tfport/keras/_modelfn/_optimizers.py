@@ -95,6 +95,9 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
             raise refusal(op, f"a second optimizer ({op.type} beside {first.type})")
     fused = KERAS[first.type]
     by_variable = {variable_of(op.inputs[0]): op for op in applied}
+    extra = sorted(set(by_variable) - set(train.params))
+    if extra:
+        raise refusal(by_variable[extra[0]], f"it updates {extra[0]!r}, not a trainable variable")
     hyper = hyperparameters(first, fused, train.constant)
     if fused.keras.endswith("Adam") and hyper.get("nesterov"):
         raise refusal(first, "Adam with use_nesterov (Keras 3's Adam has none)")
@@ -105,6 +108,8 @@ def _plan_fused(train: TrainGraph, applied: list[TfOp]) -> OptimizerPlan:
     counted: list[TfTensor] = []
     for name in train.params:
         op = by_variable.get(name)
+        if op is None and train.grads.fresh[train.params.index(name)] is None:
+            continue  # no gradient: neither optimizer updates it
         if op is None:
             raise refusal(train.top, f"the trainable variable {name!r} is not updated")
         if len(train.writes.get(name, [])) or len(applied) != len(by_variable):
