@@ -50,6 +50,12 @@ class OptimizerPlan:
             global step the schedule reads), or None.
         report: rows for report.json's `ops`: `{"op", "type", "to", "line"}`.
         needs_tensorflow: the optimizer's code calls TensorFlow.
+        values: model variable -> {attribute holding a per-variable list: the value
+            `restore_state` sets there}: a choice the export made from the graph for that
+            variable (which update a written optimizer applies to it: `_group`).
+        beta_powers: checkpoint key -> beta, for TF1 Adam's `beta1_power`/`beta2_power`:
+            `restore_state` checks the key holds `beta ** (iterations + 1)` (the float32
+            product TF1 keeps), the bias correction Keras computes from `iterations`.
     """
 
     source: list[str]
@@ -58,6 +64,8 @@ class OptimizerPlan:
     iterations: str | None = None
     report: list[dict] = dataclasses.field(default_factory=list)
     needs_tensorflow: bool = False
+    values: dict[str, dict[str, int | float]] = dataclasses.field(default_factory=dict)
+    beta_powers: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 class _Optimizer(Protocol):
@@ -86,7 +94,8 @@ def restore_state(
         reader: the open checkpoint.
 
     Raises:
-        TfportInputError: the checkpoint lacks a slot, or a value's shape differs.
+        TfportInputError: the checkpoint lacks a slot, or a value's shape differs, or TF1
+            Adam's beta powers do not match the global step.
 
     Example:
         >>> with CheckpointReader(path) as reader:  # doctest: +SKIP
@@ -94,6 +103,7 @@ def restore_state(
     """
     shapes: dict[str, list[int]] = {}
     missing = [k for keys in plan.slots.values() for k in keys.values() if k not in reader]
+    missing += [k for k in plan.beta_powers if k not in reader]
     if plan.iterations is not None and plan.iterations not in reader:
         missing.append(plan.iterations)
     if missing:
@@ -122,8 +132,40 @@ def restore_state(
                 )
             slot.assign(value)
             shapes[key] = list(value.shape)
+    for name, values in plan.values.items():
+        index = optimizer._get_variable_index(variables[name])
+        for attribute, number in values.items():
+            getattr(optimizer, attribute)[index].assign(number)
     if plan.iterations is not None:
-        step = np.asarray(reader.read(plan.iterations))
-        optimizer.iterations.assign(int(step))
+        step = int(np.asarray(reader.read(plan.iterations)))
+        optimizer.iterations.assign(step)
         shapes[plan.iterations] = []
+        _check_powers(plan, reader, step)
     return shapes
+
+
+def _beta_power(beta: np.float32, step: int) -> np.float32:
+    """TF1's `beta_power` after `step` steps: float32 `beta` times itself, once a step."""
+    if step > 50_000_000:  # past what is worth multiplying out
+        return np.float32(np.float64(beta) ** (step + 1))
+    return np.multiply.accumulate(np.full(max(step, 0) + 1, beta, np.float32))[-1]
+
+
+def _check_powers(plan: OptimizerPlan, reader: CheckpointReader, step: int) -> None:
+    """Refuses a TF1 Adam whose beta powers are not `beta ** (step + 1)` (a global step
+    that the train op did not advance once per update)."""
+    for key, beta in plan.beta_powers.items():
+        power = np.float32(np.asarray(reader.read(key)))
+        expected = _beta_power(np.float32(beta), step)
+        if not np.isclose(power, expected, rtol=1e-6, atol=0.0):
+            raise TfportInputError(
+                message(
+                    "TF1 Adam's beta power is not beta ** (global step + 1): Keras's bias "
+                    "correction from the step would differ",
+                    "Export a checkpoint whose global step counts Adam's updates",
+                    key=key,
+                    checkpoint=float(power),
+                    expected=float(expected),
+                    step=step,
+                )
+            )
