@@ -122,6 +122,19 @@ def tpu_cnn_host_call(model_dir, use_tpu=False):
     )
 
 
+def tpu_pretrain_lamb(model_dir):
+    """The golden's TPUEstimator: a transformer block trained by LAMB over `tf.gradients`."""
+    programs = script("tpu_programs")
+    return tf.compat.v1.estimator.tpu.TPUEstimator(
+        model_fn=programs.pretrain_model_fn,
+        use_tpu=False,
+        train_batch_size=8,
+        eval_batch_size=8,
+        predict_batch_size=8,
+        config=tf.compat.v1.estimator.tpu.RunConfig(model_dir=model_dir),
+    )
+
+
 def tpu_cnn_on_tpu(model_dir):
     """The same program with use_tpu=True (tfport runs the TPU path on the host's devices)."""
     return tpu_cnn_host_call(model_dir, use_tpu=True)

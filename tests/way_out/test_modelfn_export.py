@@ -32,6 +32,7 @@ CASES = {
     "guide_model_fn_tf2": ("guide_tf2", "probabilities"),
     "tpu_cnn_host_call": ("cnn", "probabilities"),
     "tpu_cnn_on_tpu": ("cnn", "probabilities"),  # the same program with use_tpu=True
+    "tpu_pretrain_lamb": ("pretrain", "log_probs"),  # a transformer block trained by LAMB
 }
 GOLDEN = {"tpu_cnn_on_tpu": "tpu_cnn_host_call"}  # case -> its golden, where they differ
 
@@ -42,6 +43,8 @@ def _inputs(kind: str) -> dict:
 
     if kind == "cnn":
         return {"features": f.script("tpu_programs").make_images(2, 16)[0]}
+    if kind == "pretrain":
+        return f.script("tpu_programs").make_tokens(2, 16)[0]
     if kind in ("plain", "keras"):
         x = f.script("estimator_cases").DATA["test_x"]
         return {"features": x} if kind == "plain" else {"hidden_input": x}

@@ -282,7 +282,7 @@ OTHER: dict[str, Handler] = {
     "Squeeze": _squeeze,
     "Pack": lambda op, a: f"ops.stack([{', '.join(a)}], axis={op.get_attr('axis')!r})",
     "Transpose": lambda op, a: f"ops.transpose({a[0]}, {tuple(int_list(op.inputs[1], 'perm'))!r})",
-    "StridedSlice": lambda op, a: f"{a[0]}{subscript(op)}",
+    "StridedSlice": lambda op, a: _strided_slice(op, a[0]),
     "Mean": _reduce,
     "Sum": _reduce,
     "Max": _reduce,
@@ -330,6 +330,17 @@ def data_inputs(op: TfOp) -> list[TfTensor]:
     return [t for i, t in enumerate(inputs) if i not in skip]
 
 
+def _strided_slice(op: TfOp, arg: str) -> str:
+    index = subscript(op)
+    if isinstance(index, str):
+        return f"{arg}{index}"
+    text, axes = index  # new axes: inserted after the slice
+    text = f"{arg}{text}"
+    for axis in axes:
+        text = f"ops.expand_dims({text}, {axis})"
+    return text
+
+
 def expression(op: TfOp, args: list[str]) -> tuple[str, str]:
     """(source of the op's output, the `keras.ops` call it maps to) or Refused.
 
@@ -344,6 +355,8 @@ def expression(op: TfOp, args: list[str]) -> tuple[str, str]:
         raise Refused(f"{kind} has {len(op.outputs)} outputs")
     if kind in UNARY:
         return f"{UNARY[kind]}({args[0]})", UNARY[kind]
+    if kind == "Erfc":  # tf.nn.gelu(approximate=False) writes 0.5 * x * erfc(-x / sqrt(2))
+        return f"ops.subtract(1.0, ops.erf({args[0]}))", "ops.erf"
     if kind in BINARY:
         return f"{BINARY[kind]}({args[0]}, {args[1]})", BINARY[kind]
     if kind == "ConcatV2":

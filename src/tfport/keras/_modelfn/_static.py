@@ -130,7 +130,28 @@ def subscript(op: TfOp, as_tuple: bool = False) -> Any:
             parts.append(slice(start, stop, None if int(s) == 1 else int(s)))
     if as_tuple:
         return tuple(parts)
-    return "[" + ", ".join(_index_source(p) for p in parts) + "]"
+    if None not in parts:
+        return _brackets(parts)
+    # a new axis (`x[None]`): Keras tensors take no None index; ops.expand_dims after
+    if Ellipsis in parts:
+        raise Refused("a new axis beside an ellipsis in one slice")
+    kept = [p for p in parts if p is not None]
+    axes, out = [], 0
+    for part in parts:
+        if part is None or isinstance(part, slice):
+            if part is None:
+                axes.append(out)
+            out += 1
+    return _brackets(kept), axes
+
+
+def _brackets(parts: list) -> str:
+    """`[...]` of an index; a lone slice as a tuple (`[1:,]`: Keras tensors take no bare
+    slice), nothing for slices that keep everything."""
+    if all(p == slice(None) for p in parts):
+        return ""
+    text = ", ".join(_index_source(p) for p in parts)
+    return f"[{text},]" if len(parts) == 1 and isinstance(parts[0], slice) else f"[{text}]"
 
 
 def _index_source(part: object) -> str:
