@@ -22,7 +22,7 @@ import pytest
 from tfport.checkpoint import CheckpointReader
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan, restore_state
 from tfport.keras._modelfn._optimizers import plan_optimizer
-from tfport.keras._modelfn._source import _formatted
+from tfport.keras._modelfn._source import formatted
 from tfport.verify import load_estimator
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -113,7 +113,7 @@ def _module(plan: OptimizerPlan) -> str:
         text += "import numpy as np\n"
     text += ("from keras import ops\n" if "ops." in code else "") + code
     text += f"\n\n\ndef build_optimizer():\n    return {plan.expression}\n"
-    return _formatted(text)
+    return formatted(text)
 
 
 def _keras_step(plan: OptimizerPlan, checkpoint, before, gradients, tmp: pathlib.Path):
