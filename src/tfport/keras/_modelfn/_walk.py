@@ -44,6 +44,7 @@ class Plan:
     uses_numpy: bool = False
     uses_variable: bool = False
     needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
+    tensors: dict[str, str] = dataclasses.field(default_factory=dict)  # tensor -> its variable
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
@@ -150,17 +151,26 @@ class Walk:
         self.plan.ops.append({"op": op.name, "type": op.type, "to": to, "line": line})
 
     def refuse(self, op: TfOp, reason: str) -> TfportInputError:
-        path, line, code = _ops.source_line(op)
-        where = f"{path}:{line} ({code})" if path else "a line outside user code"
-        return TfportInputError(
-            message(
-                f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
-                f"{where}: {reason}",
-                "Rewrite that part of the model_fn with ops keras.ops has (see "
-                "docs/way-out.md), or export by hand with `tfport ckpt port`",
-                op=op.name,
-            )
+        return refusal(op, reason)
+
+
+def refusal(op: TfOp, reason: str) -> TfportInputError:
+    """The one-line error for `op`, naming it and the model_fn line that built it.
+
+    Example:
+        >>> raise refusal(op, "no keras.ops form")  # doctest: +SKIP
+    """
+    path, line, code = _ops.source_line(op)
+    where = f"{path}:{line} ({code})" if path else "a line outside user code"
+    return TfportInputError(
+        message(
+            f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
+            f"{where}: {reason}",
+            "Rewrite that part of the model_fn with ops keras.ops has (see "
+            "docs/way-out.md), or export by hand with `tfport ckpt port`",
+            op=op.name,
         )
+    )
 
 
 _LEAVES = ("Placeholder", "ReadVariableOp")  # where the model's inputs and weights enter
