@@ -50,6 +50,13 @@ def add_parser(
     v.add_argument(
         "--overwrite", action="store_true", help="replace OUT if it exists (default: refuse)"
     )
+    v.add_argument(
+        "--training",
+        action="store_true",
+        help="OUT (a folder) also trains: model.keras is compiled with the model_fn's loss, "
+        "dropout, batch-norm updates, L2 terms and optimizer (its checkpoint state), so `fit` "
+        "continues the training (check one step: tfport verify --train-step)",
+    )
     v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_export, filter_tf_noise=True)
 
@@ -81,6 +88,12 @@ def _export(args: argparse.Namespace) -> int:
     estimator = load_estimator(args.factory, args.model_dir)
     if not str(args.out).endswith(".keras"):
         return _export_folder(args, estimator, shapes)
+    if args.training:
+        from tfport._common.errors import TfportInputError, message
+
+        raise TfportInputError(
+            message("--training writes a folder", "Pass OUT without .keras", out=args.out)
+        )
     model = estimator_to_keras(estimator, args.checkpoint, input_shapes=shapes)
     save_keras(model, args.out, overwrite=args.overwrite)
     report = {
@@ -112,6 +125,7 @@ def _export_folder(
         checkpoint=args.checkpoint,
         input_shapes=shapes,
         overwrite=args.overwrite,
+        training=args.training,
     )
     if args.json:
         json.dump({"out": args.out, **report}, sys.stdout, indent=2, sort_keys=True)

@@ -139,13 +139,16 @@ def export_model_fn(
     checkpoint: str | None = None,
     input_shapes: dict | None = None,
     overwrite: bool = False,
+    training: bool = False,
 ) -> dict:
     """Writes OUT (a folder): any Estimator's model_fn as Keras 3 code (`model.py`), its
-    checkpoint's weights, `model.keras` and `report.json`; returns the report. See
+    checkpoint's weights, `model.keras` and `report.json`; returns the report. With
+    `training`, model.keras is compiled with the model_fn's loss and optimizer (its
+    checkpoint state) so that `fit` continues the training. See
     `tfport.keras._modelfn.export_model_fn` for the arguments.
 
     Example:
-        >>> report = export_model_fn(est, "out")  # doctest: +SKIP
+        >>> report = export_model_fn(est, "out", training=True)  # doctest: +SKIP
     """
     from tfport.keras._modelfn import export_model_fn as impl
 
@@ -156,6 +159,7 @@ def export_model_fn(
         checkpoint=checkpoint,
         input_shapes=input_shapes,
         overwrite=overwrite,
+        training=training,
     )
 
 

@@ -46,6 +46,7 @@ def export_model_fn(
     checkpoint: str | None = None,
     input_shapes: dict | None = None,
     overwrite: bool = False,
+    training: bool = False,
 ) -> dict:
     """Writes OUT (a folder) with the Keras 3 model of the estimator's model_fn.
 
@@ -56,6 +57,9 @@ def export_model_fn(
         checkpoint: checkpoint prefix (default: the latest in model_dir).
         input_shapes: per-example shapes overriding the training graph's, by feature key.
         overwrite: replace an existing OUT.
+        training: also trace TRAIN mode and write what `fit` needs (the loss, dropout,
+            batch-norm updates, regularizers, the optimizer with its checkpoint state):
+            `keras.saving.load_model(OUT/model.keras).fit(...)` continues the training.
 
     Returns:
         The report (also written to OUT/report.json).
@@ -78,8 +82,16 @@ def export_model_fn(
     refuse_existing(out, overwrite)
     path = _checkpoint(estimator, checkpoint)
     traced = trace(estimator, estimator.model_dir, input_shapes or {})
-    plan = plan_model(traced)
-    return write_folder(plan, traced, path, out, factory, overwrite)
+    if not training:
+        return write_folder(plan_model(traced), traced, path, out, factory, overwrite)
+    from tfport.keras._modelfn._training import match_training, plan_optimizer_of
+    from tfport.keras._modelfn._training_source import prepare_training
+    from tfport.keras._modelfn._training_trace import trace_training
+
+    matched = match_training(traced, trace_training(estimator, traced, estimator.model_dir))
+    plan = plan_model(traced, matched.dropouts)
+    prepared = prepare_training(traced, plan, matched, plan_optimizer_of(matched.train))
+    return write_folder(plan, traced, path, out, factory, overwrite, prepared)
 
 
 __all__ = ["export_model_fn"]

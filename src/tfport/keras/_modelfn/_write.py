@@ -29,6 +29,8 @@ from tfport.checkpoint import CheckpointReader
 from tfport.keras._modelfn._emit import Plan
 from tfport.keras._modelfn._source import model_source
 from tfport.keras._modelfn._trace import Traced
+from tfport.keras._modelfn._training_report import compile_restored
+from tfport.keras._modelfn._training_source import Training
 
 FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")
 
@@ -85,9 +87,16 @@ def _report(plan: Plan, traced: Traced, checkpoint: str, shapes: dict) -> dict:
 
 
 def write_folder(
-    plan: Plan, traced: Traced, checkpoint: str, out: str, factory: str, overwrite: bool
+    plan: Plan,
+    traced: Traced,
+    checkpoint: str,
+    out: str,
+    factory: str,
+    overwrite: bool,
+    training: Training | None = None,
 ) -> dict:
-    """Builds OUT in a temporary sibling, then renames it into place; returns the report."""
+    """Builds OUT in a temporary sibling, then renames it into place; returns the report
+    (with `training`: the model compiled, its optimizer state from the checkpoint)."""
     refuse_existing(out, overwrite)
     out = os.path.abspath(out)
     parent = os.path.dirname(out)
@@ -95,12 +104,18 @@ def write_folder(
     tmp = tempfile.mkdtemp(prefix=f".tfport-{os.path.basename(out)}-", dir=parent)
     try:
         with open(os.path.join(tmp, "model.py"), "w") as f:
-            f.write(model_source(plan, traced, factory))
-        model = import_model_py(tmp).build_model()
+            f.write(model_source(plan, traced, factory, training))
+        module = import_model_py(tmp)
+        model = module.build_model()
         shapes = _set_weights(model, plan, traced, checkpoint)
         model.save_weights(os.path.join(tmp, "model.weights.h5"))
+        section = None
+        if training is not None:
+            section = compile_restored(module, model, plan, traced, training, checkpoint)
         model.save(os.path.join(tmp, "model.keras"))
         report = _report(plan, traced, checkpoint, shapes)
+        if section is not None:
+            report["training"] = section
         with open(os.path.join(tmp, "report.json"), "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
             f.write("\n")
