@@ -22,16 +22,21 @@ if TYPE_CHECKING:
 
 FORMS = (
     "SCRIPT_OR_MODULE:FACTORY@MODEL_DIR (an Estimator), a SavedModel folder, OUT.keras, "
+    "an export folder (OUT/ of `tfport keras export`), "
     "a frozen .pb/.pbtxt, a checkpoint (prefix or model_dir)"
 )
 
 
 def kind_of(path: str) -> str:
-    """'estimator', 'keras', 'saved_model', 'frozen_graph' or 'checkpoint'."""
+    """'estimator', 'keras', 'keras_folder', 'saved_model', 'frozen_graph' or 'checkpoint'."""
     if "@" in path and ":" in path.split("@", 1)[0]:
         return "estimator"
     if path.endswith(".keras") and os.path.isfile(path):
         return "keras"
+    if os.path.isdir(path) and all(
+        os.path.isfile(os.path.join(path, f)) for f in ("model.py", "model.keras", "report.json")
+    ):
+        return "keras_folder"
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, "saved_model.pb")):
         return "saved_model"
     if os.path.isfile(path) and path.endswith((".pb", ".pbtxt")):
@@ -147,6 +152,23 @@ class Keras:
         if len(names) != len(outs):
             names = [f"output_{i}" for i in range(len(outs))]
         return {n: _np(v) for n, v in zip(names, outs)}
+
+
+class ExportFolder(Keras):
+    """A folder `tfport keras export` wrote: its `model.py` imported (its layers register),
+    then its `model.keras` loaded (safe mode unless `trust`)."""
+
+    kind = "keras_folder"
+
+    def __init__(self, path: str, trust: bool = False) -> None:
+        from tfport.keras._modelfn._write import import_model_py
+
+        try:
+            self.module = import_model_py(path)
+        except Exception as err:  # noqa: BLE001 - the user's code fails in its own way
+            raise _load_failed("Cannot import model.py of", path, err) from None
+        super().__init__(os.path.join(path, "model.keras"), trust)
+        self.text = path
 
 
 class SavedModel:
@@ -273,6 +295,8 @@ def open_artifact(
         return Estimator(text)
     if kind == "keras":
         return Keras(text, trust)
+    if kind == "keras_folder":
+        return ExportFolder(text, trust)
     if kind == "saved_model":
         return SavedModel(text, signature, trust, limits, allow_ops)
     if kind == "frozen_graph":
