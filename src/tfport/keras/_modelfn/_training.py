@@ -350,17 +350,22 @@ def _get(graph: TfGraph, t: TfTensor) -> TfTensor:
     return graph.get_tensor_by_name(t.name)
 
 
-def _reads_variable(t: TfTensor) -> bool:
-    stack, seen = [t.op], set()
+def _variables_read(t: TfTensor) -> list[str]:
+    """The variables `t`'s value reads, by name."""
+    stack, seen, found = [t.op], set(), set()
     while stack:
         op = stack.pop()
         if op.name in seen:
             continue
         seen.add(op.name)
         if op.type in ("ReadVariableOp", "VariableV2"):
-            return True
+            found.add(variable_name(op))
         stack.extend(i.op for i in op.inputs)
-    return False
+    return sorted(found)
+
+
+def _reads_variable(t: TfTensor) -> bool:
+    return bool(_variables_read(t))
 
 
 def _regularizers(
@@ -374,8 +379,8 @@ def _regularizers(
         if terms is None:
             raise refusal(
                 t.op,
-                "the loss reads a variable outside the model and not as an L2 term "
-                "(c * tf.nn.l2_loss(v)); it has no Keras regularizer form",
+                f"the loss reads {', '.join(_variables_read(t))} outside the model and not as "
+                "an L2 term (c * tf.nn.l2_loss(v)); it has no Keras fit form",
             )
         if not _only_added(readers, train.loss, loss_ops):
             raise refusal(t.op, "an L2 term that is not added to the loss (no regularizer form)")
