@@ -202,6 +202,15 @@ def train_step_folder(
     """
     report = _report(folder.text)
     section = report["training"]
+    if section["dropouts"]:
+        raise TfportInputError(
+            message(
+                "--train-step: the model has dropout, so a step is random (TensorFlow's and "
+                "Keras's masks differ); no step-for-step comparison exists",
+                "Compare the predictions (tfport verify without --train-step)",
+                dropouts=section["dropouts"],
+            )
+        )
     features, labels = _batch(folder, report, batch, label_key, rows, seed)
     given = features["features"] if section["features_tensor"] else features
     factory = est.text.rsplit("@", 1)[0]
