@@ -15,6 +15,7 @@ import types
 import numpy as np
 import pytest
 
+from tfport._common.errors import TfportInputError
 from tfport.cli._main import main
 from tfport.keras import export_model_fn
 from tfport.verify import load_estimator
@@ -185,6 +186,12 @@ def test_dropouts_are_keras_dropout_layers_identity_in_predict_active_in_fit(exp
         history = model.fit(x, y, batch_size=64, epochs=1, shuffle=False, verbose=0)
         losses.append(history.history["loss"][0])
     assert losses[0] != losses[1] and all(np.isfinite(losses))
+    # so no fit step of it matches the Estimator's: verify --train-step says so
+    job = {"a": f"{FACTORIES}:dropout_mlp@{exports.mlp_dir}", "b": str(exports.mlp)}
+    job |= {"inputs": None, "atol": 1e-5, "rtol": 0.0, "signature_a": None}
+    job |= {"signature_b": None, "io": (None, None), "rows": 8, "seed": 0, "train_step": True}
+    with pytest.raises(TfportInputError, match="has dropout, so a step is random"):
+        run_artifacts(**job, label_key="label", trust=False, limits=None)
 
 
 def test_a_loss_reading_the_global_step_is_refused_in_one_line(exports, tmp_path, capsys):
