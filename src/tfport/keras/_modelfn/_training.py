@@ -25,6 +25,12 @@ from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan
 from tfport.keras._modelfn._trace import TfGraph, Traced
+from tfport.keras._modelfn._training_norms import (
+    TrainingNorm,
+    momenta,
+    moments_input,
+    report_rows,
+)
 from tfport.keras._modelfn._training_trace import TrainTraced
 from tfport.keras._modelfn._walk import refusal, variable_name
 
@@ -43,7 +49,7 @@ class Matched:
     l2: dict[str, float]  # variable -> Keras L2 coefficient
     dropouts: dict[str, tuple[float, TfOp]]  # PREDICT tensor read through a dropout ->
     # (rate, the TRAIN dropout's output op)
-    momenta: dict[str, float]  # batch-norm op name -> momentum
+    norms: list[TrainingNorm]  # batch normalizations in training mode
     report: list[dict]  # train-only ops: {"op", "type", "to", "line"}
 
 
@@ -96,15 +102,23 @@ class _Matcher:
         self.traced = traced
         self.train = train
         self.dropouts: dict[str, tuple[float, TfOp]] = {}
-        self.batch_norms: list[TfOp] = []
+        self.batch_norms: list[TfOp] = []  # fused, in training mode
+        self.moments: dict[str, TfTensor] = {}  # moving variable -> TRAIN batch statistic
         self.report: list[dict] = []
         self.plain: set[str] = set()  # PREDICT tensors some TRAIN op reads without dropout
         self.why = ""
+        self.where: TfOp | None = None  # the TRAIN op where the last match failed
 
     def same(self, t: TfTensor, p: TfTensor) -> bool:
         """Whether TRAIN's `t` is PREDICT's `p` (dropout and training-mode batch norm
         aside); on success the dropout sites and batch norms met are kept."""
-        saved = (dict(self.dropouts), list(self.batch_norms), list(self.report), set(self.plain))
+        saved = (
+            dict(self.dropouts),
+            list(self.batch_norms),
+            dict(self.moments),
+            list(self.report),
+            set(self.plain),
+        )
         stack, seen = [(t, p, False)], set()
         while stack:
             a, b, through = stack.pop()
@@ -115,9 +129,10 @@ class _Matcher:
                 self.plain.add(b.name)
             pairs = self._step(a, b)
             if pairs is None or set(self.dropouts) & self.plain:
+                self.where = a.op
                 if pairs is not None:
                     self.why = "a tensor read both through a dropout and without one"
-                self.dropouts, self.batch_norms, self.report, self.plain = saved
+                self.dropouts, self.batch_norms, self.moments, self.report, self.plain = saved
                 return False
             stack.extend((x, y, dropout(a) is not None) for x, y in pairs)
         return True
@@ -138,6 +153,13 @@ class _Matcher:
                 b = b.op.inputs[0]
             return [(x, b)]
         x, y = a.op, b.op
+        if y.type == "ReadVariableOp" and x.type == "ReadVariableOp":  # a read is a read
+            same = variable_name(x) == variable_name(y)
+            self.why = "" if same else f"{a.name} reads another variable"
+            return [] if same else None
+        if y.type == "ReadVariableOp" and moments_input(a) is not None:
+            self.moments[variable_name(y)] = a  # batch statistics in place of moving ones
+            return []
         if x.name != y.name or x.type != y.type or a.value_index != b.value_index:
             self.why = f"TRAIN computes {a.name} ({x.type}), PREDICT {b.name} ({y.type})"
             return None
@@ -171,36 +193,6 @@ class _Matcher:
         if len(x.inputs) != len(y.inputs):
             return None
         return list(zip(x.inputs, y.inputs, strict=True))
-
-
-def _momentum(train: TrainTraced, op: TfOp, done: set[str]) -> tuple[float, list[TfOp]]:
-    """The momentum of a training-mode batch norm's moving-average updates (`var -=
-    (var - batch_stat) * (1 - momentum)` for both statistics, run by the train op)."""
-    moving = [variable_name(op.inputs[i].op) for i in (3, 4)]
-    found: dict[int, float] = {}
-    ops: list[TfOp] = []
-    for update in train.graph.get_operations():
-        if update.type != "AssignSubVariableOp" or update.name not in done:
-            continue
-        target = update.inputs[0].op.name
-        if target not in moving:
-            continue
-        mul = update.inputs[1].op
-        if mul.type != "Mul" or mul.inputs[0].op.type != "Sub":
-            continue
-        stat = mul.inputs[0].op.inputs[1]
-        decay = _ops.static(mul.inputs[1])
-        if stat.op.name != op.name or decay is None or stat.value_index != 1 + moving.index(target):
-            continue
-        found[moving.index(target)] = 1.0 - float(decay)
-        ops.extend([update, mul, mul.inputs[0].op])
-    if sorted(found) != [0, 1] or abs(found[0] - found[1]) > 1e-12:
-        raise refusal(
-            op,
-            "batch normalization in training mode whose moving mean and variance are not "
-            "both updated by the train op (run tf.compat.v1.GraphKeys.UPDATE_OPS with it)",
-        )
-    return float(str(np.float32(found[0]))), ops
 
 
 def run_by(train_op: TfOp) -> list[TfOp]:
@@ -305,24 +297,18 @@ def match_training(traced: Traced, train: TrainTraced) -> Matched:
         if op.name not in labelled and _in(predict, t.name) and matcher.same(t, _get(predict, t)):
             cut.append(t.name)
             continue
-        if op.type in ("RandomUniform", "RandomStandardNormal", "FusedBatchNormV3"):
+        model_op = any(i.op.type == "ReadVariableOp" for i in op.inputs) and op.name not in labelled
+        if model_op or op.type in ("RandomUniform", "RandomStandardNormal", "FusedBatchNormV3"):
             reason = matcher.why or "the loss reads it outside the model"
-            raise refusal(op, f"no Keras training form ({reason})")
+            raise refusal(
+                matcher.where or op,
+                "the TRAIN-mode forward pass has no Keras training form here: it is not the "
+                f"PREDICT model's ({reason})",
+            )
         loss_ops[op.name] = op
         stack.extend(_ops.data_inputs(op))
-    done = _train_closure(train)
-    momenta: dict[str, float] = {}
-    for bn in matcher.batch_norms:
-        momenta[bn.name], ops = _momentum(train, bn, done)
-        matcher.report.extend(
-            {
-                "op": op.name,
-                "type": op.type,
-                "to": f"BatchNormalization momentum {momenta[bn.name]}",
-                "line": _line(op),
-            }
-            for op in [bn, *ops]
-        )
+    norms = momenta(train, matcher.batch_norms, matcher.moments, _train_closure(train))
+    matcher.report.extend(report_rows(norms))
     l2 = _regularizers(train, regularized, loss_ops)
     ordered = [op for op in graph.get_operations() if op.name in loss_ops]
     return Matched(
@@ -333,7 +319,7 @@ def match_training(traced: Traced, train: TrainTraced) -> Matched:
         regularized,
         l2,
         matcher.dropouts,
-        momenta,
+        norms,
         matcher.report,
     )
 

@@ -56,6 +56,32 @@ def _same_shape(op: TfOp) -> bool:
     return all(int(d) == int(t) for d, t in zip(dims[1:], target[1:], strict=True))
 
 
+def _one(t: TfTensor) -> bool:
+    value = _ops.static(t)
+    return value is not None and np.ndim(value) == 0 and float(value) == 1.0
+
+
+def _broadcasts(op: TfOp) -> bool:
+    """Whether the op's output is not shaped as its input that is not the constant 1."""
+    data = [t for t in op.inputs if not _one(t)]
+    return len(data) != 1 or data[0].shape.as_list() != op.outputs[0].shape.as_list()
+
+
+def _identity(op: TfOp) -> bool:
+    """Ops that leave their data input as it is: a reshape to its own shape, a sum or mean
+    over no axis, a product with or quotient by the constant 1."""
+    if op.type == "Reshape":
+        return _same_shape(op)
+    if op.type in ("Sum", "Mean", "Max", "Min", "Prod"):
+        axes = _ops.static(op.inputs[1])
+        return axes is not None and np.size(axes) == 0
+    if op.type in ("Mul", "RealDiv"):
+        return (_one(op.inputs[1]) or (op.type == "Mul" and _one(op.inputs[0]))) and not (
+            _broadcasts(op)
+        )
+    return False
+
+
 def _special(op: TfOp, args: list[str]) -> str | None:
     """Loss ops `_ops` has no entry for; None when the op is not one of them."""
     kind = op.type
@@ -160,7 +186,11 @@ class _LossWriter:
         if None in args:
             raise refusal(op, "it reads an L2 term other than by adding it to the loss")
         given = [a for a in args if a is not None]
-        if kind in _ops.PASS or (kind == "Reshape" and _same_shape(op)):
+        if kind in ("Mul", "RealDiv") and _one(op.inputs[1]) and not _broadcasts(op):
+            given = given[:1]  # `x * 1.0`, `x / 1.0` (unit loss weights): x
+        elif kind == "Mul" and _one(op.inputs[0]) and not _broadcasts(op):
+            given = given[1:]
+        if kind in _ops.PASS or _identity(op):
             self.expr[op.outputs[0].name] = given[0]
             self.rows.append(self._row(op, "identity (nothing written)"))
             return

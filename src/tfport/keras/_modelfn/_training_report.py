@@ -85,10 +85,7 @@ def compile_restored(
         "state_shapes": shapes,
         "regularizers": matched.l2,
         "dropouts": {name: rate for name, (rate, _) in matched.dropouts.items()},
-        "batch_norms": {
-            layer: {"op": op, "momentum": matched.momenta[op]}
-            for layer, op in training.batch_norms.items()
-        },
+        "batch_norms": training.batch_norms,
         "weights": index,
         "ops": [*matched.report, *training.optimizer.report],
     }

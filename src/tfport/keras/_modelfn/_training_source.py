@@ -20,6 +20,7 @@ from tfport.keras._modelfn._training import Matched
 from tfport.keras._modelfn._training_loss import loss_lines
 from tfport.keras._modelfn._walk import Plan, refusal
 
+_BATCH_NORM = "layers.BatchNormalization("
 _ROLES = ("kernel", "bias", "gamma", "beta", "embeddings", "depthwise_kernel", "pointwise_kernel")
 
 BATCH_NORM_CLASS = '''
@@ -76,7 +77,7 @@ class Training:
     loss: list[str]  # body of model_fn_loss
     rows: list[dict]  # report rows of the loss ops
     uses_numpy: bool
-    batch_norms: dict[str, str]  # layer -> TRAIN batch-norm op
+    batch_norms: dict[str, dict]  # layer -> {"momentum", "tf_fused_variance"}
 
 
 def _output_keys(traced: Traced, plan: Plan, matched: Matched) -> tuple[dict, dict]:
@@ -110,14 +111,7 @@ def _edit_layer(plan: Plan, layer: str, edit: Callable[[str], str]) -> None:
     raise KeyError(layer)
 
 
-def _layer_of(plan: Plan, op_name: str) -> str | None:
-    for row in plan.ops:
-        if row["op"] == op_name and row["to"].startswith("layers."):
-            return row["to"].partition(" ")[2].strip("'")
-    return None
-
-
-def _apply(plan: Plan, matched: Matched) -> dict[str, str]:
+def _apply(plan: Plan, matched: Matched) -> dict[str, dict]:
     """Writes the L2 regularizers and the batch norms' momenta into the layer lines."""
     graph = matched.train.graph
     for variable, l2 in sorted(matched.l2.items()):
@@ -132,21 +126,20 @@ def _apply(plan: Plan, matched: Matched) -> dict[str, str]:
             return line.replace(f"name={layer!r})(", f"{argument}{layer!r})(", 1)
 
         _edit_layer(plan, entry["layer"], add)
-    layers: dict[str, str] = {}
-    for op_name, momentum in sorted(matched.momenta.items()):
-        layer = _layer_of(plan, op_name)
-        if layer is None:
+    layers: dict[str, dict] = {}
+    for norm in matched.norms:
+        entry = plan.variables.get(norm.moving_mean, {})
+        if "layer" not in entry or entry.get("weight") != "moving_mean":
             raise refusal(
-                graph.get_operation_by_name(op_name),
-                "batch normalization in training mode that is not a Keras layer",
+                norm.ops[0], "batch normalization in training mode that is no Keras layer"
             )
+        kind = "FusedBatchNormalization(" if norm.fused else _BATCH_NORM
 
-        def swap(line: str, momentum: float = momentum) -> str:
-            head = "layers.BatchNormalization("
-            return line.replace(head, f"FusedBatchNormalization(momentum={momentum!r}, ", 1)
+        def swap(line: str, kind: str = kind, momentum: float = norm.momentum) -> str:
+            return line.replace(_BATCH_NORM, f"{kind}momentum={momentum!r}, ", 1)
 
-        _edit_layer(plan, layer, swap)
-        layers[layer] = op_name
+        _edit_layer(plan, entry["layer"], swap)
+        layers[entry["layer"]] = {"momentum": norm.momentum, "tf_fused_variance": norm.fused}
     return layers
 
 
@@ -167,7 +160,8 @@ def prepare_training(
 
 def training_text(training: Training, origin: str) -> str:
     """The top-level code model.py adds: classes, `model_fn_loss`, the optimizer."""
-    text = BATCH_NORM_CLASS if training.batch_norms else ""
+    fused = any(v["tf_fused_variance"] for v in training.batch_norms.values())
+    text = BATCH_NORM_CLASS if fused else ""
     for block in training.optimizer.source:
         text += "\n\n" + block.strip("\n") + "\n"
     text += _MODEL_CLASS
