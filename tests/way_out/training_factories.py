@@ -37,6 +37,25 @@ def dropout_mlp(model_dir):
     return tf.estimator.Estimator(dropout_mlp_model_fn, model_dir=model_dir)
 
 
+def bn_mlp_model_fn(features, labels, mode):
+    """dense -> layers.batch_normalization (2-D: the unfused moments form) -> logits."""
+    training = mode == tf.estimator.ModeKeys.TRAIN
+    net = tf.compat.v1.layers.dense(features["x"], 8, name="hidden")
+    net = tf.compat.v1.layers.batch_normalization(net, training=training, name="bn")
+    logits = tf.compat.v1.layers.dense(tf.nn.relu(net), 3, name="logits")
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def bn_mlp(model_dir):
+    return tf.estimator.Estimator(bn_mlp_model_fn, model_dir=model_dir)
+
+
 def vectors(seed, n=64):
     rng = np.random.RandomState(seed)
     return {"x": rng.normal(size=(n, 6)).astype("float32")}, rng.randint(0, 3, n).astype("int64")
