@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -110,6 +111,66 @@ def test_one_fit_step_of_the_cnn_equals_the_estimators_next_step(exports, tmp_pa
         assert rows[name]["pass"] and rows[name]["max_abs_diff"] <= 1e-5, rows[name]
         assert rows[name]["max_update"] > 1e-3, rows[name]  # the step moved it
     print("cnn train step max diff", max(r["max_abs_diff"] for r in report["outputs"]))
+
+
+# One `fit` step of an export folder in a process where TensorFlow and tfport do not exist
+# (run_exported's blocker): argv OUT BATCH.npz RESULT.npz; RESULT gets the loss and every
+# weight, slot and the step counter by checkpoint key (report.json's training section).
+_FIT = """
+import importlib.util, json, os, sys
+sys.path.insert(0, sys.argv[4])
+from run_exported import _Absent
+sys.meta_path.insert(0, _Absent())
+import numpy as np
+import keras
+out, batch, result = sys.argv[1:4]
+spec = importlib.util.spec_from_file_location("model", os.path.join(out, "model.py"))
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+model = keras.saving.load_model(os.path.join(out, "model.keras"))
+section = json.load(open(os.path.join(out, "report.json")))["training"]
+data = np.load(batch)
+history = model.fit(data["features"], data["label"], batch_size=8, shuffle=False, verbose=0)
+found = {"loss": np.asarray(history.history["loss"][0])}
+weights = {n: model.get_layer(l).weights[i] for n, (l, i, _) in section["weights"].items()}
+found.update({section["weights"][n][2]: np.asarray(w) for n, w in weights.items()})
+optimizer = model.optimizer
+for name, slots in section["slots"].items():
+    index = optimizer._get_variable_index(weights[name])
+    found.update({k: np.asarray(getattr(optimizer, a)[index]) for a, k in slots.items()})
+found[section["optimizer"]["iterations"]] = np.asarray(optimizer.iterations)
+found["modules"] = np.array([m for m in ("tensorflow", "tfport") if m in sys.modules], str)
+found["backend"] = np.array(keras.backend.backend())
+np.savez(result, **found)
+"""
+
+_JAX = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="JAX 0.10 (the jax extra) needs Python >= 3.11"
+)
+
+
+@_JAX
+def test_one_fit_step_on_jax_without_tensorflow_equals_the_estimators(exports, tmp_path):
+    # Measured: loss 6e-8 apart, weights and slots <= 4.2e-7.
+    from tfport.verify._train_folder import estimator_step
+
+    batch = _cnn_batch(tmp_path / "batch.npz")
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["KERAS_BACKEND"] = "jax"
+    result = tmp_path / "result.npz"
+    argv = [sys.executable, "-c", _FIT, str(exports.cnn), str(batch), str(result), str(HERE)]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]  # fails, never skips, without jax
+    got = dict(np.load(result))
+    assert str(got.pop("backend")) == "jax" and list(got.pop("modules")) == []
+    data = np.load(batch)
+    checkpoint = exports.cnn_report["checkpoint"]
+    loss, want = estimator_step(f"{FACTORIES}:tpu_cnn", checkpoint, data["features"], data["label"])
+    assert abs(float(got.pop("loss")) - loss) <= 1e-5
+    assert len(got) == 21  # 12 weights, 8 momentum slots, the global step
+    worst = max(float(np.abs(want[k].astype(np.float64) - v).max()) for k, v in got.items())
+    print("jax fit step max diff", worst)
+    assert worst <= 1e-5
 
 
 def test_a_2d_batch_norm_trains_as_keras_batch_normalization(exports, tmp_path):
