@@ -54,6 +54,25 @@ def _report(folder: str) -> dict[str, Any]:
     return report
 
 
+def _checkpoint(report: dict[str, Any], model_dir: str) -> str:
+    """The checkpoint the export read, found in MODEL_DIR by its name (the export may
+    have been written from another directory), else where the report says."""
+    name = os.path.basename(report["checkpoint"])
+    here = os.path.join(model_dir, name)
+    if os.path.isfile(here + ".index"):
+        return here
+    if os.path.isfile(report["checkpoint"] + ".index"):
+        return str(report["checkpoint"])
+    raise TfportInputError(
+        message(
+            "MODEL_DIR lacks the checkpoint the export was made from",
+            "Pass the Estimator's model_dir the export read",
+            checkpoint=name,
+            model_dir=model_dir,
+        )
+    )
+
+
 def _copy_checkpoint(prefix: str, work: str) -> None:
     """Copies the checkpoint's files into `work` and names it the latest there."""
     for path in glob.glob(prefix + ".*"):
@@ -213,8 +232,8 @@ def train_step_folder(
         )
     features, labels = _batch(folder, report, batch, label_key, rows, seed)
     given = features["features"] if section["features_tensor"] else features
-    factory = est.text.rsplit("@", 1)[0]
-    loss_e, after_e = estimator_step(factory, report["checkpoint"], given, labels)
+    factory, model_dir = est.text.rsplit("@", 1)
+    loss_e, after_e = estimator_step(factory, _checkpoint(report, model_dir), given, labels)
     loss_k, after_k, moved = keras_step(folder.model, section, given, labels)
     out = [{"name": "loss", "estimator": loss_e, "keras": loss_k}]
     out[0].update(compare(np.float64(loss_e), np.float64(loss_k), atol, rtol))
