@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -163,9 +164,22 @@ def export_model_fn(
     )
 
 
+def import_model_py(folder: str) -> types.ModuleType:
+    """Imports `FOLDER/model.py` of an export folder under a private module name (its
+    layers, losses and optimizers register with Keras); it is the user's code.
+
+    Example:
+        >>> import_model_py("out").build_model()  # doctest: +SKIP
+    """
+    from tfport.keras._modelfn import import_model_py as impl
+
+    return impl(folder)
+
+
 __all__ = [
     "model_to_estimator",
     "export_model_fn",
+    "import_model_py",
     "load_estimator_weights",
     "estimator_to_keras",
     "save_keras",

@@ -161,7 +161,7 @@ class ExportFolder(Keras):
     kind = "keras_folder"
 
     def __init__(self, path: str, trust: bool = False) -> None:
-        from tfport.keras._modelfn._write import import_model_py
+        from tfport.keras import import_model_py
 
         try:
             self.module = import_model_py(path)

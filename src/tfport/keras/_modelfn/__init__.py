@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING
 
 from tfport._common.atomic import refuse_existing
@@ -94,4 +95,15 @@ def export_model_fn(
     return write_folder(plan, traced, path, out, factory, overwrite, prepared)
 
 
-__all__ = ["export_model_fn"]
+def import_model_py(folder: str) -> types.ModuleType:
+    """Imports an export folder's `model.py` (see `_write.import_model_py`).
+
+    Example:
+        >>> import_model_py("out").compile_model  # doctest: +SKIP
+    """
+    from tfport.keras._modelfn._write import import_model_py as impl
+
+    return impl(folder)
+
+
+__all__ = ["export_model_fn", "import_model_py"]

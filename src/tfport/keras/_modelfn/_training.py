@@ -32,7 +32,7 @@ from tfport.keras._modelfn._training_norms import (
     report_rows,
 )
 from tfport.keras._modelfn._training_terms import regularizers, variables_read
-from tfport.keras._modelfn._training_trace import TrainTraced
+from tfport.keras._modelfn._training_trace import TrainTraced, run_by
 from tfport.keras._modelfn._walk import refusal, variable_name
 
 
@@ -192,27 +192,6 @@ class _Matcher:
         if len(x.inputs) != len(y.inputs):
             return None
         return list(zip(x.inputs, y.inputs, strict=True))
-
-
-def run_by(train_op: TfOp) -> list[TfOp]:
-    """The ops a train op (or a tensor of it) runs: its data and control inputs, all the
-    way back, in graph order.
-
-    Example:
-        >>> [op.type for op in run_by(train.train_op)][-1]  # doctest: +SKIP
-        'AssignAddVariableOp'
-    """
-    target: TfOp = train_op.op if hasattr(train_op, "op") else train_op
-    seen: dict[str, TfOp] = {}
-    stack: list[TfOp] = [target]
-    while stack:
-        op = stack.pop()
-        if op.name in seen:
-            continue
-        seen[op.name] = op
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    return [op for op in target.graph.get_operations() if op.name in seen]
 
 
 def _train_closure(train: TrainTraced) -> set[str]:

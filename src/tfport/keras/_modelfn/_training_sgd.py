@@ -15,7 +15,7 @@ import numpy as np
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._ops import TfOp, TfTensor
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan
-from tfport.keras._modelfn._training import run_by
+from tfport.keras._modelfn._training_trace import run_by
 from tfport.keras._modelfn._walk import refusal
 
 _UPDATES = ("ResourceApply", "Apply", "ResourceSparseApply", "SparseApply")

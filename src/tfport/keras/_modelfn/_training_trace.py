@@ -77,3 +77,24 @@ def trace_training(estimator: Estimator, traced: Traced, model_dir: str) -> Trai
             )
         )
     return TrainTraced(graph, feats, labels, spec.loss, spec.train_op, step)
+
+
+def run_by(train_op: TfOp) -> list[TfOp]:
+    """The ops a train op (or a tensor of it) runs: its data and control inputs, all the
+    way back, in graph order.
+
+    Example:
+        >>> [op.type for op in run_by(train.train_op)][-1]  # doctest: +SKIP
+        'AssignAddVariableOp'
+    """
+    target: TfOp = train_op.op if hasattr(train_op, "op") else train_op
+    seen: dict[str, TfOp] = {}
+    stack: list[TfOp] = [target]
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen[op.name] = op
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return [op for op in target.graph.get_operations() if op.name in seen]
