@@ -690,3 +690,20 @@ class FunctionGraph(Graph, Protocol):
     def outputs(self) -> list[GraphTensor]:
         """What it returns, in order."""
         ...
+
+
+# --- w39-train ---
+
+
+class KerasTrainingOptimizer(Protocol):
+    """A compiled Keras 3 model's optimizer, as a `--training` export builds and fills it."""
+
+    iterations: KerasVariable
+
+    def build(self, variables: Sequence[object]) -> None:
+        """Creates its slot variables for `variables`."""
+        ...
+
+    def _get_variable_index(self, variable: KerasVariable) -> int:
+        """The index of `variable` in its slot lists."""
+        ...

@@ -58,6 +58,13 @@ def add_parser(
         "model_fn before OUT appears, e.g. tensorflow,jax (jax runs it in a process without "
         "TensorFlow; default tensorflow)",
     )
+    v.add_argument(
+        "--training",
+        action="store_true",
+        help="OUT (a folder) also trains: model.keras is compiled with the model_fn's loss, "
+        "dropout, batch-norm updates, L2 terms and optimizer (its checkpoint state), so `fit` "
+        "continues the training (check one step: tfport verify --train-step)",
+    )
     v.add_argument("--json", action="store_true", help="machine output on stdout")
     v.set_defaults(func=_export, filter_tf_noise=True)
 
@@ -99,6 +106,10 @@ def _export(args: argparse.Namespace) -> int:
                 check_on=args.check_on,
             )
         )
+    if args.training:
+        raise TfportInputError(
+            message("--training writes a folder", "Pass OUT without .keras", out=args.out)
+        )
     model = estimator_to_keras(estimator, args.checkpoint, input_shapes=shapes)
     save_keras(model, args.out, overwrite=args.overwrite)
     report = {
@@ -131,6 +142,7 @@ def _export_folder(
         input_shapes=shapes,
         overwrite=args.overwrite,
         check_on=tuple(n.strip() for n in args.check_on.split(",")),
+        training=args.training,
     )
     if args.json:
         json.dump({"out": args.out, **report}, sys.stdout, indent=2, sort_keys=True)

@@ -70,8 +70,9 @@ def add_parser(
     p.add_argument(
         "--train-step",
         action="store_true",
-        help="an Estimator and its .keras export: one training step from the same weights "
-        "(the estimator's optimizer and loss in Keras 3), compare loss and updated weights",
+        help="an Estimator and its .keras export, or its export folder written with "
+        "--training: one training step from the same checkpoint (the folder: one `fit` step "
+        "of OUT/model.keras vs the Estimator's next step), compare loss, weights and slots",
     )
     p.add_argument(
         "--label-key",

@@ -142,13 +142,16 @@ def export_model_fn(
     input_shapes: dict | None = None,
     overwrite: bool = False,
     check_on: Sequence[str] = ("tensorflow",),
+    training: bool = False,
 ) -> dict:
     """Writes OUT (a folder): any Estimator's model_fn as Keras 3 code (`model.py`), its
-    checkpoint's weights, `model.keras` and `report.json`; returns the report. See
+    checkpoint's weights, `model.keras` and `report.json`; returns the report. With
+    `training`, model.keras is compiled with the model_fn's loss and optimizer (its
+    checkpoint state) so that `fit` continues the training. See
     `tfport.keras._modelfn.export_model_fn` for the arguments.
 
     Example:
-        >>> report = export_model_fn(est, "out")  # doctest: +SKIP
+        >>> report = export_model_fn(est, "out", training=True)  # doctest: +SKIP
     """
     from tfport.keras._modelfn import export_model_fn as impl
 
@@ -160,6 +163,7 @@ def export_model_fn(
         input_shapes=input_shapes,
         overwrite=overwrite,
         check_on=check_on,
+        training=training,
     )
 
 
@@ -208,6 +212,7 @@ __all__ = [
     "export_code",
     "import_model_py",
     "export_model_fn",
+    "import_model_py",
     "load_estimator_weights",
     "estimator_to_keras",
     "save_keras",

@@ -54,11 +54,25 @@ def train_step(
     from tfport.verify._factory import load_estimator
 
     kinds = {a.kind: a, b.kind: b}
+    if set(kinds) == {"estimator", "keras_folder"}:
+        from tfport.verify._train_folder import train_step_folder
+
+        return train_step_folder(
+            kinds["estimator"],
+            kinds["keras_folder"],
+            batch,
+            atol=atol,
+            rtol=rtol,
+            compare=compare,
+            label_key=label_key,
+            rows=rows,
+            seed=seed,
+        )
     if set(kinds) != {"estimator", "keras"}:
         raise TfportInputError(
             message(
-                "--train-step needs an Estimator and a .keras model (the two that train)",
-                "Pass SCRIPT_OR_MODULE:FACTORY@MODEL_DIR and OUT.keras",
+                "--train-step needs an Estimator and a .keras model or export folder",
+                "Pass SCRIPT_OR_MODULE:FACTORY@MODEL_DIR and OUT.keras or OUT/",
                 kinds=[a.kind, b.kind],
             )
         )

@@ -50,6 +50,7 @@ def export_model_fn(
     input_shapes: dict | None = None,
     overwrite: bool = False,
     check_on: Sequence[str] = ("tensorflow",),
+    training: bool = False,
 ) -> dict:
     """Writes OUT (a folder) with the Keras 3 model of the estimator's model_fn.
 
@@ -63,6 +64,9 @@ def export_model_fn(
         check_on: backends the written model is checked on against the model_fn before
             OUT appears (`tensorflow` always; `jax` runs it in a child process without
             TensorFlow); model.py's docstring and report.json say what was checked.
+        training: also trace TRAIN mode and write what `fit` needs (the loss, dropout,
+            batch-norm updates, regularizers, the optimizer with its checkpoint state):
+            `keras.saving.load_model(OUT/model.keras).fit(...)` continues the training.
 
     Returns:
         The report (also written to OUT/report.json).
@@ -90,8 +94,27 @@ def export_model_fn(
     path = _checkpoint(estimator, checkpoint)
     traced = trace(estimator, estimator.model_dir, input_shapes or {})
     parsed = lift_parsing(traced)  # tf.io parsing -> preprocess.py
-    plan = plan_model(traced)
-    return write_folder(plan, traced, path, out, factory, overwrite, check_on, parsed)
+    if not training:
+        plan = plan_model(traced)
+        return write_folder(plan, traced, path, out, factory, overwrite, check_on, parsed)
+    if parsed is not None:
+        raise TfportInputError(
+            message(
+                "--training: the model_fn parses tf.Examples (tf.io.parse_example); its "
+                "training export is not supported",
+                "Export without --training (the model predicts; preprocess.py parses), or "
+                "parse in the input_fn",
+                parsing=parsed.lines,
+            )
+        )
+    from tfport.keras._modelfn._training import match_training, plan_optimizer_of
+    from tfport.keras._modelfn._training_source import prepare_training
+    from tfport.keras._modelfn._training_trace import trace_training
+
+    matched = match_training(traced, trace_training(estimator, traced, estimator.model_dir))
+    plan = plan_model(traced, matched.dropouts)
+    prepared = prepare_training(traced, plan, matched, plan_optimizer_of(matched.train))
+    return write_folder(plan, traced, path, out, factory, overwrite, check_on, training=prepared)
 
 
 CODE_FILES = ("model.py", "preprocess.py")  # what an export folder holds that is code

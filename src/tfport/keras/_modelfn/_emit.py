@@ -28,7 +28,7 @@ from tfport.keras._modelfn import (
     _ops,
     _tables,
 )
-from tfport.keras._modelfn._ops import Refused, TfOp
+from tfport.keras._modelfn._ops import Refused, TfOp, TfTensor
 from tfport.keras._modelfn._recurrent import plan_recurrent
 from tfport.keras._modelfn._trace import Traced
 from tfport.keras._modelfn._walk import Plan, Walk, variable_name
@@ -88,8 +88,32 @@ def _generic(walk: Walk, op: TfOp) -> None:
     walk.record(op, to, line)
 
 
-def plan_model(traced: Traced) -> Plan:
+def _dropout(walk: Walk, tensor: TfTensor, site: tuple[float, TfOp]) -> None:
+    """`layers.Dropout` on `tensor` (read through a dropout in TRAIN mode, `site`: its rate
+    and op there): its readers get the dropout's output, the same tensor at inference."""
+    rate, train_op = site
+    line = walk.comment(train_op)
+    layer = walk.name("dropout")
+    var = walk.name(layer + "_out")
+    walk.plan.lines.append(
+        f"{var} = layers.Dropout({rate!r}, name={layer!r})({walk.expr[tensor.name]})"
+    )
+    walk.plan.ops.append(
+        {
+            "op": train_op.name,
+            "type": train_op.type,
+            "to": f"layers.Dropout {layer!r}",
+            "line": line,
+        }
+    )
+    walk.expr[tensor.name] = var
+
+
+def plan_model(traced: Traced, dropouts: dict[str, tuple[float, TfOp]] | None = None) -> Plan:
     """Walks the PREDICT graph; returns the build_model body or raises the first refusal.
+
+    `dropouts` (PREDICT tensor -> (rate, the TRAIN graph's dropout op)) puts a
+    `layers.Dropout` where its readers read that tensor.
 
     Example:
         >>> plan_model(trace(estimator, "model_dir", {})).lines[0]  # doctest: +SKIP
@@ -109,16 +133,16 @@ def plan_model(traced: Traced) -> Plan:
     for op in walk.needed:  # layers whose ops start before their input is written
         if op.type in REGIONS and op.name not in walk.done:
             REGIONS[op.type](walk, op)
+    pending = dict(dropouts or {})
     for op in walk.needed:
-        if op.name in walk.deferred:
-            walk.deferred.pop(op.name)()
-            continue
-        if op.name in walk.done or op.type in ("Placeholder", "ReadVariableOp"):
-            continue
-        if op.type in ("VariableV2", "VarHandleOp"):
-            continue  # read by a layer pattern, or refused as its reader's input
-        if not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
-            _generic(walk, op)
+        _walk_op(walk, op)
+        for t in op.outputs:
+            if t.name in pending and t.name in walk.expr:
+                _dropout(walk, t, pending.pop(t.name))
+    if pending:
+        name = next(iter(pending))
+        op = traced.graph.get_tensor_by_name(name).op
+        raise walk.refuse(op, "a dropout reads it inside a layer (no Keras Dropout form)")
     for key, tensor in traced.predictions.items():
         if _layers.is_variable(tensor) and tensor.name not in walk.expr:
             _variable(walk, tensor.op)
@@ -128,4 +152,17 @@ def plan_model(traced: Traced) -> Plan:
     for op in traced.graph.get_operations():
         if op.type in ("VarHandleOp", "VariableV2") and op.name not in walk.plan.variables:
             walk.plan.variables[op.name] = {"refused": "not read in PREDICT mode (not exported)"}
+    walk.plan.tensors = dict(walk.expr)
     return walk.plan
+
+
+def _walk_op(walk: Walk, op: TfOp) -> None:
+    if op.name in walk.deferred:
+        walk.deferred.pop(op.name)()
+        return
+    if op.name in walk.done or op.type in ("Placeholder", "ReadVariableOp"):
+        return
+    if op.type in ("VariableV2", "VarHandleOp"):
+        return  # read by a layer pattern, or refused as its reader's input
+    if not (op.type in PATTERNS and PATTERNS[op.type](walk, op)):
+        _generic(walk, op)

@@ -17,6 +17,7 @@ import textwrap
 
 from tfport.keras._modelfn._emit import Plan
 from tfport.keras._modelfn._trace import Traced
+from tfport.keras._modelfn._training_source import Training, training_text, uses_numpy
 
 _VARIABLE_CLASS = '''
 
@@ -54,16 +55,37 @@ def _origin(traced: Traced) -> str:
     return f"`{name}` ({os.path.basename(path)}:{line})"
 
 
+_TRAINING_DOC = [
+    "",
+    "Exported for training (`--training`): `build_model()` returns a `TrainableModel`",
+    "whose `fit(features, labels)` minimizes the model_fn's loss (`model_fn_loss`, also",
+    "reading the extra outputs {extra}), with the model_fn's L2 terms as the layers'",
+    "regularizers, its dropouts as `Dropout` layers and its batch norms' momenta;",
+    "`compile_model(model)` compiles it with the model_fn's optimizer. `model.keras` is",
+    "saved compiled, with the optimizer's state from the checkpoint:",
+    '`keras.saving.load_model("model.keras").fit(...)` continues the training.',
+]
+
+
 def model_source(
-    plan: Plan, traced: Traced, factory: str, checked: str = "", preprocess: bool = False
+    plan: Plan,
+    traced: Traced,
+    factory: str,
+    training: Training | None = None,
+    *,
+    checked: str = "",
+    preprocess: bool = False,
 ) -> str:
-    """The module text: imports, the `Variable` layer when used, and `build_model()`;
-    `checked` (the backends the export was checked on) goes to its docstring, and, with
-    `preprocess`, that `preprocess.py` parses its inputs."""
+    """The module text: imports, the `Variable` layer when used, and `build_model()`
+    (with `training`: also what `fit` needs, see `_training_source`); `checked` (the
+    backends the export was checked on) goes to its docstring, and, with `preprocess`, that
+    `preprocess.py` parses its inputs."""
+    extra = training.outputs if training is not None else {}
+    everything = {**plan.outputs, **extra}
     outputs = (
         next(iter(plan.outputs.values()))
-        if traced.single_output
-        else "{" + ", ".join(f"{k!r}: {v}" for k, v in plan.outputs.items()) + "}"
+        if traced.single_output and not extra
+        else "{" + ", ".join(f"{k!r}: {v}" for k, v in everything.items()) + "}"
     )
     inputs = (
         next(iter(plan.inputs.values()))[0]
@@ -77,6 +99,9 @@ def model_source(
         "`build_model()` returns the functional model; `model.weights.h5` holds the",
         "checkpoint's values. Edit freely: this file is yours.",
     ]
+    if training is not None:
+        named = ", ".join(f"`{k}`" for k in extra) or "(none)"
+        head += [line.replace("{extra}", named) for line in _TRAINING_DOC]
     if preprocess:
         head += [
             "",
@@ -96,7 +121,7 @@ def model_source(
         "",
         "import keras",
     ]
-    if plan.uses_numpy:
+    if plan.uses_numpy or (training is not None and uses_numpy(training)):
         head.append("import numpy as np")  # isort: after `import keras`, before `from`
     head.append("from keras import layers, ops")
     body = [
@@ -112,9 +137,13 @@ def model_source(
         ]
     body += [f"    {var} = {src}" for var, src in plan.inputs.values()]
     body += [f"    {line}" for line in plan.lines]
-    body.append(f"    return keras.Model(inputs={inputs}, outputs={outputs})")
+    model_class = "keras.Model" if training is None else "TrainableModel"
+    body.append(f"    return {model_class}(inputs={inputs}, outputs={outputs})")
     text = "\n".join(head) + (_VARIABLE_CLASS if plan.uses_variable else "")
-    text += "".join(plan.classes) + "\n".join(body)
+    text += "".join(plan.classes)
+    if training is not None:
+        text += training_text(training, _origin(traced))
+    text += "\n".join(body)
     return formatted(text + "\n")
 
 

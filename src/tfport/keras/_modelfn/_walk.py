@@ -53,6 +53,8 @@ class Plan:
         partitioned by id modulo its parts: the checkpoint holds them part by part)."""
         self.convert[layer] = functools.partial(_rows_in_order, order=order)
 
+    tensors: dict[str, str] = dataclasses.field(default_factory=dict)  # tensor -> its variable
+
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
         layers (a word table tied to an output projection) lists the others as `also`.

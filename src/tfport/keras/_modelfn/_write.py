@@ -32,6 +32,8 @@ from tfport.keras._modelfn._parsing import Parsed, preprocess_source
 from tfport.keras._modelfn._seal import seal_of
 from tfport.keras._modelfn._source import formatted, model_source
 from tfport.keras._modelfn._trace import Traced
+from tfport.keras._modelfn._training_report import compile_restored
+from tfport.keras._modelfn._training_source import Training
 
 FILES = ("model.py", "model.weights.h5", "model.keras", "report.json")  # + preprocess.py
 
@@ -107,25 +109,33 @@ def write_folder(
     overwrite: bool,
     backends: Sequence[str] = ("tensorflow",),
     parsed: Parsed | None = None,
+    training: Training | None = None,
 ) -> dict:
     """Builds OUT in a temporary sibling, checks it on `backends`, then renames it into
-    place; returns the report."""
+    place; returns the report (with `training`: the model compiled, its optimizer state
+    from the checkpoint)."""
     refuse_existing(out, overwrite)
     out = os.path.abspath(out)
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix=f".tfport-{os.path.basename(out)}-", dir=parent)
     try:
-        first = model_source(plan, traced, factory).encode()
+        first = model_source(plan, traced, factory, training).encode()
         with open(os.path.join(tmp, "model.py"), "wb") as f:
             f.write(first)
-        model = import_model_py(tmp, first).build_model()
+        module = import_model_py(tmp, first)
+        model = module.build_model()
         shapes = _set_weights(model, plan, traced, checkpoint)
         model.save_weights(os.path.join(tmp, "model.weights.h5"))
+        section = None
+        if training is not None:
+            section = compile_restored(module, model, plan, traced, training, checkpoint)
         model.save(os.path.join(tmp, "model.keras"))
         checked = check_backends(model, traced, checkpoint, tmp, backends)
         preprocess = parsed is not None
-        source = model_source(plan, traced, factory, docstring_line(checked), preprocess)
+        source = model_source(
+            plan, traced, factory, training, checked=docstring_line(checked), preprocess=preprocess
+        )
         code = {"model.py": source.encode()}  # the same code, its docstring saying what was checked
         if parsed is not None:
             code["preprocess.py"] = formatted(preprocess_source(parsed, factory)).encode()
@@ -135,6 +145,8 @@ def write_folder(
         report = _report(plan, traced, checkpoint, shapes)
         if parsed is not None:
             report["preprocess"] = {"lone": parsed.lone, "parsed": parsed.specs}
+        if section is not None:
+            report["training"] = section
         report.update(checked=checked, seal=seal_of(code))
         with open(os.path.join(tmp, "report.json"), "w") as f:
             json.dump(report, f, indent=1, sort_keys=True)
