@@ -45,8 +45,24 @@ class Exports:
         self.cnn_report = export_model_fn(
             cnn, str(self.cnn), factory="training_factories.py:tpu_cnn", training=True
         )
+        self.lamb_dir = self._at_step_20(goldens / "tpu_pretrain_lamb" / "model_dir")
+        self.lamb = root / "lamb"
+        lamb = load_estimator(f"{FACTORIES}:tpu_pretrain_without_dropout", str(self.lamb_dir))
+        self.lamb_report = export_model_fn(lamb, str(self.lamb), training=True)
         self.mlp_dir, self.mlp_estimator, self.mlp = self._trained("dropout_mlp")
         self.bn_dir, _, self.bn = self._trained("bn_mlp")
+
+    def _at_step_20(self, model_dir: pathlib.Path) -> pathlib.Path:
+        """A model_dir whose latest checkpoint is the golden's step 20 (its learning rate
+        decays to 0 at step 40, where a step would move the slots only)."""
+        import shutil
+
+        out = self.root / "lamb_dir"
+        out.mkdir()
+        for path in [*model_dir.glob("model.ckpt-20.*"), model_dir / "graph.pbtxt"]:
+            shutil.copy(path, out)
+        (out / "checkpoint").write_text('model_checkpoint_path: "model.ckpt-20"\n')
+        return out
 
     def _trained(self, name: str) -> tuple:
         """(model_dir, estimator, export folder) of a factory trained 2 steps."""
@@ -104,6 +120,36 @@ def test_one_fit_step_of_the_cnn_equals_the_estimators_next_step(exports, tmp_pa
         assert rows[name]["pass"] and rows[name]["max_abs_diff"] <= 1e-5, rows[name]
         assert rows[name]["max_update"] > 1e-3, rows[name]  # the step moved it
     print("cnn train step max diff", max(r["max_abs_diff"] for r in report["outputs"]))
+
+
+def test_one_fit_step_of_the_lamb_transformer_equals_the_estimators_next_step(exports, tmp_path):
+    # The pretraining golden from its step-20 checkpoint: LAMB written as a Keras optimizer
+    # in model.py (its per-variable weight decay, the global-norm clip), the warm-up/decay
+    # learning rate as a schedule, the masked-token loss read from log_probs.
+    import modelfn_factories as mf
+
+    features, labels = mf.script("tpu_programs").make_tokens(1, 8)
+    np.savez(tmp_path / "batch.npz", **features, label=labels)
+    estimator = f"{FACTORIES}:tpu_pretrain_without_dropout@{exports.lamb_dir}"
+    job = {"a": estimator, "b": str(exports.lamb), "inputs": str(tmp_path / "batch.npz")}
+    job |= {"atol": 1e-5, "rtol": 0.0, "signature_a": None, "signature_b": None}
+    job |= {"io": (None, None), "rows": 8, "seed": 0, "train_step": True, "label_key": "label"}
+    job |= {"trust": False, "limits": None, "sealed": _sealed(exports.lamb)}
+    report = run_artifacts(**job)
+    rows = {r["name"]: r for r in report["outputs"]}
+    assert report["equal"], [(k, r.get("max_abs_diff")) for k, r in rows.items()]
+    assert rows["loss"]["estimator"] > 0.1
+    assert rows["global_step"]["pass"]  # Keras's iterations
+    weights = [k for k in rows if k not in ("loss", "global_step") and "/lamb_" not in k]
+    assert len(weights) >= 20 and "bert/embeddings/word_embeddings" in weights
+    assert {f"{n}/lamb_{s}" for n in weights for s in "mv"} <= set(rows)
+    # the step moved every weight (the key's bias aside: softmax ignores it, its gradient is 0)
+    still = [n for n in weights if rows[n]["max_update"] < 1e-5]
+    assert still == ["bert/encoder/layer_0/key/bias"], still
+    source = (exports.lamb / "model.py").read_text()
+    assert "class LAMBOptimizer(keras.optimizers.Optimizer)" in source
+    assert "global_clipnorm=1.0" in "".join(source.split()).replace("=", "=")
+    print("lamb train step max diff", max(r["max_abs_diff"] for r in report["outputs"]))
 
 
 # One `fit` step of an export folder in a process where TensorFlow and tfport do not exist

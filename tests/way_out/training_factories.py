@@ -72,6 +72,22 @@ def tpu_cnn(model_dir):
     return modelfn_factories.tpu_cnn_host_call(model_dir)
 
 
+def tpu_pretrain_without_dropout(model_dir):
+    """The golden `tpu_pretrain_lamb`'s TPUEstimator (a transformer block, LAMB over
+    `tf.gradients`, warm-up then decay, its own global-step increment) with its dropout
+    flag at 0 (this process's), so that one step of it is deterministic."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import modelfn_factories
+
+    programs = modelfn_factories.script("tpu_programs")
+    if not programs.FLAGS.is_parsed():
+        programs.FLAGS.mark_as_parsed()
+    programs.FLAGS.dropout = 0.0
+    return modelfn_factories.tpu_pretrain_lamb(model_dir)
+
+
 def annealed_loss_model_fn(features, labels, mode):
     """dropout_mlp's inputs; the loss weighted by the global step (KL-style annealing):
     it reads a variable outside the model, which has no Keras `fit` form (a refusal)."""

@@ -112,7 +112,7 @@ def export_model_fn(
     from tfport.keras._modelfn._training_trace import trace_training
 
     matched = match_training(traced, trace_training(estimator, traced, estimator.model_dir))
-    plan = plan_model(traced, matched.dropouts)
+    plan = plan_model(traced, matched.dropouts, tie=True)
     prepared = prepare_training(traced, plan, matched, plan_optimizer_of(matched.train))
     return write_folder(plan, traced, path, out, factory, overwrite, check_on, training=prepared)
 

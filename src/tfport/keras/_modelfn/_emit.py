@@ -39,16 +39,24 @@ REGIONS = {**_layers.REGIONS, **_norms.REGIONS, **_convs.REGIONS, **_tables.REGI
 
 def _variable(walk: Walk, op: TfOp) -> None:
     variable = variable_name(op)
-    dtype = op.outputs[0].dtype
+    if walk.tie and variable in walk.tied_layers:
+        walk.expr[op.outputs[0].name] = walk.tied_layers[variable]  # one weight, shared
+        return
+    handle = op.type == "VarHandleOp"  # a ResourceGather's table
+    dtype = op.get_attr("dtype") if handle else op.outputs[0].dtype
     if not dtype.is_floating:
         raise walk.refuse(op, f"a {dtype.name} variable (only float variables convert)")
     layer = walk.name(variable)
     line = walk.comment(op)
     anchor = next(iter(walk.plan.inputs.values()))[0]
-    shape = tuple(op.outputs[0].shape.as_list())
+    if handle:
+        shape = tuple(d.size for d in op.get_attr("shape").dim)
+    else:
+        shape = tuple(op.outputs[0].shape.as_list())
     walk.plan.lines.append(
         f"{layer} = Variable({shape!r}, dtype={dtype.name!r}, name={layer!r})({anchor})"
     )
+    walk.tied_layers[variable] = layer
     walk.plan.layers[layer] = [variable]
     walk.plan.assign(variable, layer, "value")
     walk.plan.uses_variable = True
@@ -61,7 +69,8 @@ def _generic(walk: Walk, op: TfOp) -> None:
         return  # written inline where used
     args = []
     for t in _ops.data_inputs(op):
-        if _layers.is_variable(t) and t.name not in walk.expr:
+        shared_table = walk.tie and t.op.type == "VarHandleOp" and op.type == "ResourceGather"
+        if (_layers.is_variable(t) or shared_table) and t.name not in walk.expr:
             _variable(walk, t.op)  # made where first used (a Dense's reads never are)
         if t.name in walk.expr:
             args.append(walk.expr[t.name])
@@ -109,17 +118,22 @@ def _dropout(walk: Walk, tensor: TfTensor, site: tuple[float, TfOp]) -> None:
     walk.expr[tensor.name] = var
 
 
-def plan_model(traced: Traced, dropouts: dict[str, tuple[float, TfOp]] | None = None) -> Plan:
+def plan_model(
+    traced: Traced, dropouts: dict[str, tuple[float, TfOp]] | None = None, tie: bool = False
+) -> Plan:
     """Walks the PREDICT graph; returns the build_model body or raises the first refusal.
 
     `dropouts` (PREDICT tensor -> (rate, the TRAIN graph's dropout op)) puts a
-    `layers.Dropout` where its readers read that tensor.
+    `layers.Dropout` where its readers read that tensor. With `tie` (a training export), a
+    variable several ops read is one `Variable` layer they all read, so that `fit` trains
+    one weight with all its gradients; without, each reading layer holds a copy.
 
     Example:
         >>> plan_model(trace(estimator, "model_dir", {})).lines[0]  # doctest: +SKIP
         "# train.py:12: net = tf.compat.v1.layers.dense(features, 16, name='hidden')"
     """
     walk = Walk(traced)
+    walk.tie = tie
     for key, tensor in traced.features.items():
         var = walk.name(key)
         dims = tuple(tensor.shape.as_list()[1:])

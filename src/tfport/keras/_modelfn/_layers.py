@@ -305,6 +305,8 @@ def embedding(walk: Walk, op: TfOp) -> bool:
         variable = variable_name(table.op)
     else:
         variable = table.op.name
+    if walk.tie and variable in walk.tied():
+        return False  # one Variable layer read by the gather and the other op (`_emit`)
     shape = op.outputs[0].shape
     rows = walk.traced.graph.get_operation_by_name(variable).outputs[0]
     dims = rows.shape if rows.dtype.name != "resource" else None

@@ -294,6 +294,7 @@ OTHER: dict[str, Handler] = {
     "Fill": _fill,
     "Range": _range,
     "GatherV2": _gather,
+    "ResourceGather": lambda op, a: f"ops.take({a[0]}, {a[1]}, axis=0)",  # a shared table
     "Einsum": _einsum,
     "GatherNd": _gather_nd,
 }

@@ -105,6 +105,8 @@ class Gradients:
             if x.name == y.name or (x.name, y.name) in self._same | seen:
                 continue
             seen.add((x.name, y.name))
+            if _same_shape(x, y):
+                continue
             if not _same_node(x, y):
                 return False
             stack.extend(zip(x.op.inputs, y.op.inputs, strict=True))
@@ -117,6 +119,21 @@ def _skip_identity(tensor: TfTensor) -> TfTensor:
     while tensor.op.type in ("Identity", "IdentityN") and tensor.op.inputs:
         tensor = tensor.op.inputs[tensor.value_index if tensor.op.type == "IdentityN" else 0]
     return tensor
+
+
+def _same_shape(x: TfTensor, y: TfTensor) -> bool:
+    """A shape written as a constant in one graph and read (`Shape`) in the other: the
+    model_fn's graph knew a tensor's shape statically where the re-imported copy does not
+    (Python-side shapes do not survive `import_graph_def`), so `tf.gradients` wrote it
+    either way. Equal when the constant agrees with every dimension the copy knows."""
+    kinds = {x.op.type, y.op.type}
+    if kinds != {"Const", "Shape"}:
+        return False
+    const, shape = (x, y) if x.op.type == "Const" else (y, x)
+    value, dims = static(const), shape.op.inputs[0].shape
+    if value is None or dims.rank is None or np.ndim(value) != 1 or len(value) != dims.rank:
+        return False
+    return all(d is None or d == int(v) for d, v in zip(dims.as_list(), value, strict=True))
 
 
 def _same_node(x: TfTensor, y: TfTensor) -> bool:

@@ -90,6 +90,9 @@ class Walk:
         self.needed = self._needed()
         self.users = self._users()
         self.deferred: dict[str, Callable[[], object]] = {}  # op name -> writes its layer
+        self.tie = False  # one Keras weight per variable however many ops read it (`fit`)
+        self._tied: set[str] | None = None
+        self.tied_layers: dict[str, str] = {}  # variable -> its Variable layer
 
     # ----------------------------------------------------------------- graph facts
     def _needed(self) -> list[TfOp]:
@@ -105,6 +108,20 @@ class Walk:
         for t in self.traced.predictions.values():
             count[t.name] = count.get(t.name, 0) + 1
         return count
+
+    def tied(self) -> set[str]:
+        """The variables more than one needed op reads (a word table that is also the
+        output projection): with `tie`, one `Variable` layer feeds them all."""
+        if self._tied is None:
+            readers: dict[str, set[str]] = {}
+            for op in self.needed:
+                for t in op.inputs:
+                    if t.op.type == "ReadVariableOp" or (
+                        t.op.type == "VarHandleOp" and op.type == "ResourceGather"
+                    ):
+                        readers.setdefault(variable_name(t.op), set()).add(op.name)
+            self._tied = {v for v, ops in readers.items() if len(ops) > 1}
+        return self._tied
 
     def only_user(self, tensor: TfTensor, kind: str | tuple) -> TfOp | None:
         """The single needed op of type `kind` reading `tensor`, if it is its only user."""
