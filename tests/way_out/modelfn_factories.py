@@ -140,8 +140,9 @@ def tpu_cnn_on_tpu(model_dir):
     return tpu_cnn_host_call(model_dir, use_tpu=True)
 
 
-def cnn_dropout_model_fn(features, labels, mode):
-    """tf.compat.v1.layers: conv2d, batch_normalization, pooling, dropout, dense."""
+def cnn_dropout_model_fn(features, labels, mode, params):
+    """tf.compat.v1.layers: conv2d, batch_normalization, pooling, dropout, dense; a
+    TPUEstimator model_fn (CrossShardOptimizer when use_tpu)."""
     training = mode == tf.estimator.ModeKeys.TRAIN
     layers = tf.compat.v1.layers
     net = layers.conv2d(features["image"], 4, 3, activation=tf.nn.relu, name="conv")
@@ -149,17 +150,27 @@ def cnn_dropout_model_fn(features, labels, mode):
     net = layers.average_pooling2d(net, 2, 2, padding="same")
     net = layers.dropout(layers.flatten(net), 0.5, training=training)
     logits = layers.dense(net, 3, name="logits")
+    spec = tf.compat.v1.estimator.tpu.TPUEstimatorSpec
     if mode == tf.estimator.ModeKeys.PREDICT:
-        return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+        return spec(mode, predictions={"logits": logits})
     loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
     optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    if params["use_tpu"]:
+        optimizer = tf.compat.v1.tpu.CrossShardOptimizer(optimizer)
     with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
         train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return spec(mode, loss=loss, train_op=train_op)
 
 
 def cnn_dropout(model_dir):
-    return tf.estimator.Estimator(cnn_dropout_model_fn, model_dir=model_dir)
+    """The CNN under TPUEstimator with use_tpu=True (tfport runs it on the host's devices)."""
+    return tf.compat.v1.estimator.tpu.TPUEstimator(
+        model_fn=cnn_dropout_model_fn,
+        use_tpu=True,
+        train_batch_size=8,
+        predict_batch_size=8,
+        config=tf.compat.v1.estimator.tpu.RunConfig(model_dir=model_dir),
+    )
 
 
 def cnn_images(seed, n=32):
@@ -195,12 +206,17 @@ def train_and_predict(name: str, make_data, model_dir: str):
 
     estimator = load_estimator(f"{__file__}:{name}", model_dir)
     features, labels = make_data(0)
-    train = tf.compat.v1.estimator.inputs.numpy_input_fn(
-        features, labels, batch_size=8, num_epochs=None, shuffle=False
-    )
+
+    def train(params=None):  # a TPUEstimator's input_fn takes params
+        data = tf.data.Dataset.from_tensor_slices((features, labels))
+        return data.repeat().batch(8, drop_remainder=True)
+
     estimator.train(train, steps=6)
     rows, _ = make_data(1, 16)
-    predict = tf.compat.v1.estimator.inputs.numpy_input_fn(rows, shuffle=False)
+
+    def predict(params=None):
+        return tf.data.Dataset.from_tensor_slices(rows).batch(8, drop_remainder=True)
+
     return estimator, rows, list(estimator.predict(predict))
 
 

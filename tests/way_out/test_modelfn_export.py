@@ -275,7 +275,7 @@ def _train_and_predict(name: str, make_data, tmp_path: pathlib.Path):
 
 
 @pytest.mark.slow
-def test_a_v1_layers_cnn_with_batch_norm_and_dropout_predicts_as_its_estimator(tmp_path):
+def test_a_v1_layers_cnn_with_batch_norm_and_dropout_on_tpu_predicts_as_its_estimator(tmp_path):
     import modelfn_factories as f
 
     import keras

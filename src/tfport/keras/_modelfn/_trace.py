@@ -113,7 +113,9 @@ def training_inputs(model_dir: str) -> list[tuple[str, Shape]]:
         raise TfportInputError(
             message("Cannot read the training graph", fix, path=path, error=err)
         ) from None
-    nodes = [n for n in graph_def.node if n.op == "IteratorGetNext"]
+    # at the top, or in a loop's body (TPUEstimator's iterations_per_loop on the host)
+    every = [*graph_def.node, *(n for f in graph_def.library.function for n in f.node_def)]
+    nodes = [n for n in every if n.op == "IteratorGetNext"]
     if not nodes:
         raise TfportInputError(
             message("The training graph has no input iterator (IteratorGetNext)", fix, path=path)
