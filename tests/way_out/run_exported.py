@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pathlib
+import subprocess
 import sys
 
 BLOCKED = ("tensorflow", "tf_keras", "tfport")
@@ -65,6 +67,24 @@ def main(argv: list[str]) -> None:
 
     result["backend"] = np.array(keras.backend.backend())
     np.savez(result_path, **result)
+
+
+def run(result: pathlib.Path, backend: str, pairs: list[tuple[object, object]]) -> dict:
+    """This script in a child process with KERAS_BACKEND=`backend` (jax: TensorFlow,
+    tf_keras and tfport unimportable) on (export folder, inputs .npz) pairs; RESULT.npz as
+    a dict."""
+    import numpy as np
+
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["KERAS_BACKEND"] = backend
+    args = [str(result)] + (["--no-tensorflow"] if backend == "jax" else [])
+    for out, inputs in pairs:
+        args += [str(out), str(inputs)]
+    proc = subprocess.run(
+        [sys.executable, __file__, *args], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return dict(np.load(result))
 
 
 if __name__ == "__main__":

@@ -5,13 +5,12 @@ predicts what the Estimator predicted."""
 from __future__ import annotations
 
 import json
-import os
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
 import pytest
+import run_exported
 
 from tfport.keras import export_model_fn
 from tfport.verify import load_estimator
@@ -46,21 +45,11 @@ def exported(tmp_path_factory):
 
 
 def test_predictions_match_the_estimator_in_plain_keras_on_tensorflow(exported, tmp_path):
-    args = [str(tmp_path / "result.npz")]
+    pairs = []
     for case, (_, out, rows, _) in exported.items():
         np.savez(tmp_path / f"{case}.npz", **rows)
-        args += [str(out), str(tmp_path / f"{case}.npz")]
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = "tensorflow"
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = dict(np.load(tmp_path / "result.npz"))
+        pairs.append((out, tmp_path / f"{case}.npz"))
+    result = run_exported.run(tmp_path / "result.npz", "tensorflow", pairs)
     assert "tfport" not in result["modules"] and "tf_keras" not in result["modules"]
     for i, (case, (_, _, _, want)) in enumerate(exported.items()):
         assert np.abs(want["logits"]).max() > 0.1

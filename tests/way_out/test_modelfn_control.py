@@ -5,7 +5,6 @@ TensorFlow and on JAX in a process without tfport."""
 from __future__ import annotations
 
 import inspect
-import os
 import pathlib
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from tfport.keras import export_model_fn
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import control_factories as f  # noqa: E402
+import run_exported  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -35,19 +35,7 @@ def export(tmp_path_factory) -> tuple[pathlib.Path, np.ndarray, dict]:
 
 
 def _run(out: pathlib.Path, backend: str, tmp_path: pathlib.Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = backend
-    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
-    args += [str(out), str(out.parent / "inputs.npz")]
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(np.load(tmp_path / "result.npz"))
+    return run_exported.run(tmp_path / "result.npz", backend, [(out, out.parent / "inputs.npz")])
 
 
 def _assert_close(got: np.ndarray, want: np.ndarray, name: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import inspect
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ from tfport.verify import load_estimator
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "legacy"))
 import compare  # noqa: E402
+import run_exported  # noqa: E402
 
 FACTORIES = HERE / "modelfn_factories.py"
 # golden case -> (the input file's builder, the prediction key the golden recorded)
@@ -80,20 +80,7 @@ def exported(goldens, tmp_path_factory):
 
 
 def _run_plain_keras(exported: dict, backend: str, tmp_path: pathlib.Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = backend
-    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
-    for out, inputs in exported.values():
-        args += [str(out), str(inputs)]
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(np.load(tmp_path / "result.npz"))
+    return run_exported.run(tmp_path / "result.npz", backend, list(exported.values()))
 
 
 def _assert_golden_predictions(result: dict, goldens: pathlib.Path) -> None:

@@ -4,7 +4,6 @@ with the trained weights, predicting as the Estimator on TensorFlow and on JAX."
 
 from __future__ import annotations
 
-import os
 import pathlib
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from tfport.keras import export_model_fn
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import modelfn_factories as f  # noqa: E402
+import run_exported  # noqa: E402
 
 # factory -> the function making its (features, labels)
 MODELS = {"layer_norms": f.vectors, "convs": f.small_images, "transformer": f.token_sequences}
@@ -202,21 +202,8 @@ def test_ones_of_the_batch_size_not_broadcast_are_refused_naming_the_line(golden
 
 
 def _run(exports: Exports, backend: str, tmp_path: pathlib.Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = backend
-    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
-    for name in MODELS:
-        out = exports[name][0]
-        args += [str(out), str(out.parent / "inputs.npz")]
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(np.load(tmp_path / "result.npz"))
+    pairs = [(exports[name][0], exports[name][0].parent / "inputs.npz") for name in MODELS]
+    return run_exported.run(tmp_path / "result.npz", backend, pairs)
 
 
 @pytest.mark.slow

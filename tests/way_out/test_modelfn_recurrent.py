@@ -5,7 +5,6 @@ converted, predicting as the Estimator on TensorFlow and on JAX without TensorFl
 from __future__ import annotations
 
 import inspect
-import os
 import pathlib
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from tfport.keras import export_model_fn
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import recurrent_factories as f  # noqa: E402
+import run_exported  # noqa: E402
 
 KEYS = ("logits", "steps", "c", "h", "gru_steps", "simple", "static_step", "static_state")
 KEYS += ("keras_lstm",)
@@ -111,23 +111,7 @@ def test_loaded_model_predicts_as_its_estimator_on_tensorflow(export):
 )
 def test_predicts_as_its_estimator_on_jax_without_tensorflow(export, tmp_path):
     out, want, _ = export
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = "jax"
-    args = [
-        str(tmp_path / "result.npz"),
-        "--no-tensorflow",
-        str(out),
-        str(out.parent / "inputs.npz"),
-    ]
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = dict(np.load(tmp_path / "result.npz"))
+    result = run_exported.run(tmp_path / "result.npz", "jax", [(out, out.parent / "inputs.npz")])
     assert str(result["backend"]) == "jax" and list(result["modules"]) == []
     for key in KEYS:
         _assert_close(result[f"0/loaded/{key}"], want[key], f"jax {key}")

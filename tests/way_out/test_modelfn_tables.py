@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import pathlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import run_exported
 
 from tfport.keras import export_model_fn
 from tfport.verify import load_estimator
@@ -50,22 +50,12 @@ def exported(tmp_path_factory):
 
 def _run_plain_keras(exported: dict, cases: tuple, backend: str, tmp_path: pathlib.Path) -> dict:
     """Predictions of a process without tfport (`run_exported.py`) on `backend`."""
-    args = [str(tmp_path / "result.npz")] + (["--no-tensorflow"] if backend == "jax" else [])
+    pairs = []
     for case in cases:
         _, out, rows, _ = exported[case]
         np.savez(tmp_path / f"{case}.npz", **rows)
-        args += [str(out), str(tmp_path / f"{case}.npz")]
-    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
-    env["KERAS_BACKEND"] = backend
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "run_exported.py"), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(np.load(tmp_path / "result.npz"))
+        pairs.append((out, tmp_path / f"{case}.npz"))
+    return run_exported.run(tmp_path / "result.npz", backend, pairs)
 
 
 def _assert_predictions(
