@@ -55,10 +55,16 @@ _MODEL_CLASS = '''
 @keras.saving.register_keras_serializable(package="tfport_export")
 class TrainableModel(keras.Model):
     """The functional model; `fit(features, labels)` minimizes `model_fn_loss` plus the
-    layers' regularizers (the model_fn's L2 terms). Sample weights are not used.
+    layers' regularizers (the model_fn's L2 terms). The model_fn's loss weighs no samples:
+    give weights by editing `model_fn_loss`, not to `fit`.
     """
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if sample_weight is not None:
+            raise ValueError(
+                "The model_fn's loss takes no sample weights; weigh examples in "
+                "model_fn_loss (model.py) instead. Received: sample_weight"
+            )
         loss = model_fn_loss(x, y, y_pred)
         for extra in self.losses:
             loss = ops.add(loss, extra)
