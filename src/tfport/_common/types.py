@@ -460,6 +460,10 @@ class KerasLayer(Protocol):
         """Its variables, trainable first."""
         ...
 
+    def get_config(self) -> dict[str, object]:
+        """Its constructor arguments."""
+        ...
+
     def set_weights(self, weights: Sequence[object]) -> None:
         """Sets its weights from values (numpy arrays), in `weights` order."""
         ...
@@ -707,3 +711,9 @@ class KerasTrainingOptimizer(Protocol):
     def _get_variable_index(self, variable: KerasVariable) -> int:
         """The index of `variable` in its slot lists."""
         ...
+
+
+class LossRecorderHook(Hook, Protocol):
+    """A training hook that records the loss of the last step in `value`."""
+
+    value: float

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfport._common.types import KerasModel
+from tfport._common.types import KerasModel, LossRecorderHook
 
 if TYPE_CHECKING:  # no TensorFlow at import time: the types only for type checkers
     from types import ModuleType
@@ -133,6 +133,20 @@ def one_training_step(
     return impl(estimator, make, model, features, labels, seed)
 
 
+def loss_recorder() -> LossRecorderHook:
+    """A training hook recording the loss of an Estimator's step (its `loss` summary) in
+    its `value`; `verify --train-step` reads the Estimator's step with it.
+
+    Example:
+        >>> hook = loss_recorder()  # doctest: +SKIP
+        >>> estimator.train(input_fn, steps=1, hooks=[hook]); hook.value  # doctest: +SKIP
+        0.693
+    """
+    from tfport.keras._export import LossHook
+
+    return LossHook()
+
+
 def export_model_fn(
     estimator: Estimator,
     out: str,
@@ -217,4 +231,5 @@ __all__ = [
     "estimator_to_keras",
     "save_keras",
     "one_training_step",
+    "loss_recorder",
 ]

@@ -92,24 +92,11 @@ def estimator_step(
     """
     from tfport._common.tfenv import import_tf
     from tfport.checkpoint import CheckpointReader
+    from tfport.keras import loss_recorder
     from tfport.verify._factory import load_estimator
 
     tf = import_tf()
-    v1 = tf.compat.v1
-    found: dict[str, float] = {}
-    hook_class: Any = v1.train.SessionRunHook
-
-    class LossHook(hook_class):
-        def begin(self) -> None:
-            summaries = v1.get_collection(v1.GraphKeys.SUMMARIES)
-            self.loss = next(s.op.inputs[1] for s in summaries if s.op.name == "loss")
-
-        def before_run(self, run_context: object) -> Any:
-            return v1.train.SessionRunArgs(self.loss)
-
-        def after_run(self, run_context: object, run_values: Any) -> None:
-            found["loss"] = float(run_values.results)
-
+    hook = loss_recorder()
     rows = len(labels)
     work = tempfile.mkdtemp(prefix="tfport-train-step-")
     try:
@@ -119,12 +106,12 @@ def estimator_step(
         def input_fn(params: object = None) -> object:
             return tf.data.Dataset.from_tensor_slices((features, labels)).batch(rows)
 
-        estimator.train(input_fn, steps=1, hooks=[LossHook()])
+        estimator.train(input_fn, steps=1, hooks=[hook])
         with CheckpointReader(tf.train.latest_checkpoint(work)) as reader:
             values = {name: np.asarray(reader.read(name)) for name in reader.names()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return found["loss"], values
+    return hook.value, values
 
 
 def keras_step(

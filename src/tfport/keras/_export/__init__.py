@@ -8,6 +8,6 @@ Example:
 from __future__ import annotations
 
 from tfport.keras._export._export import estimator_to_keras, save_keras
-from tfport.keras._export._train_step import one_step
+from tfport.keras._export._train_step import LossHook, one_step
 
-__all__ = ["estimator_to_keras", "one_step", "save_keras"]
+__all__ = ["estimator_to_keras", "one_step", "save_keras", "LossHook"]

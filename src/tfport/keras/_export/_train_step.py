@@ -49,7 +49,7 @@ def _estimator_step(make: Callable, ckpt: str, features: dict, labels: np.ndarra
     from tfport.checkpoint import CheckpointReader
     from tfport.estimator import WarmStartSettings
 
-    hook = _LossHook()
+    hook = LossHook()
     work = tempfile.mkdtemp(prefix="tfport-train-step-")
     try:
         estimator = make(work)
@@ -67,8 +67,15 @@ def _estimator_step(make: Callable, ckpt: str, features: dict, labels: np.ndarra
     return hook.value, values
 
 
-class _LossHook(_SessionRunHook):
-    """Records the value of the `loss` summary's tensor in the run (`value`)."""
+class LossHook(_SessionRunHook):
+    """Records the value of the `loss` summary's tensor in the run (`value`): the loss of
+    an Estimator's training step.
+
+    Example:
+        >>> hook = LossHook()  # doctest: +SKIP
+        >>> estimator.train(input_fn, steps=1, hooks=[hook]); hook.value  # doctest: +SKIP
+        0.693
+    """
 
     value: float
 

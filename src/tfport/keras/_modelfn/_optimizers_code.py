@@ -6,7 +6,8 @@
 line changes.
 
 Example:
-    >>> writer = Writer(lambda t: "step" if t.name == "ReadVariableOp:0" else None, refuse)
+    >>> step = lambda t: "step" if t.name == "ReadVariableOp:0" else None  # doctest: +SKIP
+    >>> writer = Writer(step, refuse)  # doctest: +SKIP
     >>> writer.write(lr)  # doctest: +SKIP
     't2'
 """

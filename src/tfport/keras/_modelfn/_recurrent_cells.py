@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tfport._common.types import KerasLayer
 from tfport.keras._modelfn._ops import Refused
 from tfport.keras._modelfn._recurrent_trace import RecurrentCall
 
@@ -115,24 +116,34 @@ def _same(values: list[np.ndarray]) -> list[np.ndarray]:
     return values
 
 
-def _tf1_spec(cell: object) -> CellSpec:
+def _weights(cell: KerasLayer, roles: tuple[str, ...]) -> list[str]:
+    """The cell's variables in creation order (kernel, bias; a GRU's gates then its
+    candidate), one per role; a sharded or partitioned kernel is refused."""
+    weights = list(cell.weights)
+    if len(weights) != len(roles):
+        raise Refused(f"its cell holds {len(weights)} variables, not {len(roles)} (sharded?)")
+    return [_variable(w, role) for w, role in zip(weights, roles, strict=True)]
+
+
+def _tf1_spec(cell: KerasLayer) -> CellSpec:
     name = type(cell).__name__
-    units = int(getattr(cell, "_num_units"))  # noqa: B009 - a private attribute, read once
+    config = cell.get_config()  # what the cell was made with (its public serialization)
+    units = int(str(config["num_units"]))
     args = []
-    activation = _activation(getattr(cell, "_activation", None), "tanh", "activation")
+    activation = _activation(config.get("activation"), "tanh", "activation")
     if activation:
         args.append(f"activation={activation!r}")
     if name == "LSTMCell":
-        for attr, what in (
-            ("_use_peepholes", "peepholes (use_peepholes=True)"),
-            ("_cell_clip", "cell clipping (cell_clip)"),
-            ("_num_proj", "a projection (num_proj)"),
+        for key, what in (
+            ("use_peepholes", "peepholes (use_peepholes=True)"),
+            ("cell_clip", "cell clipping (cell_clip)"),
+            ("num_proj", "a projection (num_proj)"),
         ):
-            if getattr(cell, attr, None):
+            if config.get(key):
                 raise Refused(f"its LSTMCell has {what}, which no Keras LSTM has")
     if name in ("LSTMCell", "BasicLSTMCell"):
-        variables = [_variable(getattr(cell, a, None), a.strip("_")) for a in ("_kernel", "_bias")]
-        forget_bias = float(getattr(cell, "_forget_bias"))  # noqa: B009
+        variables = _weights(cell, ("kernel", "bias"))
+        forget_bias = float(str(config["forget_bias"]))
         return CellSpec(
             "LSTM",
             units,
@@ -140,11 +151,12 @@ def _tf1_spec(cell: object) -> CellSpec:
             variables,
             ["kernel, recurrent_kernel", "bias"],
             functools.partial(_lstm, units, forget_bias),
-            bool(getattr(cell, "_state_is_tuple", True)),
+            bool(config.get("state_is_tuple", True)),
         )
     if name == "GRUCell":
-        attrs = ("_gate_kernel", "_gate_bias", "_candidate_kernel", "_candidate_bias")
-        variables = [_variable(getattr(cell, a, None), a.strip("_")) for a in attrs]
+        variables = _weights(
+            cell, ("gate_kernel", "gate_bias", "candidate_kernel", "candidate_bias")
+        )
         roles = ["kernel, recurrent_kernel", "bias", "kernel, recurrent_kernel", "bias"]
         return CellSpec(
             "GRU",
@@ -154,7 +166,7 @@ def _tf1_spec(cell: object) -> CellSpec:
             roles,
             functools.partial(_gru, units),
         )
-    variables = [_variable(getattr(cell, a, None), a.strip("_")) for a in ("_kernel", "_bias")]
+    variables = _weights(cell, ("kernel", "bias"))
     roles = ["kernel, recurrent_kernel", "bias"]
     return CellSpec("SimpleRNN", units, args, variables, roles, functools.partial(_simple, units))
 

@@ -19,6 +19,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable, Iterator
 
+from tfport._common import keras_internals
 from tfport._common.types import KerasLayer
 
 _RNN_FUNCTIONS = ("dynamic_rnn", "static_rnn")
@@ -29,7 +30,7 @@ class RecurrentCall:
     """One recurrent layer run by the model_fn, with the tensors it was given and gave."""
 
     api: str  # "dynamic_rnn", "static_rnn" or "keras" (a tf_keras RNN layer)
-    cell: object  # the TF1 cell (`tf.compat.v1.nn.rnn_cell`), or the tf_keras layer
+    cell: KerasLayer  # the TF1 cell (`tf.compat.v1.nn.rnn_cell`), or the tf_keras layer
     inputs: object  # a tensor; a list of tensors for static_rnn
     outputs: object  # a tensor, a list of them (static_rnn; a tf_keras layer's return_state)
     state: object  # the final state as returned (None for a tf_keras layer)
@@ -77,7 +78,7 @@ def _recording_layer(
         **kwargs: object,
     ) -> object:
         out = original(self, inputs, initial_state, constants, **kwargs)
-        mask = kwargs.get("mask", getattr(inputs, "_keras_mask", None))
+        mask = kwargs.get("mask", keras_internals.keras_mask(inputs))
         calls.append(
             RecurrentCall(
                 "keras", self, inputs, out, None, None, initial_state, False, mask, constants

@@ -88,7 +88,7 @@ def seal_of(files: Mapping[str, bytes]) -> dict[str, object]:
     HMAC of them under this user's key.
 
     Example:
-        >>> sorted(seal_of({"model.py": b"x = 1\n"}))  # doctest: +SKIP
+        >>> sorted(seal_of({"model.py": b"x = 1\\n"}))  # doctest: +SKIP
         ['files', 'hmac_sha256']
     """
     key = _key(create=True)
@@ -103,7 +103,7 @@ def is_sealed(files: Mapping[str, bytes], seal: object) -> bool:
     """Whether `seal` (from report.json) is this user's seal of exactly these files.
 
     Example:
-        >>> is_sealed({"model.py": b"x = 1\n"}, {"hmac_sha256": "00"})
+        >>> is_sealed({"model.py": b"x = 1\\n"}, {"hmac_sha256": "00"})
         False
     """
     key = _key(create=False)

@@ -151,8 +151,8 @@ def formatted(text: str) -> str:
     """`ruff format` of the text when ruff is installed (the text is valid either way).
 
     Example:
-        >>> formatted("x  =  1\n")  # doctest: +SKIP
-        'x = 1\n'
+        >>> formatted("x  =  1\\n")  # doctest: +SKIP
+        'x = 1\\n'
     """
     ruff = shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff")
     if not os.path.exists(ruff):
