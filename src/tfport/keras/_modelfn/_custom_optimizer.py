@@ -25,11 +25,11 @@ import re
 
 import numpy as np
 
-from tfport.keras._modelfn._ops import source_line
+from tfport.keras._modelfn._ops import line_of, source_line
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan
 from tfport.keras._modelfn._optimizers_code import Writer
 from tfport.keras._modelfn._optimizers_grads import variable_of
-from tfport.keras._modelfn._optimizers_train import TrainGraph, ancestors, line_of, refusal
+from tfport.keras._modelfn._optimizers_train import TrainGraph, ancestors, refusal
 from tfport.keras._modelfn._schedules import plan_schedule
 from tfport.keras._modelfn._static import TfOp, TfTensor, static
 

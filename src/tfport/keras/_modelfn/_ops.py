@@ -115,6 +115,39 @@ def source_line(op: TfOp) -> tuple[str, int, str]:
     return "", 0, ""
 
 
+def line_of(op: TfOp) -> str:
+    """`file:line` of the model_fn line that built `op`, '' when no user code did.
+
+    Example:
+        >>> line_of(graph.get_operation_by_name("hidden/MatMul"))  # doctest: +SKIP
+        'train.py:12'
+    """
+    path, line, _ = source_line(op)
+    return f"{os.path.basename(path)}:{line}" if path else ""
+
+
+class Comments:
+    """Writes `# file:line: code` into `lines` for an op whose model_fn line differs from
+    the last one written; calling it returns the op's `file:line` (report.json's `line`).
+
+    Example:
+        >>> comment = Comments(lines)  # doctest: +SKIP
+        >>> comment(op)  # doctest: +SKIP
+        'train.py:12'
+    """
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.where = ("", 0)
+
+    def __call__(self, op: TfOp) -> str:
+        path, line, code = source_line(op)
+        if path and (path, line) != self.where:
+            self.where = (path, line)
+            self.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
+        return f"{os.path.basename(path)}:{line}" if path else ""
+
+
 def _statement(path: str, line: int, most: int = 6) -> str:
     """The source line, joined with the next ones while its brackets are open."""
     text = linecache.getline(path, line).strip()

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 from tfport.keras._modelfn._custom_optimizer import plan_custom
+from tfport.keras._modelfn._ops import line_of
 from tfport.keras._modelfn._optimizer_plan import OptimizerPlan
 from tfport.keras._modelfn._optimizers_builtin import (
     KERAS,
@@ -29,7 +30,7 @@ from tfport.keras._modelfn._optimizers_builtin import (
     slot_keys,
 )
 from tfport.keras._modelfn._optimizers_grads import variable_of
-from tfport.keras._modelfn._optimizers_train import TrainGraph, line_of, refusal
+from tfport.keras._modelfn._optimizers_train import TrainGraph, refusal
 from tfport.keras._modelfn._schedules import plan_schedule
 from tfport.keras._modelfn._static import TfOp, TfTensor
 from tfport.keras._modelfn._trace import TfGraph

@@ -14,7 +14,6 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
@@ -45,7 +44,7 @@ class Writer:
         self.rows: list[dict] = []
         self.expr: dict[str, str] = {}
         self.uses_numpy = False
-        self._where = ("", 0)
+        self._comment = _ops.Comments(self.lines)  # `# file:line` where it changes
 
     def write(self, tensor: TfTensor) -> str:
         """The expression of `tensor` (a name, a literal or a leaf), writing its lines."""
@@ -102,13 +101,6 @@ class Writer:
         self.lines.append(f"{name} = {text}")
         self.rows.append({"op": op.name, "type": op.type, "to": to, "line": line})
         return name
-
-    def _comment(self, op: TfOp) -> str:
-        path, line, code = _ops.source_line(op)
-        if path and (path, line) != self._where:
-            self._where = (path, line)
-            self.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
-        return f"{os.path.basename(path)}:{line}" if path else ""
 
 
 def short_float(value: float | np.ndarray) -> str:

@@ -9,16 +9,16 @@ Example:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 
 import numpy as np
 
-from tfport._common.errors import TfportInputError, message
+from tfport._common.errors import TfportInputError
 from tfport.keras._modelfn import _ops
 from tfport.keras._modelfn._optimizers_grads import Gradients, variable_of
 from tfport.keras._modelfn._static import TfOp, TfTensor, static
 from tfport.keras._modelfn._trace import TfGraph
+from tfport.keras._modelfn._walk import refusal as walk_refusal
 
 WRITES = (
     "AssignVariableOp",
@@ -32,22 +32,13 @@ WRITES = (
 
 def refusal(op: TfOp, reason: str) -> TfportInputError:
     """The one-line refusal naming the op and the model_fn line that built it."""
-    path, line, code = _ops.source_line(op)
-    where = f"{path}:{line} ({code})" if path else "a line outside user code"
-    return TfportInputError(
-        message(
-            f"Cannot export the model_fn's optimizer to Keras: op {op.name!r} ({op.type}) "
-            f"built at {where}: {reason}",
-            "Train with a tf.compat.v1.train or Keras optimizer, or write the optimizer's "
-            "update with ops keras.ops has (see docs/way-out.md)",
-            op=op.name,
-        )
+    return walk_refusal(
+        op,
+        reason,
+        "the model_fn's optimizer",
+        "Train with a tf.compat.v1.train or Keras optimizer, or write the optimizer's "
+        "update with ops keras.ops has (see docs/way-out.md)",
     )
-
-
-def line_of(op: TfOp) -> str:
-    path, line, _ = _ops.source_line(op)
-    return f"{os.path.basename(path)}:{line}" if path else ""
 
 
 class TrainGraph:
@@ -141,7 +132,12 @@ class TrainGraph:
         to = "optimizer.iterations"
         if unordered:
             to += " (the learning rate reads the step unordered with this increment; Keras: before)"
-        return {"op": increment.name, "type": increment.type, "to": to, "line": line_of(increment)}
+        return {
+            "op": increment.name,
+            "type": increment.type,
+            "to": to,
+            "line": _ops.line_of(increment),
+        }
 
     def check_clip(self, clip: float | None, op: TfOp) -> None:
         """Refuses a global-norm clip over a sparse gradient (not Keras's norm)."""

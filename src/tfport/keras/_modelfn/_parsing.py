@@ -16,11 +16,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 
-from tfport.keras._modelfn._ops import source_line
+from tfport.keras._modelfn._ops import line_of
 from tfport.keras._modelfn._static import TfOp, TfTensor, static
 from tfport.keras._modelfn._trace import TENSOR_KEY, Traced
 from tfport.keras._modelfn._walk import refusal
@@ -109,10 +108,7 @@ def lift_parsing(traced: Traced) -> Parsed | None:
                 "(only tf.io parsing may read it)",
             )
         del inputs[key]
-    lines = []
-    for op in ops:
-        path, line, _ = source_line(op)
-        lines.append(f"{os.path.basename(path)}:{line}" if path else "")
+    lines = [line_of(op) for op in ops]
     traced.features = dict(sorted(inputs.items()))
     lone = traced.single
     traced.single = False

@@ -92,11 +92,9 @@ def _leaf(tensor: TfTensor, train: TrainGraph) -> str | None:
 
 
 def _row(tensor: TfTensor, to: str) -> dict:
-    from tfport.keras._modelfn._ops import source_line
+    from tfport.keras._modelfn._ops import line_of
 
-    path, line, _ = source_line(tensor.op)
-    where = f"{path.rpartition('/')[2]}:{line}" if path else ""
-    return {"op": tensor.op.name, "type": tensor.op.type, "to": to, "line": where}
+    return {"op": tensor.op.name, "type": tensor.op.type, "to": to, "line": line_of(tensor.op)}
 
 
 def _scalar(tensor: TfTensor) -> float | None:

@@ -17,12 +17,11 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 
 from tfport.keras._modelfn._layers import emit
-from tfport.keras._modelfn._ops import TfOp, TfTensor, source_line
+from tfport.keras._modelfn._ops import TfOp, TfTensor, line_of
 from tfport.keras._modelfn._parts import (
     handle_of,
     row_spec,
@@ -194,8 +193,7 @@ def partitioned_whole(walk: Walk, op: TfOp) -> bool:
         rows = list(range(offset, offset + shape[0]))
         walk.plan.add_part(handle.name, whole, row_spec(rows), list(shape))
         offset += shape[0]
-    path, number, _ = source_line(identity)  # no comment line: nothing is written here
-    line = f"{os.path.basename(path)}:{number}" if path else ""
+    line = line_of(identity)  # no comment line: nothing is written here
     for done in {op.name: op, identity.name: identity}.values():
         walk.done.add(done.name)
         walk.record(done, f"the partitioned variable {whole!r} read whole", line)

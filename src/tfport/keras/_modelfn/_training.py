@@ -52,13 +52,6 @@ class Matched:
     report: list[dict]  # train-only ops: {"op", "type", "to", "line"}
 
 
-def _line(op: TfOp) -> str:
-    import os
-
-    path, line, _ = _ops.source_line(op)
-    return f"{os.path.basename(path)}:{line}" if path else ""
-
-
 def _reach(starts: list[TfTensor]) -> set[str]:
     """Names of the ops whose value depends on one of `starts` (data edges)."""
     graph = starts[0].graph if starts else None
@@ -145,7 +138,12 @@ class _Matcher:
                 return None
             self.dropouts[b.name] = (rate, a.op)
             self.report.extend(
-                {"op": op.name, "type": op.type, "to": f"layers.Dropout({rate})", "line": _line(op)}
+                {
+                    "op": op.name,
+                    "type": op.type,
+                    "to": f"layers.Dropout({rate})",
+                    "line": _ops.line_of(op),
+                }
                 for op in ops
             )
             while b.op.type in _ops.PASS:

@@ -12,8 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from tfport.keras._modelfn import _ops
@@ -119,7 +117,7 @@ class _LossWriter:
             self.expr[t.name] = "features" if single else f"features[{key!r}]"
         for name in matched.regularized:
             self.expr[name] = None  # an L2 term: the layers' regularizers add it
-        self.where = ("", 0)
+        self.comment = _ops.Comments(self.lines)  # `# file:line` where it changes
         self.uses_numpy = False
 
     def _name(self, op: TfOp) -> str:
@@ -160,13 +158,6 @@ class _LossWriter:
         if value.size > _ops.MAX_INLINE:
             raise refusal(op, f"a constant of {value.size} elements in the loss")
         return f"np.array({value.tolist()!r}, dtype={value.dtype.name!r})"
-
-    def comment(self, op: TfOp) -> str:
-        path, line, code = _ops.source_line(op)
-        if path and (path, line) != self.where:
-            self.where = (path, line)
-            self.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
-        return f"{os.path.basename(path)}:{line}" if path else ""
 
     def write(self, op: TfOp) -> None:
         kind = op.type

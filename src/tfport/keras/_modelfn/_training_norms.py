@@ -15,7 +15,6 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 
@@ -130,8 +129,6 @@ def report_rows(norms: list[TrainingNorm]) -> list[dict]:
     for norm in norms:
         kind = "FusedBatchNormalization" if norm.fused else "layers.BatchNormalization"
         for op in norm.ops:
-            path, line, _ = _ops.source_line(op)
-            where = f"{os.path.basename(path)}:{line}" if path else ""
             to = f"{kind} momentum {norm.momentum}"
-            rows.append({"op": op.name, "type": op.type, "to": to, "line": where})
+            rows.append({"op": op.name, "type": op.type, "to": to, "line": _ops.line_of(op)})
     return rows

@@ -13,7 +13,6 @@ import builtins
 import dataclasses
 import functools
 import keyword
-import os
 import re
 from collections.abc import Callable, Collection
 
@@ -47,13 +46,12 @@ class Plan:
     needs_tensorflow: bool = False  # string preprocessing layers (feature columns)
     # layer -> its checkpoint values as its Keras weights, where they differ (TF1 RNN cells)
     convert: dict[str, Callable[[list], list]] = dataclasses.field(default_factory=dict)
+    tensors: dict[str, str] = dataclasses.field(default_factory=dict)  # tensor -> its variable
 
     def reorder_rows(self, layer: str, order: list[int]) -> None:
         """The layer's first weight is the checkpoint's rows taken in `order` (a table
         partitioned by id modulo its parts: the checkpoint holds them part by part)."""
         self.convert[layer] = functools.partial(_rows_in_order, order=order)
-
-    tensors: dict[str, str] = dataclasses.field(default_factory=dict)  # tensor -> its variable
 
     def assign(self, variable: str, layer: str, weight: str) -> None:
         """Records that `layer` holds `variable` as `weight`; a variable read by several
@@ -86,7 +84,7 @@ class Walk:
         self.expr: dict[str, str] = {}  # tensor name -> Python expression
         self.names: set[str] = set(_KEYWORDS)
         self.done: set[str] = set()
-        self.where = ("", 0)
+        self.comment = _ops.Comments(self.plan.lines)  # `# file:line` where it changes
         self.needed = self._needed()
         self.users = self._users()
         self.deferred: dict[str, Callable[[], object]] = {}  # op name -> writes its layer
@@ -179,13 +177,6 @@ class Walk:
         self.names.add(candidate)
         return candidate
 
-    def comment(self, op: TfOp) -> str:
-        path, line, code = _ops.source_line(op)
-        if (path, line) != self.where and path:
-            self.where = (path, line)
-            self.plan.lines.append(f"# {os.path.basename(path)}:{line}: {code}")
-        return f"{os.path.basename(path)}:{line}" if path else ""
-
     def record(self, op: TfOp, to: str, line: str) -> None:
         self.plan.ops.append({"op": op.name, "type": op.type, "to": to, "line": line})
 
@@ -193,8 +184,15 @@ class Walk:
         return refusal(op, reason)
 
 
-def refusal(op: TfOp, reason: str) -> TfportInputError:
-    """The one-line refusal of `op`, naming the model_fn line that built it.
+_FIX = (
+    "Rewrite that part of the model_fn with ops keras.ops has (see docs/way-out.md), or "
+    "export by hand with `tfport ckpt port`"
+)
+
+
+def refusal(op: TfOp, reason: str, what: str = "the model_fn", fix: str = _FIX) -> TfportInputError:
+    """The one-line refusal of `op` (exporting `what`), naming the model_fn line that
+    built it.
 
     Example:
         >>> raise refusal(op, "no Keras form")  # doctest: +SKIP
@@ -203,10 +201,8 @@ def refusal(op: TfOp, reason: str) -> TfportInputError:
     where = f"{path}:{line} ({code})" if path else "a line outside user code"
     return TfportInputError(
         message(
-            f"Cannot export the model_fn to Keras: op {op.name!r} ({op.type}) built at "
-            f"{where}: {reason}",
-            "Rewrite that part of the model_fn with ops keras.ops has (see "
-            "docs/way-out.md), or export by hand with `tfport ckpt port`",
+            f"Cannot export {what} to Keras: op {op.name!r} ({op.type}) built at {where}: {reason}",
+            fix,
             op=op.name,
         )
     )
