@@ -310,6 +310,23 @@ def check_folder(path: str, trust: bool) -> dict[str, str] | None:
     return _digests(files)
 
 
+def _export_report(folder: str) -> dict[str, Any]:
+    """An export folder's report.json ({} when a folder trusted by hand has none)."""
+    import json
+
+    path = os.path.join(folder, "report.json")
+    if not os.path.exists(path):
+        return {}
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as err:
+        raise _load_failed("Cannot read", path, err) from None
+    if not isinstance(report, dict):
+        raise _load_failed("Cannot read", path, ValueError("not a JSON object"))
+    return report
+
+
 class ExportFolder(Keras):
     """A folder `tfport keras export` wrote: its `model.py` imported (its layers register),
     then `model.keras` loaded with `safe_mode=True`; its `preprocess.py`, if any, parses the
@@ -321,8 +338,6 @@ class ExportFolder(Keras):
     def __init__(
         self, path: str, trust: bool = False, sha256: Mapping[str, str] | None = None
     ) -> None:
-        import json
-
         from tfport.keras import export_code, import_model_py
 
         self.text = path
@@ -343,8 +358,7 @@ class ExportFolder(Keras):
                 self.preprocess = module.preprocess
         except Exception as err:  # noqa: BLE001 - the user's code: one line, whatever it raises
             raise _load_failed("Cannot import the code of", path, err) from None
-        with open(os.path.join(path, "report.json")) as f:
-            self._raw_lone = bool(json.load(f).get("preprocess", {}).get("lone"))
+        self.report = _export_report(path)
         self.model = _load_keras(os.path.join(path, "model.keras"), safe=True)
 
     def spec(self) -> InputSpec | None:
@@ -352,7 +366,9 @@ class ExportFolder(Keras):
 
     @property
     def lone(self) -> bool:
-        return self._raw_lone if self.preprocess else super().lone
+        if self.preprocess:  # the raw features preprocess.py takes
+            return bool(self.report.get("preprocess", {}).get("lone"))
+        return super().lone
 
     def run(self, batch: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         if self.preprocess is None:

@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import glob
-import json
 import os
 import shutil
 import tempfile
@@ -34,24 +33,17 @@ from tfport.verify._inputs import Batch, generate
 from tfport.verify._reports import VerifyReport
 
 
-def _report(folder: str) -> dict[str, Any]:
-    path = os.path.join(folder, "report.json")
-    try:
-        with open(path) as f:
-            report = json.load(f)
-    except (OSError, ValueError) as err:
-        raise TfportInputError(
-            message("Cannot read the export's report.json", "Pass an export folder", error=err)
-        ) from None
-    if "training" not in report:
+def _report(folder: Any) -> dict[str, Any]:
+    """The export's report (read once, by the opened `ExportFolder`), written for training."""
+    if "training" not in folder.report:
         raise TfportInputError(
             message(
                 "The export folder was not written for training",
                 "Export with `tfport keras export ... --training`",
-                folder=folder,
+                folder=folder.text,
             )
         )
-    return report
+    return folder.report
 
 
 def _checkpoint(report: dict[str, Any], model_dir: str) -> str:
@@ -206,7 +198,7 @@ def train_step_folder(
     Returns:
         The report: rows for the loss, each weight, slot and the step counter.
     """
-    report = _report(folder.text)
+    report = _report(folder)
     section = report["training"]
     if section["dropouts"]:
         raise TfportInputError(
