@@ -50,6 +50,8 @@ class Traced:
     checkpoint_keys: dict[str, str]  # graph variable -> its checkpoint name, where they differ
     input_layers: list[InputLayer] = dataclasses.field(default_factory=list)
     recurrent: list[RecurrentCall] = dataclasses.field(default_factory=list)  # RNN layers
+    # (dtype, per-example shape) of every tensor the training input_fn gave (`training_inputs`)
+    given: list[tuple[str, Shape]] = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -167,9 +169,8 @@ def _discover_keys(estimator: Estimator, specs: list) -> list[str] | None:
 
 
 def _feature_specs(
-    estimator: Estimator, model_dir: str, input_shapes: dict
+    estimator: Estimator, flat: list[tuple[str, Shape]], input_shapes: dict
 ) -> tuple[FeatureSpec, bool]:
-    flat = training_inputs(model_dir)
     found = _discover_keys(estimator, flat)
     single = found is None
     keys = [TENSOR_KEY] if found is None else found
@@ -203,7 +204,8 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     from tfport._common.tfenv import import_tf
 
     tf = import_tf()
-    specs, single = _feature_specs(estimator, model_dir, input_shapes)
+    given = training_inputs(model_dir)
+    specs, single = _feature_specs(estimator, given, input_shapes)
     graph = tf.Graph()
     with graph.as_default():
         feats = {k: _placeholder(tf, k, s) for k, s in specs.items()}
@@ -223,7 +225,8 @@ def trace(estimator: Estimator, model_dir: str, input_shapes: dict) -> Traced:
     if single_output:
         predictions = {"predictions": predictions}
     fn = estimator._model_fn
-    return Traced(graph, feats, single, dict(predictions), single_output, fn, keys, layers, rnn)
+    predictions = dict(predictions)
+    return Traced(graph, feats, single, predictions, single_output, fn, keys, layers, rnn, given)
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from tfport._common.errors import TfportInputError, message
 from tfport.keras._modelfn._static import TfOp
-from tfport.keras._modelfn._trace import TENSOR_KEY, TfGraph, TfTensor, Traced, training_inputs
+from tfport.keras._modelfn._trace import TENSOR_KEY, TfGraph, TfTensor, Traced
 
 if TYPE_CHECKING:
     from tfport.estimator import Estimator
@@ -48,7 +48,7 @@ def trace_training(estimator: Estimator, traced: Traced, model_dir: str) -> Trai
     from tfport._common.tfenv import import_tf
 
     tf = import_tf()
-    flat = training_inputs(model_dir)
+    flat = traced.given  # read from MODEL_DIR's training graph by the PREDICT trace
     if len(flat) != len(traced.features) + 1:
         raise TfportInputError(
             message(
