@@ -131,7 +131,7 @@ def write_folder(
         if training is not None:
             section = compile_restored(module, model, plan, traced, training, checkpoint)
         model.save(os.path.join(tmp, "model.keras"))
-        checked = check_backends(model, traced, checkpoint, tmp, backends)
+        checked = check_backends(model, traced, checkpoint, tmp, backends, plan.needs_tensorflow)
         preprocess = parsed is not None
         source = model_source(
             plan, traced, factory, training, checked=docstring_line(checked), preprocess=preprocess
