@@ -226,7 +226,6 @@ __all__ = [
     "export_code",
     "import_model_py",
     "export_model_fn",
-    "import_model_py",
     "load_estimator_weights",
     "estimator_to_keras",
     "save_keras",
